@@ -1,0 +1,47 @@
+package audit
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// NormalizeURL returns the form of a URL under which targets are
+// deduplicated: scheme and host lower-cased, default ports dropped, an empty
+// path made "/", the fragment removed, dot segments resolved. The query is
+// kept byte for byte (its order can be meaningful). Non-hierarchical URLs
+// (mailto:, javascript:, ...) are returned with only the scheme lower-cased
+// and the fragment removed.
+func NormalizeURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("normalize %q: %w", raw, err)
+	}
+	u.Fragment = ""
+	u.RawFragment = ""
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Opaque != "" || u.Host == "" {
+		return u.String(), nil
+	}
+	host := strings.ToLower(u.Host)
+	if h, p, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
+		if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") || p == "" {
+			host = h
+		}
+	} else if strings.HasPrefix(host, "[") {
+		if i := strings.LastIndex(host, "]:"); i >= 0 {
+			p := host[i+2:]
+			if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") || p == "" {
+				host = host[:i+1]
+			}
+		}
+	}
+	u.Host = host
+	if u.Path == "" && u.RawPath == "" {
+		u.Path = "/"
+	} else {
+		// ResolveReference removes dot segments.
+		u = u.ResolveReference(&url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery})
+	}
+	return u.String(), nil
+}

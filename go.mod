@@ -1,0 +1,3 @@
+module github.com/linkrot/linkrot
+
+go 1.26.8
