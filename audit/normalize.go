@@ -20,6 +20,13 @@ func NormalizeURL(raw string) (string, error) {
 	u.Fragment = ""
 	u.RawFragment = ""
 	u.Scheme = strings.ToLower(u.Scheme)
+	if u.RawPath != "" && u.EscapedPath() != u.RawPath {
+		// net/url drops a RawPath that holds characters it would escape
+		// (space, "{", "|", raw non-ASCII) and re-encodes the decoded Path,
+		// turning "%2F" into "/" and "%3B" into ";": another URL. Escape
+		// only those characters and keep the rest as written.
+		u.RawPath = escapePathChars(u.RawPath)
+	}
 	if u.Opaque != "" || u.Host == "" {
 		return u.String(), nil
 	}
@@ -44,4 +51,19 @@ func NormalizeURL(raw string) (string, error) {
 		u = u.ResolveReference(&url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery})
 	}
 	return u.String(), nil
+}
+
+// escapePathChars percent-encodes the bytes of an escaped path that net/url
+// does not accept literally in one, keeping existing escapes untouched.
+func escapePathChars(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@/%[]", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }

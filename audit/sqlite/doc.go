@@ -1,0 +1,17 @@
+// Package sqlite implements audit.Store on SQLite, through the pure-Go
+// driver modernc.org/sqlite.
+//
+// A database is one file holding any number of runs. Its schema is created
+// and upgraded by the SQL files under migrations/, embedded in the binary and
+// applied in order by Open; PRAGMA user_version records the last one applied.
+// Open refuses a database written by a newer linkrot (ErrNewerSchema).
+//
+// Every string read from the web (URLs, link text, attribute values,
+// diagnostics) is bound as a parameter and stored verbatim, including NUL
+// bytes and invalid UTF-8. Instants are stored as RFC 3339 UTC text.
+//
+// A DB is safe for concurrent use. Writes go through one connection and
+// start with BEGIN IMMEDIATE, reads use a separate pool; several processes
+// (or several DB values) may share a file, waiting for each other's write
+// transactions for up to ten seconds.
+package sqlite

@@ -1,0 +1,361 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// SavePages stores pages of a run in one write transaction: the pages and
+// their redirects, links with their targets, Robust Links snapshots, mset
+// data, identifiers, pwids and diagnostics. Either the whole batch lands or,
+// on any error (including a cancelled ctx), nothing of it does. An unknown
+// run yields an error wrapping audit.ErrNotFound.
+//
+// A page is recorded once per run, under its final URL: a page whose URL
+// the run already holds, from this batch or an earlier one, is skipped with
+// everything it carries (the first one wins).
+//
+// Each link's target is its href normalized by audit.NormalizeURL, created
+// on first sight and shared by all runs. A link gets no target when its href
+// is empty, does not parse, or is not absolute (has no scheme). Snapshot
+// URLs get a target when they are http or https. A page's own URL is a
+// target too. Page.Duration is stored in whole milliseconds; Link.Rel is
+// stored space-joined, so an empty Rel reads back as nil.
+//
+// Every pwid's Link must be -1 or the index of a link of the same page.
+func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) error {
+	if len(pages) == 0 {
+		return nil
+	}
+	if err := db.savePages(ctx, runID, pages); err != nil {
+		return fmt.Errorf("save pages: %w", err)
+	}
+	return nil
+}
+
+func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) error {
+	// With _txlock=immediate this is BEGIN IMMEDIATE (see DB).
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+
+	s := &saver{
+		runID:     runID,
+		now:       formatInstant(time.Now()),
+		byRaw:     make(map[string]any),
+		byRawHTTP: make(map[string]any),
+		byNorm:    make(map[string]int64),
+	}
+	defer s.close()
+	if err := s.prepare(ctx, tx); err != nil {
+		return err
+	}
+	for i, p := range pages {
+		if p == nil {
+			return fmt.Errorf("page %d of the batch is nil", i)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("stopped before page %d of %d: %w", i+1, len(pages), err)
+		}
+		if err := s.page(ctx, p); err != nil {
+			return fmt.Errorf("page %s: %w", quote(p.URL), err)
+		}
+	}
+	return tx.Commit()
+}
+
+// quote quotes s for an error message, shortened if long (a URL from the
+// web can be megabytes).
+func quote(s string) string {
+	const max = 200
+	if len(s) > max {
+		return fmt.Sprintf("%q...", s[:max])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// saver writes one batch inside one transaction with statements prepared
+// once for the batch.
+type saver struct {
+	runID int64
+	now   any // first_seen_at of new targets
+	// byRaw and byRawHTTP cache target results of this transaction by raw
+	// URL (without and with httpOnly): an int64 ID, or nil for "no target".
+	// byNorm caches IDs by normalized URL.
+	byRaw, byRawHTTP map[string]any
+	byNorm           map[string]int64
+
+	insPage, insTarget, selTarget, insRedirect, insLink, insSnapshot,
+	insTemporal, insIdentifier, insPWID, insDiag *sql.Stmt
+}
+
+func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
+	stmts := []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&s.insPage, `INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
+			content_type, charset, size, truncated, parsed, title, base, fetch_error,
+			fetched_at, duration_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, url) DO NOTHING`},
+		{&s.insTarget, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
+			VALUES (?, ?, ?, ?, ?)`},
+		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
+		{&s.insRedirect, `INSERT INTO redirects (page_id, hop, from_url, to_url, status)
+			VALUES (?, ?, ?, ?, ?)`},
+		{&s.insLink, `INSERT INTO links (page_id, run_id, ord, element, attr, href, raw_href,
+			target_id, text, rel, resource, fragment,
+			has_robust, originalurl, originalurl_raw, originalurl_inferred, versiondate,
+			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insSnapshot, `INSERT INTO snapshots (link_id, source, ord, url, datetime, date_only,
+			datetime_raw, rel, target_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insTemporal, `INSERT INTO mset_temporal (link_id, ord, datetime) VALUES (?, ?, ?)`},
+		{&s.insIdentifier, `INSERT INTO identifiers (page_id, ord, url, rel, source)
+			VALUES (?, ?, ?, ?, ?)`},
+		{&s.insPWID, `INSERT INTO pwids (page_id, ord, link_id, raw, archive_id, datetime,
+			content_spec, item, source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insDiag, `INSERT INTO diagnostics (run_id, page_id, link_id, ord, field, code, message)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`},
+	}
+	for _, st := range stmts {
+		stmt, err := tx.PrepareContext(ctx, st.query)
+		if err != nil {
+			return err
+		}
+		*st.dst = stmt
+	}
+	return nil
+}
+
+func (s *saver) close() {
+	for _, st := range []*sql.Stmt{s.insPage, s.insTarget, s.selTarget, s.insRedirect, s.insLink,
+		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// target returns the ID of the target of raw (creating it if needed) as an
+// int64, or nil when raw has none: empty, unparseable or not absolute, and
+// with httpOnly, not http or https.
+func (s *saver) target(ctx context.Context, raw string, httpOnly bool) (any, error) {
+	cache := s.byRaw
+	if httpOnly {
+		cache = s.byRawHTTP
+	}
+	if id, ok := cache[raw]; ok {
+		return id, nil
+	}
+	id, err := s.lookupTarget(ctx, raw, httpOnly)
+	if err != nil {
+		return nil, err
+	}
+	cache[raw] = id
+	return id, nil
+}
+
+func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (any, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	norm, err := audit.NormalizeURL(raw)
+	if err != nil {
+		return nil, nil // not a URL: data, not an error
+	}
+	u, err := url.Parse(norm)
+	if err != nil || u.Scheme == "" {
+		return nil, nil
+	}
+	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
+		return nil, nil
+	}
+	if id, ok := s.byNorm[norm]; ok {
+		return id, nil
+	}
+	// Look up first: most targets exist already (earlier batches and runs).
+	// The transaction holds the write lock, so nobody can insert the URL
+	// between the SELECT and the INSERT.
+	var id int64
+	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		var res sql.Result
+		if res, err = s.insTarget.ExecContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now); err == nil {
+			id, err = res.LastInsertId()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", quote(norm), err)
+	}
+	s.byNorm[norm] = id
+	return id, nil
+}
+
+func (s *saver) page(ctx context.Context, p *audit.Page) error {
+	pageTarget, err := s.target(ctx, p.URL, false)
+	if err != nil {
+		return err
+	}
+	res, err := s.insPage.ExecContext(ctx, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
+		p.Status, p.ContentType, p.Charset, p.Size, boolInt(p.Truncated), boolInt(p.Parsed),
+		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds())
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return nil // the run already has this URL: keep the first
+	}
+	pageID, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+
+	for i, r := range p.Redirects {
+		if _, err := s.insRedirect.ExecContext(ctx, pageID, i, r.From, r.To, r.Status); err != nil {
+			return fmt.Errorf("redirect %d: %w", i, err)
+		}
+	}
+	linkIDs := make([]int64, len(p.Links))
+	for i := range p.Links {
+		id, err := s.link(ctx, pageID, i, &p.Links[i])
+		if err != nil {
+			return fmt.Errorf("link %d: %w", i, err)
+		}
+		linkIDs[i] = id
+	}
+	for i, id := range p.Identifiers {
+		if _, err := s.insIdentifier.ExecContext(ctx, pageID, i, id.URL, id.Rel, id.Source); err != nil {
+			return fmt.Errorf("identifier %d: %w", i, err)
+		}
+	}
+	for i, w := range p.PWIDs {
+		var link any
+		switch {
+		case w.Link == -1:
+		case w.Link >= 0 && w.Link < len(linkIDs):
+			link = linkIDs[w.Link]
+		default:
+			return fmt.Errorf("pwid %d: link index %d out of range [-1, %d)", i, w.Link, len(linkIDs))
+		}
+		if _, err := s.insPWID.ExecContext(ctx, pageID, i, link, w.Raw, w.ArchiveID,
+			formatSpecTime(w.Datetime), w.ContentSpec, w.Item, w.Source); err != nil {
+			return fmt.Errorf("pwid %d: %w", i, err)
+		}
+	}
+	for i, d := range p.Diagnostics {
+		if _, err := s.insDiag.ExecContext(ctx, s.runID, pageID, nil, i, d.Field, d.Code, d.Message); err != nil {
+			return fmt.Errorf("diagnostic %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) (int64, error) {
+	target, err := s.target(ctx, l.Href, false)
+	if err != nil {
+		return 0, err
+	}
+	_, fragment, _ := strings.Cut(l.Href, "#")
+
+	var (
+		hasRobust                                                      int
+		original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw any
+	)
+	if r := l.Robust; r != nil {
+		hasRobust = 1
+		if r.OriginalURL != "" {
+			original = r.OriginalURL
+		}
+		originalRaw = r.OriginalRaw
+		inferred = boolInt(r.OriginalInferred)
+		vdate = formatSpecTime(r.VersionDate)
+		dateOnly = boolInt(r.VersionDateOnly)
+		vdRaw = r.VersionDateRaw
+		vuRaw = r.VersionURLRaw
+	}
+	var (
+		hasMset int
+		msetRaw any
+	)
+	if l.Mset != nil {
+		hasMset = 1
+		msetRaw = l.Mset.Raw
+	}
+
+	res, err := s.insLink.ExecContext(ctx, pageID, s.runID, ord, l.Element, l.Attr, l.Href,
+		l.RawHref, target, l.Text, strings.Join(l.Rel, " "), boolInt(l.Resource), fragment,
+		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
+		hasMset, msetRaw)
+	if err != nil {
+		return 0, err
+	}
+	linkID, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+
+	if l.Robust != nil {
+		for i, sn := range l.Robust.Snapshots {
+			if err := s.snapshot(ctx, linkID, "versionurl", i, sn.URL, sn.Datetime, sn.DateOnly, sn.DatetimeRaw, nil); err != nil {
+				return 0, fmt.Errorf("snapshot %d: %w", i, err)
+			}
+		}
+	}
+	if m := l.Mset; m != nil {
+		for i, t := range m.Temporal {
+			if _, err := s.insTemporal.ExecContext(ctx, linkID, i, formatSpecTime(t)); err != nil {
+				return 0, fmt.Errorf("mset temporal %d: %w", i, err)
+			}
+		}
+		for i, c := range m.Copies {
+			var rel any
+			if c.Rel != nil {
+				rel = *c.Rel
+			}
+			if err := s.snapshot(ctx, linkID, "mset", i, c.URL, c.Datetime, c.DateOnly, c.DatetimeRaw, rel); err != nil {
+				return 0, fmt.Errorf("mset copy %d: %w", i, err)
+			}
+		}
+	}
+	for i, d := range l.Diagnostics {
+		if _, err := s.insDiag.ExecContext(ctx, s.runID, pageID, linkID, i, d.Field, d.Code, d.Message); err != nil {
+			return 0, fmt.Errorf("diagnostic %d: %w", i, err)
+		}
+	}
+	return linkID, nil
+}
+
+func (s *saver) snapshot(ctx context.Context, linkID int64, source string, ord int, u string,
+	dt audit.Time, dateOnly bool, raw string, rel any) error {
+	target, err := s.target(ctx, u, true)
+	if err != nil {
+		return err
+	}
+	_, err = s.insSnapshot.ExecContext(ctx, linkID, source, ord, u, formatSpecTime(dt),
+		boolInt(dateOnly), raw, rel, target)
+	return err
+}

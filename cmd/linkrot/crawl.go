@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
+)
+
+// crawlFlags are the flags shared by crawl and (later) audit.
+type crawlFlags struct {
+	db           string
+	sitemaps     listFlag
+	urls         string
+	base         string
+	allow        listFlag
+	include      listFlag
+	exclude      listFlag
+	maxDepth     int
+	maxPages     int
+	ignoreRobots bool
+	concurrency  int
+	delay        time.Duration
+	userAgent    string
+	timeout      time.Duration
+	maxBody      sizeFlag
+	maxRedirects int
+	logFormat    string
+	quiet        bool
+	verbose      bool
+}
+
+func (f *crawlFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.db, "db", "linkrot.db", "SQLite database `path`")
+	fs.Var(&f.sitemaps, "sitemap", "crawl from a sitemap `URL` (index and .gz too; repeatable); its URLs are seeds")
+	fs.StringVar(&f.urls, "urls", "", "extract the pages listed in `FILE` (one URL per line, - for stdin), no recursion")
+	fs.StringVar(&f.base, "base", "", "`URL` under which a local build directory is served (crawl DIR)")
+	fs.Var(&f.allow, "allow-domain", "also crawl this `host` (example.org, example.org:8080, *.example.org; repeatable)")
+	fs.Var(&f.include, "include", "only crawl URLs matching this `regexp` (repeatable)")
+	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
+	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
+	fs.DurationVar(&f.delay, "delay", 0, "pause after each request to a host (robots.txt Crawl-delay wins when larger)")
+	fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
+	f.maxBody = 5 << 20
+	fs.Var(&f.maxBody, "max-body", "read at most this many decoded body `bytes` per page (e.g. 5MiB)")
+	fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.BoolVar(&f.quiet, "quiet", false, "log warnings and errors only")
+	fs.BoolVar(&f.verbose, "verbose", false, "log debug detail")
+}
+
+func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
+	compile := func(name string, l listFlag) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, s := range l {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				return nil, usagef("--%s %q: %v", name, s, err)
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	inc, err := compile("include", f.include)
+	if err != nil {
+		return crawler.Options{}, err
+	}
+	exc, err := compile("exclude", f.exclude)
+	if err != nil {
+		return crawler.Options{}, err
+	}
+	if f.concurrency < 1 {
+		return crawler.Options{}, usagef("--concurrency must be at least 1")
+	}
+	if f.maxDepth < 0 || f.maxPages < 0 || f.maxRedirects < 0 {
+		return crawler.Options{}, usagef("--max-depth, --max-pages and --max-redirects must not be negative")
+	}
+	return crawler.Options{
+		AllowDomains: f.allow,
+		Include:      inc,
+		Exclude:      exc,
+		MaxDepth:     f.maxDepth,
+		MaxPages:     f.maxPages,
+		IgnoreRobots: f.ignoreRobots,
+		Concurrency:  f.concurrency,
+		Delay:        f.delay,
+		UserAgent:    f.userAgent,
+		Timeout:      f.timeout,
+		MaxBody:      int64(f.maxBody),
+		MaxRedirects: f.maxRedirects,
+		Logger:       log,
+	}, nil
+}
+
+// crawlInput is what to crawl, decided from the arguments.
+type crawlInput struct {
+	mode  string // site, sitemap, urls, dir
+	seeds []string
+	dir   string
+}
+
+func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
+	switch {
+	case f.urls != "":
+		if len(pos) > 0 {
+			return crawlInput{}, usagef("--urls takes no positional argument")
+		}
+		urls, err := readURLList(e, f.urls)
+		if err != nil {
+			return crawlInput{}, err
+		}
+		if len(urls) == 0 {
+			return crawlInput{}, usagef("--urls %s: no URLs", f.urls)
+		}
+		return crawlInput{mode: "urls", seeds: urls}, nil
+	case len(f.sitemaps) > 0:
+		return crawlInput{mode: "sitemap", seeds: pos}, nil
+	case len(pos) != 1:
+		return crawlInput{}, usagef("expected one URL or directory (or --sitemap / --urls)")
+	}
+	arg := pos[0]
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		base := f.base
+		if base == "" {
+			base = "http://localhost/"
+		}
+		return crawlInput{mode: "dir", dir: arg, seeds: []string{base}}, nil
+	}
+	if !strings.HasPrefix(arg, "http://") && !strings.HasPrefix(arg, "https://") {
+		return crawlInput{}, usagef("%q is neither an http(s) URL nor a directory", arg)
+	}
+	return crawlInput{mode: "site", seeds: []string{arg}}, nil
+}
+
+func readURLList(e *env, name string) ([]string, error) {
+	var r io.Reader
+	if name == "-" {
+		r = e.stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, usagef("--urls: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !strings.HasPrefix(line, "http://") && !strings.HasPrefix(line, "https://") {
+			return nil, usagef("--urls: %q is not an http(s) URL", line)
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read url list: %w", err)
+	}
+	return out, nil
+}
+
+func runCrawl(ctx context.Context, e *env, args []string) error {
+	var f crawlFlags
+	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE")
+	f.register(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	in, err := f.input(e, pos)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(e.stderr, f.logFormat, f.verbose, f.quiet)
+	if err != nil {
+		return err
+	}
+	opts, err := f.options(log)
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, f.db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+
+	_, stats, err := crawlRun(ctx, e, store, in, f.sitemaps, opts, log)
+	if stats != nil {
+		printCrawlSummary(e.stdout, stats)
+	}
+	return err
+}
+
+// crawlRun creates a run, crawls into it through the single batched writer,
+// and finishes the run as complete, interrupted or failed.
+func crawlRun(ctx context.Context, e *env, store audit.Store, in crawlInput, sitemaps []string, opts crawler.Options, log *slog.Logger) (*audit.Run, *audit.RunStats, error) {
+	seeds := in.seeds
+	if in.mode == "sitemap" {
+		seeds = append(append([]string{}, sitemaps...), in.seeds...)
+	}
+	if in.mode == "dir" {
+		seeds = []string{in.dir + " as " + in.seeds[0]}
+	}
+	run := &audit.Run{StartedAt: time.Now().UTC(), Mode: in.mode, Seeds: seeds, Args: e.args, Version: Version}
+	// The run record is written even when the context is already cancelled,
+	// so an interrupted run is always visible.
+	if err := store.CreateRun(context.WithoutCancel(ctx), run); err != nil {
+		return nil, nil, fmt.Errorf("create run: %w", err)
+	}
+	log.Info("run started", "run", run.ID, "mode", in.mode, "seeds", strings.Join(seeds, " "))
+
+	w := audit.NewWriter(context.WithoutCancel(ctx), store, run.ID, audit.WriterOptions{})
+	prog := newProgress(e.stderr, log)
+	opts.OnPage = prog.page
+	c := crawler.New(opts, w)
+
+	var (
+		st  crawler.Stats
+		err error
+	)
+	switch in.mode {
+	case "site":
+		st, err = c.Crawl(ctx, in.seeds)
+	case "urls":
+		st, err = c.CrawlList(ctx, in.seeds)
+	case "dir":
+		st, err = c.CrawlDir(ctx, in.dir, in.seeds[0])
+	case "sitemap":
+		st, err = c.CrawlSitemaps(ctx, sitemaps, in.seeds)
+	}
+	prog.done()
+	werr := w.Close()
+
+	status, msg := audit.RunComplete, ""
+	switch {
+	case ctx.Err() != nil:
+		status = audit.RunInterrupted
+		err = fmt.Errorf("crawl stopped after %d pages: %w", st.Pages, context.Canceled)
+	case werr != nil:
+		status, msg, err = audit.RunFailed, werr.Error(), werr
+	case err != nil:
+		status, msg = audit.RunFailed, err.Error()
+	}
+	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
+		err = fmt.Errorf("finish run: %w", ferr)
+	}
+	log.Info("run finished", "run", run.ID, "status", status, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
+	if st.BudgetHit {
+		log.Warn("--max-pages reached: the crawl is incomplete", "max_pages", opts.MaxPages)
+	}
+	stats, serr := store.RunStats(context.WithoutCancel(ctx), run.ID)
+	if serr != nil && err == nil {
+		err = fmt.Errorf("run stats: %w", serr)
+	}
+	run.Status = status
+	if stats != nil {
+		stats2 := *stats
+		return run, &stats2, withRun(err, run)
+	}
+	return run, nil, withRun(err, run)
+}
+
+func withRun(err error, run *audit.Run) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("run %d: %w", run.ID, err)
+}
+
+func printCrawlSummary(w io.Writer, s *audit.RunStats) {
+	fmt.Fprintf(w, "Crawled %d pages (%d failed) with %d links to %d unique targets. "+
+		"Robustness data: %d links with Robust Links attributes, %d with mset, %d snapshots declared, "+
+		"%d identifiers (rel=identifier/cite-as), %d pwid URIs. %d diagnostics, %d redirects recorded.\n",
+		s.Pages, s.ErrorPages, s.Links, s.Targets, s.RobustLinks, s.MsetLinks, s.Snapshots,
+		s.Identifiers, s.PWIDs, s.Diagnostics, s.Redirects)
+}
+
+// progress shows a progress bar on a terminal, or logs a line every 10
+// seconds otherwise (cron).
+type progress struct {
+	bar   *progressbar.ProgressBar
+	log   *slog.Logger
+	pages atomic.Int64
+	links atomic.Int64
+	stop  chan struct{}
+	exited chan struct{}
+}
+
+func newProgress(stderr io.Writer, log *slog.Logger) *progress {
+	p := &progress{log: log, stop: make(chan struct{}), exited: make(chan struct{})}
+	if isTerminal(stderr) {
+		p.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("crawling"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("pages"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSpinnerType(14),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		close(p.exited)
+		return p
+	}
+	go func() {
+		defer close(p.exited)
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				log.Info("progress", "pages", p.pages.Load(), "links", p.links.Load())
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) page(pg *audit.Page) {
+	p.pages.Add(1)
+	p.links.Add(int64(len(pg.Links)))
+	if p.bar != nil {
+		_ = p.bar.Add(1)
+	}
+}
+
+func (p *progress) done() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		return
+	}
+	close(p.stop)
+	<-p.exited
+}

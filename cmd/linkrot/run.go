@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Version is the linkrot version, stamped into every run.
+var Version = "0.1.0-dev"
+
+// Exit codes, documented in README.md.
+const (
+	exitOK          = 0   // nothing at or above --fail-on
+	exitFindings    = 1   // findings at or above --fail-on
+	exitUsage       = 2   // bad flags, arguments or configuration
+	exitFailure     = 3   // the tool itself could not continue
+	exitInterrupted = 130 // stopped by SIGINT/SIGTERM; work so far is saved
+)
+
+// errUsage marks errors that are the caller's: they exit with exitUsage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// env is what a command runs with: injected streams, so tests run commands
+// in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	args           []string
+}
+
+// isTerminal reports whether w is a terminal (progress bars only then).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+var commands = []struct {
+	name, summary string
+	run           func(ctx context.Context, e *env, args []string) error
+}{
+	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
+	{"extract", "print the links and robustness data of one page as JSON", runExtract},
+	{"version", "print the version", func(_ context.Context, e *env, _ []string) error {
+		fmt.Fprintln(e.stdout, "linkrot", Version)
+		return nil
+	}},
+}
+
+// Run executes linkrot with args (without the program name) and returns the
+// process exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, args: args}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, e, args[1:])
+			return exitCode(e, err)
+		}
+	}
+	fmt.Fprintf(stderr, "linkrot: unknown command %q (run 'linkrot help')\n", args[0])
+	return exitUsage
+}
+
+func exitCode(e *env, err error) int {
+	var ue *usageError
+	var fe *findingsError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "linkrot: %v\n", err)
+		return exitUsage
+	case errors.As(err, &fe):
+		return exitFindings
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(e.stderr, "linkrot: interrupted: %v (what was done so far is saved)\n", err)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(e.stderr, "linkrot: %v\n", err)
+		return exitFailure
+	}
+}
+
+// findingsError makes a command exit with exitFindings without a message.
+type findingsError struct{ n int }
+
+func (e *findingsError) Error() string { return fmt.Sprintf("%d findings", e.n) }
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "linkrot audits link rot and content drift.")
+	fmt.Fprintln(w, "\nUsage: linkrot <command> [flags] [arguments]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'linkrot <command> -h' for the flags of a command.")
+}
+
+// parseInterleaved parses flags that may appear before, between or after
+// positional arguments ("linkrot crawl URL --max-depth 2").
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: linkrot %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// sizeFlag is a byte count accepting KiB/MiB/GiB (and KB/MB/GB) suffixes.
+type sizeFlag int64
+
+func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+func parseSize(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	mult := int64(1)
+	units := []struct {
+		suf string
+		m   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}}
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(v), strings.ToUpper(u.suf)) {
+			mult = u.m
+			v = strings.TrimSpace(v[:len(v)-len(u.suf)])
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid size %q (use bytes or e.g. 5MiB)", v)
+	}
+	return n * mult, nil
+}
+
+// newLogger returns the run logger: text or JSON on stderr. Under a terminal
+// only warnings are logged (the progress bar tells the rest); off a terminal
+// (cron) info lines are kept, so the log says what happened.
+func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, error) {
+	level := slog.LevelInfo
+	if isTerminal(w) || quiet {
+		level = slog.LevelWarn
+	}
+	if verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	default:
+		return nil, usagef("--log-format must be text or json, not %q", format)
+	}
+}
+
+func roundDur(d time.Duration) time.Duration {
+	if d > time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
+}

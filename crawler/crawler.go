@@ -1,0 +1,590 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/crawler/extract"
+)
+
+// DefaultUserAgent names the tool so site owners can find it and write
+// robots.txt rules for it.
+const DefaultUserAgent = "linkrot/0.1 (+https://github.com/linkrot/linkrot; link rot and content drift auditor)"
+
+// Sink receives every recorded page. audit.Writer implements it.
+type Sink interface {
+	Add(p *audit.Page)
+}
+
+// Options configures a Crawler. The zero value is useful: same-host scope,
+// unlimited depth and pages, robots.txt obeyed, 4 parallel requests per
+// host, no extra delay, 30 s per request, 5 MiB per body, 10 redirect hops.
+type Options struct {
+	// AllowDomains adds hosts to the scope: "example.org" (any port),
+	// "example.org:8080", or "*.example.org" (every subdomain).
+	AllowDomains []string
+	// Include, when not empty, limits crawling to URLs matching one of them;
+	// Exclude removes URLs matching any of them.
+	Include, Exclude []*regexp.Regexp
+	// MaxDepth bounds how many links away from a seed pages are crawled
+	// (seeds are depth 0); 0 means unlimited.
+	MaxDepth int
+	// MaxPages bounds how many pages are fetched; 0 means unlimited.
+	MaxPages int
+	// IgnoreRobots skips robots.txt (for auditing your own site).
+	IgnoreRobots bool
+	// Concurrency is the number of parallel requests per host.
+	Concurrency int
+	// Delay is the pause after each request to a host. A robots.txt
+	// Crawl-delay larger than Delay wins, up to MaxCrawlDelay (default 30 s).
+	Delay         time.Duration
+	MaxCrawlDelay time.Duration
+	UserAgent     string
+	// Timeout bounds each request: connect, headers and body.
+	Timeout time.Duration
+	// MaxBody caps the decoded bytes read per response.
+	MaxBody int64
+	// MaxRedirects caps the redirect hops followed per request.
+	MaxRedirects int
+	// Transport replaces the HTTP transport (tests); nil uses a tuned
+	// http.Transport with keep-alive and HTTP/2.
+	Transport http.RoundTripper
+	// Extract bounds extraction.
+	Extract extract.Options
+	// OnPage is called after each page is recorded (progress display). It
+	// must be safe for concurrent use.
+	OnPage func(*audit.Page)
+	// Logger receives crawl events; nil discards them.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.MaxCrawlDelay <= 0 {
+		o.MaxCrawlDelay = 30 * time.Second
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 5 << 20
+	}
+	if o.MaxRedirects <= 0 {
+		o.MaxRedirects = 10
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Stats counts what a crawl did.
+type Stats struct {
+	Pages         int64 // pages recorded (fetched, failed or blocked)
+	HTMLPages     int64 // pages parsed as HTML
+	Links         int64 // links extracted
+	OutOfScope    int64 // links not crawled because they leave the scope
+	RobotsBlocked int64 // URLs robots.txt disallowed
+	Errors        int64 // fetch failures (network, timeouts)
+	BudgetHit     bool  // MaxPages stopped the crawl from growing
+}
+
+// Crawler crawls with Colly and sends pages to a Sink.
+type Crawler struct {
+	opts Options
+	sink Sink
+}
+
+// New returns a Crawler that records into sink.
+func New(opts Options, sink Sink) *Crawler {
+	return &Crawler{opts: opts.withDefaults(), sink: sink}
+}
+
+// DefaultTransport returns the transport linkrot uses for crawling: bounded
+// dial, TLS and header timeouts, keep-alive connection reuse, HTTP/2.
+func DefaultTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    16,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  20 * time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+}
+
+// Crawl crawls recursively from seeds, staying on the seeds' hosts (and
+// AllowDomains).
+func (c *Crawler) Crawl(ctx context.Context, seeds []string) (Stats, error) {
+	return c.run(ctx, seeds, true, nil)
+}
+
+// CrawlList fetches each URL and extracts its links, without following them.
+func (c *Crawler) CrawlList(ctx context.Context, urls []string) (Stats, error) {
+	return c.run(ctx, urls, false, nil)
+}
+
+// CrawlDir crawls a local build directory as if it were served at base, so
+// a static site can be audited before it is deployed. Links to other hosts
+// are recorded; only the directory is crawled.
+func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error) {
+	bu, err := url.Parse(base)
+	if err != nil || !bu.IsAbs() || bu.Host == "" {
+		return Stats{}, fmt.Errorf("crawl dir: base %q must be an absolute http(s) URL", base)
+	}
+	if !strings.HasSuffix(bu.Path, "/") {
+		bu.Path += "/"
+	}
+	next := c.opts.Transport
+	if next == nil {
+		next = DefaultTransport()
+	}
+	dt, root, err := newDirTransport(dir, bu, next)
+	if err != nil {
+		return Stats{}, fmt.Errorf("crawl dir: %w", err)
+	}
+	defer root.Close()
+	return c.run(ctx, []string{bu.String()}, true, dt)
+}
+
+// CrawlSitemaps reads the sitemaps (index files and gzipped sitemaps too) and
+// crawls recursively with their URLs as seeds, so pages no link reaches are
+// audited as well. The scope is the sitemaps' hosts.
+func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSeeds []string) (Stats, error) {
+	client := &http.Client{Transport: c.baseTransport(nil), Timeout: c.opts.Timeout * 4}
+	sm := &sitemapReader{client: client, ua: c.opts.UserAgent, log: c.opts.Logger}
+	var seeds []string
+	seeds = append(seeds, extraSeeds...)
+	for _, s := range sitemaps {
+		urls, err := sm.Read(ctx, s)
+		if err != nil {
+			c.opts.Logger.Warn("sitemap", "url", s, "err", err)
+		}
+		if len(urls) == 0 && err != nil && len(sitemaps) == 1 && len(extraSeeds) == 0 {
+			return Stats{}, fmt.Errorf("read sitemap: %w", err)
+		}
+		su, _ := url.Parse(s)
+		for _, u := range urls {
+			pu, perr := url.Parse(u)
+			if perr != nil || su == nil || hostPort(pu) != hostPort(su) {
+				c.opts.Logger.Warn("sitemap URL on another host skipped", "sitemap", s, "url", u)
+				continue
+			}
+			seeds = append(seeds, u)
+		}
+	}
+	if len(seeds) == 0 {
+		return Stats{}, errors.New("read sitemap: no URLs found")
+	}
+	return c.run(ctx, seeds, true, nil)
+}
+
+func (c *Crawler) baseTransport(override http.RoundTripper) http.RoundTripper {
+	if override != nil {
+		return override
+	}
+	if c.opts.Transport != nil {
+		return c.opts.Transport
+	}
+	return DefaultTransport()
+}
+
+// crawl is the state of one run.
+type crawl struct {
+	*Crawler
+	ctx    context.Context
+	follow bool
+	scope  *scope
+	robots *robots
+	q      *queue.Queue
+
+	mu       sync.Mutex
+	seen     map[string]bool // normalized URLs queued or fetched
+	queued   int
+	hops     map[string][]audit.Redirect // by first request URL
+	budgetLg bool
+
+	stats Stats
+}
+
+func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transport http.RoundTripper) (Stats, error) {
+	o := c.opts
+	var seedURLs []*url.URL
+	for _, s := range seeds {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Stats{}, fmt.Errorf("crawl: seed %q is not an absolute http(s) URL", s)
+		}
+		u.Fragment = ""
+		seedURLs = append(seedURLs, u)
+	}
+	if len(seedURLs) == 0 {
+		return Stats{}, errors.New("crawl: no seed URLs")
+	}
+	cr := &crawl{
+		Crawler: c,
+		ctx:     ctx,
+		follow:  follow,
+		scope:   newScope(seedURLs, o.AllowDomains, o.Include, o.Exclude),
+		seen:    map[string]bool{},
+		hops:    map[string][]audit.Redirect{},
+	}
+	rt := &capTransport{next: c.baseTransport(transport), maxBody: o.MaxBody}
+	client := &http.Client{Transport: rt, Timeout: o.Timeout}
+	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: capRedirects(5)}, o.UserAgent)
+
+	col := colly.NewCollector(
+		colly.StdlibContext(ctx),
+		colly.UserAgent(o.UserAgent),
+		colly.AllowURLRevisit(), // the crawl keeps its own frontier (cr.seen)
+		colly.ParseHTTPErrorResponse(),
+		colly.IgnoreRobotsTxt(), // checked by cr.robots, see robots.go
+		colly.MaxBodySize(int(o.MaxBody)+1),
+	)
+	col.SetClient(client)
+	col.SetRedirectHandler(cr.redirect)
+	if err := col.Limits(cr.limitRules(seedURLs)); err != nil {
+		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
+	}
+	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
+	if !follow {
+		threads = o.Concurrency * 4
+	}
+	q, err := queue.New(min(threads, 256), &queue.InMemoryQueueStorage{MaxSize: 10_000_000})
+	if err != nil {
+		return Stats{}, fmt.Errorf("crawl: queue: %w", err)
+	}
+	cr.q = q
+	col.OnRequest(func(r *colly.Request) {
+		if ctx.Err() != nil {
+			r.Abort() // drain the queue without fetching once interrupted
+			return
+		}
+		r.Ctx.Put("key", r.URL.String())
+	})
+	col.OnResponse(cr.onResponse)
+	col.OnError(cr.onError)
+
+	for _, u := range seedURLs {
+		cr.enqueue(u, 0, true)
+	}
+	if err := q.Run(col); err != nil {
+		return cr.snapshot(), fmt.Errorf("crawl: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return cr.snapshot(), fmt.Errorf("crawl interrupted: %w", err)
+	}
+	return cr.snapshot(), nil
+}
+
+func (cr *crawl) snapshot() Stats {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return cr.stats
+}
+
+// limitRules gives every seed host its own parallelism and delay (a robots.txt
+// Crawl-delay larger than --delay wins) and all other hosts a shared rule.
+func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
+	o := cr.opts
+	var rules []*colly.LimitRule
+	done := map[string]bool{}
+	for _, u := range seeds {
+		hp := hostPort(u)
+		if done[u.Host] {
+			continue
+		}
+		done[u.Host] = true
+		delay := o.Delay
+		if !o.IgnoreRobots {
+			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > delay {
+				cr.opts.Logger.Info("honouring robots.txt Crawl-delay", "host", hp, "delay", cd)
+				delay = cd
+			}
+		}
+		rules = append(rules, &colly.LimitRule{
+			DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$",
+			Parallelism:  o.Concurrency,
+			Delay:        delay,
+		})
+	}
+	rules = append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency * 4, Delay: o.Delay})
+	return rules
+}
+
+// enqueue queues u for fetching unless it was seen, is out of scope, too deep,
+// over budget or disallowed by robots.txt. Seeds skip the scope filters.
+func (cr *crawl) enqueue(u *url.URL, depth int, seed bool) {
+	u = stripFragment(u)
+	key, err := audit.NormalizeURL(u.String())
+	if err != nil {
+		return
+	}
+	if !seed {
+		if r := cr.scope.reason(u); r != "" {
+			cr.mu.Lock()
+			cr.stats.OutOfScope++
+			cr.mu.Unlock()
+			return
+		}
+		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
+			return
+		}
+	}
+	cr.mu.Lock()
+	if cr.seen[key] {
+		cr.mu.Unlock()
+		return
+	}
+	if cr.opts.MaxPages > 0 && cr.queued >= cr.opts.MaxPages {
+		cr.stats.BudgetHit = true
+		logIt := !cr.budgetLg
+		cr.budgetLg = true
+		cr.mu.Unlock()
+		if logIt {
+			cr.opts.Logger.Warn("page budget reached; further pages are recorded as links only", "max_pages", cr.opts.MaxPages)
+		}
+		return
+	}
+	cr.seen[key] = true
+	cr.queued++
+	cr.mu.Unlock()
+
+	if !cr.opts.IgnoreRobots {
+		ok, rerr := cr.robots.Allowed(cr.ctx, u)
+		if !ok {
+			msg := "disallowed by robots.txt"
+			if rerr != nil {
+				msg = "robots.txt unreachable, crawling disallowed (RFC 9309): " + rerr.Error()
+			}
+			cr.mu.Lock()
+			cr.stats.RobotsBlocked++
+			cr.mu.Unlock()
+			cr.record(&audit.Page{
+				Extraction: audit.Extraction{URL: u.String()},
+				RequestURL: u.String(), Depth: depth, FetchError: msg, FetchedAt: time.Now().UTC(),
+			})
+			return
+		}
+	}
+	ctx := colly.NewContext()
+	ctx.Put("orig", u.String())
+	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := cr.q.AddRequest(&colly.Request{URL: u, Method: http.MethodGet, Depth: depth, Ctx: ctx}); err != nil {
+		cr.opts.Logger.Error("queue", "url", u.String(), "err", err)
+	}
+}
+
+// redirect follows and records redirect hops. It stops (returning the 3xx
+// as the page's response) at the hop cap, on a loop, when the target leaves
+// the scope, is disallowed by robots.txt, or was already crawled.
+func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
+	first := via[0].URL.String()
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	cr.mu.Lock()
+	cr.hops[first] = append(cr.hops[first], audit.Redirect{From: via[len(via)-1].URL.String(), To: req.URL.String(), Status: status})
+	cr.mu.Unlock()
+	if len(via) > cr.opts.MaxRedirects {
+		return http.ErrUseLastResponse
+	}
+	for _, v := range via {
+		if v.URL.String() == req.URL.String() {
+			return http.ErrUseLastResponse
+		}
+	}
+	if !cr.follow || cr.scope.reason(req.URL) != "" {
+		return http.ErrUseLastResponse
+	}
+	if !cr.opts.IgnoreRobots {
+		if ok, _ := cr.robots.Allowed(cr.ctx, req.URL); !ok {
+			return http.ErrUseLastResponse
+		}
+	}
+	key, err := audit.NormalizeURL(req.URL.String())
+	if err != nil {
+		return http.ErrUseLastResponse
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.seen[key] {
+		return http.ErrUseLastResponse
+	}
+	cr.seen[key] = true
+	return nil
+}
+
+func (cr *crawl) takeHops(r *colly.Request) []audit.Redirect {
+	key := r.Ctx.Get("key")
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	h := cr.hops[key]
+	delete(cr.hops, key)
+	return h
+}
+
+func (cr *crawl) basePage(r *colly.Request) *audit.Page {
+	p := &audit.Page{
+		Extraction: audit.Extraction{URL: r.URL.String()},
+		RequestURL: r.Ctx.Get("orig"),
+		Depth:      r.Depth,
+		FetchedAt:  time.Now().UTC(),
+		Redirects:  cr.takeHops(r),
+	}
+	if p.RequestURL == "" {
+		p.RequestURL = p.URL
+	}
+	if start, err := strconv.ParseInt(r.Ctx.Get("start"), 10, 64); err == nil {
+		p.Duration = time.Since(time.Unix(0, start))
+	}
+	return p
+}
+
+func (cr *crawl) onResponse(r *colly.Response) {
+	p := cr.basePage(r.Request)
+	p.Status = r.StatusCode
+	h := http.Header{}
+	if r.Headers != nil {
+		h = *r.Headers
+	}
+	p.ContentType = h.Get(headerOrigContentType)
+	p.Truncated = h.Get(headerTruncated) != ""
+	p.Size = int64(len(r.Body))
+	if p.Status >= 300 && p.Status < 400 {
+		if loc := h.Get("Location"); loc != "" && len(p.Redirects) == 0 {
+			// A redirect linkrot chose not to follow still names its target.
+			if to, err := r.Request.URL.Parse(loc); err == nil {
+				p.Redirects = []audit.Redirect{{From: p.URL, To: to.String(), Status: p.Status}}
+			}
+		}
+	}
+	if p.Status >= 200 && p.Status < 300 && isHTML(p.ContentType, r.Body) {
+		pu := r.Request.URL
+		ex, cs, err := extract.Parse(r.Body, p.ContentType, pu, h, cr.opts.Extract)
+		if err != nil {
+			p.FetchError = err.Error()
+		}
+		p.Extraction = ex
+		p.Charset = cs
+		if p.Truncated {
+			p.Diagnostics = append(p.Diagnostics, audit.Diagnostic{Field: "body", Code: "truncated",
+				Message: fmt.Sprintf("body exceeded --max-body %d bytes; links after the cap are missing", cr.opts.MaxBody)})
+		}
+	}
+	cr.record(p)
+	if cr.follow && p.Parsed {
+		for _, l := range p.Links {
+			if l.Resource && l.Element != "iframe" {
+				continue
+			}
+			u, err := url.Parse(l.Href)
+			if err != nil {
+				continue
+			}
+			cr.enqueue(u, r.Request.Depth+1, false)
+		}
+	}
+}
+
+func (cr *crawl) onError(r *colly.Response, err error) {
+	if cr.ctx.Err() != nil {
+		// Interrupted: the page was not really fetched; a resumed run
+		// fetches it again.
+		return
+	}
+	p := cr.basePage(r.Request)
+	p.Status = r.StatusCode
+	p.FetchError = classify(err)
+	cr.mu.Lock()
+	cr.stats.Errors++
+	cr.mu.Unlock()
+	cr.record(p)
+}
+
+func (cr *crawl) record(p *audit.Page) {
+	if p.Identifiers == nil {
+		p.Identifiers = []audit.Identifier{}
+	}
+	cr.mu.Lock()
+	cr.stats.Pages++
+	if p.Parsed {
+		cr.stats.HTMLPages++
+	}
+	cr.stats.Links += int64(len(p.Links))
+	cr.mu.Unlock()
+	cr.sink.Add(p)
+	if cr.opts.OnPage != nil {
+		cr.opts.OnPage(p)
+	}
+}
+
+// classify turns a fetch error into a short, stable description.
+func classify(err error) string {
+	var ne net.Error
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return "timeout: " + err.Error()
+	case errors.As(err, &dnsErr):
+		return "dns: " + err.Error()
+	case errors.As(err, &opErr):
+		return "connection: " + err.Error()
+	default:
+		return err.Error()
+	}
+}
+
+func isHTML(contentType string, body []byte) bool {
+	if contentType == "" {
+		return strings.HasPrefix(http.DetectContentType(body), "text/html")
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+func stripFragment(u *url.URL) *url.URL {
+	if u.Fragment == "" && u.RawFragment == "" {
+		return u
+	}
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	return &c
+}
+
+func capRedirects(n int) func(*http.Request, []*http.Request) error {
+	return func(_ *http.Request, via []*http.Request) error {
+		if len(via) >= n {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+}

@@ -1,0 +1,512 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Options bounds extraction. The zero value is useful: anchor text is cut to
+// 300 characters, at most 100,000 links are kept per page and at most 1 MiB
+// of page text is searched for pwid URIs.
+type Options struct {
+	MaxTextLen  int
+	MaxLinks    int
+	MaxTextScan int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTextLen <= 0 {
+		o.MaxTextLen = 300
+	}
+	if o.MaxLinks <= 0 {
+		o.MaxLinks = 100_000
+	}
+	if o.MaxTextScan <= 0 {
+		o.MaxTextScan = 1 << 20
+	}
+	return o
+}
+
+// Decode converts an HTML body to UTF-8. The character set is determined in
+// the HTML standard's order: byte order mark, the Content-Type charset, a
+// <meta charset> or <meta http-equiv> in the first 1024 bytes, then UTF-8 if
+// the whole body is valid UTF-8, else windows-1252. It returns the decoded
+// body and the canonical name of the character set used.
+func Decode(body []byte, contentType string) ([]byte, string) {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && name == "windows-1252" && utf8.Valid(body) {
+		// DetermineEncoding only looks at 1024 bytes: an ASCII head followed
+		// by UTF-8 text would otherwise be mis-decoded.
+		return body, "utf-8"
+	}
+	if enc == encoding.Nop || name == "utf-8" {
+		return body, "utf-8"
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body, "utf-8"
+	}
+	return out, name
+}
+
+// Parse decodes body (see Decode), parses it as HTML and extracts it with
+// Page. header holds the HTTP response header fields (may be nil). It
+// returns the extraction and the character set the body was decoded from.
+func Parse(body []byte, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, error) {
+	decoded, cs := Decode(body, contentType)
+	root, err := html.Parse(bytes.NewReader(decoded))
+	if err != nil {
+		return audit.Extraction{URL: pageURL.String()}, cs, fmt.Errorf("parse html: %w", err)
+	}
+	return Page(root, pageURL, header, opt), cs, nil
+}
+
+// ParseReader is Parse for a reader; it reads at most limit bytes (0: no limit).
+func ParseReader(r io.Reader, limit int64, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, error) {
+	if limit > 0 {
+		r = io.LimitReader(r, limit)
+	}
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return audit.Extraction{URL: pageURL.String()}, "", fmt.Errorf("read page: %w", err)
+	}
+	return Parse(body, contentType, pageURL, header, opt)
+}
+
+// urlAttrs maps the elements linkrot records to the attribute holding their
+// URL and whether they are hyperlinks (as opposed to embedded resources).
+var urlAttrs = map[atom.Atom]struct {
+	attr      string
+	hyperlink bool
+}{
+	atom.A:      {"href", true},
+	atom.Area:   {"href", true},
+	atom.Link:   {"href", false},
+	atom.Img:    {"src", false},
+	atom.Script: {"src", false},
+	atom.Iframe: {"src", false},
+	atom.Source: {"src", false},
+}
+
+// Page extracts links, robustness data, identifiers and pwids from a parsed
+// HTML document served at pageURL with the given response header fields.
+// It never fails: broken values become diagnostics.
+func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) audit.Extraction {
+	opt = opt.withDefaults()
+	x := &extractor{
+		opt: opt,
+		ex: audit.Extraction{
+			URL:         pageURL.String(),
+			Identifiers: []audit.Identifier{},
+			PWIDs:       []audit.PWID{},
+			Diagnostics: []audit.Diagnostic{},
+			Links:       []audit.Link{},
+			Parsed:      true,
+		},
+		pageURL: pageURL,
+		base:    pageURL,
+	}
+	x.findBase(root)
+	x.ex.Base = x.base.String()
+	x.headerLinks(header)
+	x.walk(root, -1, false)
+	x.textPWIDs()
+	x.checkIdentifiers()
+	return x.ex
+}
+
+type extractor struct {
+	opt     Options
+	ex      audit.Extraction
+	pageURL *url.URL
+	base    *url.URL
+	// texts holds the raw anchor text of open links, by link index.
+	texts   map[int]*strings.Builder
+	title   strings.Builder
+	inTitle bool
+	// pageText accumulates visible text for the pwid scan, bounded.
+	pageText  strings.Builder
+	truncated bool
+}
+
+func (x *extractor) diag(field, code, format string, args ...any) {
+	x.ex.Diagnostics = append(x.ex.Diagnostics, audit.Diagnostic{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// findBase sets the document base URL from the first <base href> (HTML
+// standard: "the first base element with an href attribute").
+func (x *extractor) findBase(n *html.Node) bool {
+	if n.Type == html.ElementNode && n.DataAtom == atom.Base {
+		if v, ok := attr(n, "href"); ok {
+			u, err := x.pageURL.Parse(strings.TrimSpace(v))
+			if err != nil {
+				x.diag("base", CodeInvalidURL, "<base href=%s> is not a valid URL: %v", quote(v), err)
+				return true
+			}
+			x.base = u
+			return true
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if x.findBase(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
+	switch n.Type {
+	case html.TextNode:
+		if x.inTitle {
+			x.title.WriteString(n.Data)
+		}
+		if openLink >= 0 {
+			if b := x.texts[openLink]; b != nil && b.Len() < x.opt.MaxTextLen*4 {
+				b.WriteString(n.Data)
+			}
+		}
+		if !inHidden {
+			x.addPageText(n.Data)
+		}
+		return
+	case html.ElementNode:
+		switch n.DataAtom {
+		case atom.Script, atom.Style, atom.Template, atom.Noscript:
+			inHidden = true
+		case atom.Title:
+			if x.ex.Title == "" && x.title.Len() == 0 {
+				x.inTitle = true
+				defer func() {
+					x.inTitle = false
+					x.ex.Title = collapse(x.title.String(), x.opt.MaxTextLen)
+				}()
+			}
+		}
+		if idx := x.element(n); idx >= 0 && !x.ex.Links[idx].Resource {
+			openLink = idx
+			if x.texts == nil {
+				x.texts = map[int]*strings.Builder{}
+			}
+			x.texts[idx] = &strings.Builder{}
+			defer func() {
+				x.ex.Links[idx].Text = collapse(x.texts[idx].String(), x.opt.MaxTextLen)
+				delete(x.texts, idx)
+			}()
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		x.walk(c, openLink, inHidden)
+	}
+}
+
+func (x *extractor) addPageText(s string) {
+	if x.pageText.Len() >= x.opt.MaxTextScan {
+		return
+	}
+	if !strings.Contains(strings.ToLower(s), "pwid:") {
+		return
+	}
+	x.pageText.WriteString(s)
+	x.pageText.WriteByte(' ')
+}
+
+// element records n when it is an element linkrot extracts and returns the
+// index of the new link, or -1.
+func (x *extractor) element(n *html.Node) int {
+	spec, ok := urlAttrs[n.DataAtom]
+	if !ok {
+		return -1
+	}
+	raw, hasURL := attr(n, spec.attr)
+	_, hasMset := attr(n, "mset")
+	if !hasURL {
+		if hasMset {
+			x.diag("mset", CodeMsetWithoutHref, "<%s> has an mset attribute but no %s: the mset spec requires mset to be omitted when href is absent", n.Data, spec.attr)
+		}
+		return -1
+	}
+	if len(x.ex.Links) >= x.opt.MaxLinks {
+		if len(x.ex.Links) == x.opt.MaxLinks && !x.truncated {
+			x.truncated = true
+			x.diag("page", CodeTooManyValues, "page has more than %d links; the rest are not recorded", x.opt.MaxLinks)
+		}
+		return -1
+	}
+	l := audit.Link{
+		Element:     n.Data,
+		Attr:        spec.attr,
+		RawHref:     raw,
+		Resource:    !spec.hyperlink,
+		Rel:         relTokens(n),
+		Diagnostics: []audit.Diagnostic{},
+	}
+	if l.Rel == nil {
+		l.Rel = []string{}
+	}
+	idx := len(x.ex.Links)
+	trimmed := strings.TrimSpace(raw)
+	hrefOK := false
+	if isPWID(trimmed) {
+		l.Href = trimmed
+		x.addPWID(&l, idx, trimmed, "href", spec.attr)
+	} else if u, err := x.base.Parse(trimmed); err != nil {
+		l.Href = trimmed
+		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodeInvalidURL,
+			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", spec.attr, quote(raw), errText(err))})
+	} else {
+		l.Href = u.String()
+		hrefOK = true
+	}
+	if n.DataAtom == atom.Img {
+		if alt, ok := attr(n, "alt"); ok {
+			l.Text = collapse(alt, x.opt.MaxTextLen)
+		}
+	}
+	x.robust(n, &l, idx, hrefOK)
+	x.mset(n, &l, idx)
+	if n.DataAtom == atom.Link {
+		for _, r := range l.Rel {
+			if r == "identifier" || r == "cite-as" {
+				x.ex.Identifiers = append(x.ex.Identifiers, audit.Identifier{URL: l.Href, Rel: r, Source: "html"})
+			}
+		}
+	}
+	x.ex.Links = append(x.ex.Links, l)
+	return idx
+}
+
+// robust reads the Robust Links attributes (robust-links spec, section 3).
+func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
+	orig, hasOrig := attr(n, "data-originalurl")
+	date, hasDate := attr(n, "data-versiondate")
+	vurl, hasVURL := attr(n, "data-versionurl")
+	if !hasOrig && !hasDate && !hasVURL {
+		return
+	}
+	r := &audit.Robust{OriginalRaw: orig, VersionDateRaw: date, VersionURLRaw: vurl, Snapshots: []audit.Snapshot{}}
+	ldiag := func(field, code, format string, args ...any) {
+		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	switch o := strings.TrimSpace(orig); {
+	case !hasOrig || o == "":
+		// Section 3.5: a client may use the absolute href as the original.
+		if hrefOK {
+			r.OriginalURL = l.Href
+			r.OriginalInferred = true
+		}
+		ldiag("data-originalurl", CodeMissingOriginalURL, "data-originalurl is required (robust-links 3.2) but %s; using href %s (section 3.5)", missingOrEmpty(hasOrig), quote(l.Href))
+	default:
+		u, err := url.Parse(o)
+		switch {
+		case err != nil:
+			ldiag("data-originalurl", CodeInvalidURL, "data-originalurl=%s is not a valid URL: %v", quote(orig), errText(err))
+		case !u.IsAbs():
+			abs, err := x.base.Parse(o)
+			if err == nil {
+				r.OriginalURL = abs.String()
+			}
+			ldiag("data-originalurl", CodeRelativeOriginalURL, "data-originalurl=%s must be absolute (robust-links 3.2); resolved leniently to %s", quote(orig), quote(r.OriginalURL))
+		default:
+			r.OriginalURL = u.String()
+		}
+	}
+	if !hasDate || strings.TrimSpace(date) == "" {
+		ldiag("data-versiondate", CodeMissingVersionDate, "data-versiondate is required (robust-links 3.3) but %s", missingOrEmpty(hasDate))
+	} else {
+		t, dateOnly, diags := ParseVersionDate("data-versiondate", date)
+		r.VersionDate, r.VersionDateOnly = t, dateOnly
+		l.Diagnostics = append(l.Diagnostics, diags...)
+	}
+	if hasVURL {
+		snaps, diags := ParseVersionURL(vurl, x.base)
+		if snaps != nil {
+			r.Snapshots = snaps
+		}
+		l.Diagnostics = append(l.Diagnostics, diags...)
+		for _, s := range snaps {
+			if isPWID(s.URL) {
+				x.addPWID(l, idx, s.URL, "versionurl", "data-versionurl")
+			}
+		}
+	}
+	l.Robust = r
+}
+
+func (x *extractor) mset(n *html.Node, l *audit.Link, idx int) {
+	v, ok := attr(n, "mset")
+	if !ok {
+		return
+	}
+	m, diags := ParseMset(v, x.base)
+	l.Diagnostics = append(l.Diagnostics, diags...)
+	if m == nil {
+		return
+	}
+	if m.Temporal == nil {
+		m.Temporal = []audit.Time{}
+	}
+	if m.Copies == nil {
+		m.Copies = []audit.Copy{}
+	}
+	for _, c := range m.Copies {
+		if isPWID(c.URL) {
+			x.addPWID(l, idx, c.URL, "mset", "mset")
+		}
+	}
+	l.Mset = m
+}
+
+func (x *extractor) addPWID(l *audit.Link, idx int, raw, source, field string) {
+	p, diags, ok := ParsePWID(raw)
+	for i := range diags {
+		diags[i].Field = field
+	}
+	l.Diagnostics = append(l.Diagnostics, diags...)
+	if !ok {
+		return
+	}
+	p.Source, p.Link = source, idx
+	x.ex.PWIDs = append(x.ex.PWIDs, p)
+}
+
+// textPWIDs finds pwid URIs written in the page text (citations in prose).
+func (x *extractor) textPWIDs() {
+	if x.pageText.Len() == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, p := range x.ex.PWIDs {
+		seen[p.Raw] = true
+	}
+	for _, raw := range FindPWIDs(x.pageText.String()) {
+		if seen[raw] {
+			continue
+		}
+		seen[raw] = true
+		p, diags, ok := ParsePWID(raw)
+		for i := range diags {
+			diags[i].Field = "text"
+		}
+		x.ex.Diagnostics = append(x.ex.Diagnostics, diags...)
+		if ok {
+			p.Source, p.Link = "text", -1
+			x.ex.PWIDs = append(x.ex.PWIDs, p)
+		}
+	}
+}
+
+// headerLinks reads identifier and cite-as links from HTTP Link fields. Their
+// context is the request URL, so relative targets resolve against it, not
+// against <base>.
+func (x *extractor) headerLinks(h http.Header) {
+	fields := h.Values("Link")
+	if len(fields) == 0 {
+		return
+	}
+	links, err := audit.ParseLinkHeader(fields...)
+	if err != nil {
+		x.diag("link-header", CodeInvalidLinkHeader, "malformed HTTP Link header: %s", truncate(err.Error(), 300))
+	}
+	for _, l := range audit.ResolveLinks(x.pageURL, links) {
+		for _, rel := range []string{"identifier", "cite-as"} {
+			if l.HasRel(rel) {
+				x.ex.Identifiers = append(x.ex.Identifiers, audit.Identifier{URL: l.URI, Rel: rel, Source: "header"})
+			}
+		}
+	}
+}
+
+// checkIdentifiers flags more than one distinct identifying URI per relation:
+// the identifier draft says the access URI SHOULD provide only one.
+func (x *extractor) checkIdentifiers() {
+	distinct := map[string]map[string]bool{}
+	for _, id := range x.ex.Identifiers {
+		if distinct[id.Rel] == nil {
+			distinct[id.Rel] = map[string]bool{}
+		}
+		distinct[id.Rel][id.URL] = true
+	}
+	for _, rel := range []string{"identifier", "cite-as"} {
+		if n := len(distinct[rel]); n > 1 {
+			x.diag("rel-"+rel, CodeMultipleIdentifiers, "page declares %d different rel=%q URIs; the access URI should provide only one", n, rel)
+		}
+	}
+}
+
+func attr(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == name {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func relTokens(n *html.Node) []string {
+	v, ok := attr(n, "rel")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(v)) {
+		dup := false
+		for _, o := range out {
+			dup = dup || o == f
+		}
+		if !dup && len(out) < 32 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isPWID(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "pwid:") || strings.HasPrefix(l, "urn:pwid:")
+}
+
+// collapse trims s, collapses runs of white space to one space and cuts the
+// result to max runes.
+func collapse(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return truncate(s, max)
+}
+
+func truncate(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + "…"
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", truncate(s, 120)) }
+
+func errText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+func missingOrEmpty(present bool) string {
+	if present {
+		return "it is empty"
+	}
+	return "it is missing"
+}

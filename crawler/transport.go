@@ -1,0 +1,154 @@
+package crawler
+
+import (
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// headerOrigContentType carries the server's Content-Type past Colly. Colly
+// rewrites bodies whose Content-Type names a charset other than UTF-8 before
+// any callback sees them; linkrot decodes bodies itself (BOM, header, <meta>,
+// UTF-8 sniff), so the transport hands Colly the bare media type and keeps
+// the original here.
+const headerOrigContentType = "X-Linkrot-Content-Type"
+
+// headerTruncated marks a body that hit the size cap.
+const headerTruncated = "X-Linkrot-Truncated"
+
+// capTransport bounds what a response can cost. It decompresses gzip and
+// deflate bodies the Go transport did not already decode and caps the
+// *decoded* byte count (Colly's MaxBodySize is applied before its own gzip
+// step, so a small .gz body could inflate without limit: colly#923). It also
+// marks every response as uncompressed so Colly never decompresses again.
+type capTransport struct {
+	next    http.RoundTripper
+	maxBody int64
+}
+
+func (t *capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body := resp.Body
+	if !resp.Uncompressed {
+		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+		case "gzip", "x-gzip":
+			body = &lazyDecoder{src: resp.Body, open: func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }}
+			resp.Header.Del("Content-Encoding")
+			resp.ContentLength = -1
+		case "deflate":
+			body = &lazyDecoder{src: resp.Body, open: func(r io.Reader) (io.Reader, error) { return flate.NewReader(r), nil }}
+			resp.Header.Del("Content-Encoding")
+			resp.ContentLength = -1
+		}
+	}
+	resp.Uncompressed = true
+	resp.Body = &cappedBody{r: body, left: t.maxBody, resp: resp}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		resp.Header.Set(headerOrigContentType, ct)
+		if mt, _, err := mime.ParseMediaType(ct); err == nil {
+			resp.Header.Set("Content-Type", mt)
+		} else {
+			resp.Header.Del("Content-Type")
+		}
+	}
+	return resp, nil
+}
+
+// lazyDecoder opens a decompressor on first read, so a corrupt stream shows
+// up as a read error of the page, not a transport failure.
+type lazyDecoder struct {
+	src  io.ReadCloser
+	open func(io.Reader) (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (d *lazyDecoder) Read(p []byte) (int, error) {
+	if d.r == nil && d.err == nil {
+		d.r, d.err = d.open(d.src)
+	}
+	if d.err != nil {
+		return 0, d.err
+	}
+	return d.r.Read(p)
+}
+
+func (d *lazyDecoder) Close() error { return d.src.Close() }
+
+// cappedBody ends the body after left bytes and records the truncation in the
+// response header, which Colly hands to the callbacks.
+type cappedBody struct {
+	r    io.ReadCloser
+	left int64
+	resp *http.Response
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// Probe one byte to tell "exactly at the cap" from "beyond it".
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.resp.Header.Set(headerTruncated, "1")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *cappedBody) Close() error { return c.r.Close() }
+
+// dirTransport serves a local build directory as if it were the site at base:
+// requests for base's scheme and host are answered from the directory (with
+// net/http's file server semantics: index.html, 404, directory redirects),
+// every other request goes to next. The directory is opened as an os.Root so
+// no request can escape it, symlinks included.
+type dirTransport struct {
+	base    *url.URL
+	handler http.Handler
+	next    http.RoundTripper
+}
+
+func newDirTransport(dir string, base *url.URL, next http.RoundTripper) (*dirTransport, *os.Root, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
+	h := http.FileServerFS(root.FS())
+	if prefix != "" {
+		h = http.StripPrefix(prefix, h)
+	}
+	return &dirTransport{base: base, handler: h, next: next}, root, nil
+}
+
+func (t *dirTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.EqualFold(req.URL.Scheme, t.base.Scheme) || !strings.EqualFold(req.URL.Host, t.base.Host) {
+		if t.next == nil {
+			return nil, errors.New("offline: only the local directory is served")
+		}
+		return t.next.RoundTrip(req)
+	}
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	rec := httptest.NewRecorder()
+	t.handler.ServeHTTP(rec, req)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
