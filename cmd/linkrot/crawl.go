@@ -304,11 +304,11 @@ func printCrawlSummary(w io.Writer, s *audit.RunStats) {
 // progress shows a progress bar on a terminal, or logs a line every 10
 // seconds otherwise (cron).
 type progress struct {
-	bar   *progressbar.ProgressBar
-	log   *slog.Logger
-	pages atomic.Int64
-	links atomic.Int64
-	stop  chan struct{}
+	bar    *progressbar.ProgressBar
+	log    *slog.Logger
+	pages  atomic.Int64
+	links  atomic.Int64
+	stop   chan struct{}
 	exited chan struct{}
 }
 
