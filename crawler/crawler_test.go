@@ -254,7 +254,7 @@ func TestCrawl_Dir(t *testing.T) {
 func TestCrawl_HostileBodies(t *testing.T) {
 	var bomb bytes.Buffer
 	zw := gzip.NewWriter(&bomb)
-	zw.Write(bytes.Repeat([]byte("<p>a</p>"), 8<<20)) // 64 MiB of HTML
+	zw.Write(bytes.Repeat([]byte("<p>a</p>"), 512<<10)) // 4 MiB of HTML, 16× the cap
 	zw.Close()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -293,15 +293,15 @@ func TestCrawl_HostileBodies(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	sink := &memSink{}
-	opts := crawler.Options{MaxBody: 1 << 20, Timeout: 2 * time.Second, IgnoreRobots: true}
+	opts := crawler.Options{MaxBody: 256 << 10, Timeout: 2 * time.Second, IgnoreRobots: true}
 	if _, err := crawler.New(opts, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
 	pages := sink.byPath(t)
 	for _, p := range []string{"/bomb", "/big"} {
 		pg := pages[p]
-		if pg == nil || !pg.Truncated || pg.Size != 1<<20 {
-			t.Errorf("%s: want truncated at 1 MiB, got %+v", p, pg)
+		if pg == nil || !pg.Truncated || pg.Size != 256<<10 {
+			t.Errorf("%s: want truncated at 256 KiB, got %+v", p, pg)
 		}
 	}
 	if pg := pages["/loop1"]; pg == nil || pg.Status != 302 || len(pg.Redirects) < 2 {
