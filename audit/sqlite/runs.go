@@ -65,9 +65,10 @@ func boolInt(b bool) int {
 }
 
 // CreateRun inserts r, sets r.ID and sets r.Status to audit.RunRunning. A
-// zero r.StartedAt is set to the current time. Seeds and Args are stored as
-// JSON arrays (invalid UTF-8 in them becomes U+FFFD); empty ones read back
-// as nil.
+// zero r.StartedAt is set to the current time. r.FinishedAt and r.Error are
+// not stored (FinishRun records them) and are cleared. Seeds and Args are
+// stored as JSON arrays (invalid UTF-8 in them becomes U+FFFD); empty ones
+// read back as nil.
 func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 	if r.StartedAt.IsZero() {
 		r.StartedAt = time.Now()

@@ -107,8 +107,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Close closes both connection pools. It does not wait for nor cancel
-// calls in progress; callers close a DB after its users are done.
+// Close closes both connection pools, after waiting for the queries and
+// transactions in progress. Nothing is buffered: SavePages has committed
+// when it returns.
 func (db *DB) Close() error {
 	var errs []error
 	if db.read != nil {

@@ -137,8 +137,9 @@ func ParsePWID(s string) (p audit.PWID, diags []audit.Diagnostic, ok bool) {
 		form = urnForm
 	}
 	invalid := func(format string, args ...any) (audit.PWID, []audit.Diagnostic, bool) {
-		return audit.PWID{}, append(diags, newDiag(fieldPWID, CodeInvalidPWID,
-			"invalid pwid %s: %s; expected %s", quoteValue(raw), fmt.Sprintf(format, args...), form)), false
+		// Only the reason: other diagnostics are moot for a dropped pwid.
+		return audit.PWID{}, []audit.Diagnostic{newDiag(fieldPWID, CodeInvalidPWID,
+			"invalid pwid %s: %s; expected %s", quoteValue(raw), fmt.Sprintf(format, args...), form)}, false
 	}
 	if len(raw) > maxPWIDLen {
 		return invalid("%d bytes is too long", len(raw))

@@ -119,6 +119,7 @@ var pwidTests = []pwidTest{
 	pwidInvalid("item with space", "pwid:archive.org:2016-01-22_11.20.29Z:https://a.example/a b"),
 	pwidInvalid("item with bad escape", "pwid:archive.org:2016-01-22_11.20.29Z:https://a.example/%zz"),
 	pwidInvalid("urn with scheme only", "urn:pwid:"),
+	pwidInvalid("leap second, then no item", "pwid:archive.org:2016-12-31_23.59.60Z_page:"),
 	pwidInvalid("urn with impossible date", "urn:pwid:archive.org:2016-13-01T11:20:29Z:page:"+dr),
 	{"too long", "pwid:archive.org:2016-01-22_11.20.29Z:https://a.example/" + strings.Repeat("x", maxPWIDLen), "zero", false, "invalid-pwid"},
 

@@ -1,0 +1,154 @@
+package audit
+
+import "time"
+
+// Verdict is the outcome of checking one target: an honest taxonomy, so a
+// site owner can tell rot from a bot wall from a flaky night.
+type Verdict string
+
+// Verdicts of a live check.
+const (
+	VerdictOK               Verdict = "ok"                 // 2xx
+	VerdictRedirected       Verdict = "redirected"         // temporary redirects ending in 2xx
+	VerdictMoved            Verdict = "moved"              // permanent (301/308) redirects ending in 2xx
+	VerdictNotFound         Verdict = "not-found"          // 404
+	VerdictGone             Verdict = "gone"               // 410
+	VerdictClientError      Verdict = "client-error"       // other 4xx
+	VerdictBlocked          Verdict = "blocked"            // 401/403, 999, bot challenges
+	VerdictRateLimited      Verdict = "rate-limited"       // 429 after retries
+	VerdictServerError      Verdict = "server-error"       // 5xx after retries
+	VerdictTimeout          Verdict = "timeout"            // connect, header or body deadline
+	VerdictDNSError         Verdict = "dns-error"          // host does not resolve
+	VerdictConnectionError  Verdict = "connection-error"   // refused, reset
+	VerdictTLSError         Verdict = "tls-error"          // handshake or certificate failure
+	VerdictTooManyRedirects Verdict = "too-many-redirects" // hop cap reached
+	VerdictRedirectLoop     Verdict = "redirect-loop"      // a URL repeats in the chain
+	VerdictSoft404          Verdict = "soft-404"           // 200 page that is really "not found"
+	VerdictRedirectToRoot   Verdict = "redirect-to-root"   // deep URL redirected to the home page
+	VerdictSkipped          Verdict = "skipped"            // not fetched: scheme or pattern
+	VerdictFragmentMissing  Verdict = "fragment-missing"   // #fragment not in the target page
+	VerdictRefused          Verdict = "refused"            // linkrot refused to connect (SSRF policy)
+)
+
+// Verdicts lists every verdict in report order.
+var Verdicts = []Verdict{
+	VerdictOK, VerdictRedirected, VerdictMoved, VerdictNotFound, VerdictGone,
+	VerdictClientError, VerdictBlocked, VerdictRateLimited, VerdictServerError,
+	VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
+	VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
+	VerdictRedirectToRoot, VerdictSkipped, VerdictFragmentMissing, VerdictRefused,
+}
+
+// Transient reports whether the verdict may go away on its own (and so is
+// retried within a run and never reused from an earlier run).
+func (v Verdict) Transient() bool {
+	switch v {
+	case VerdictTimeout, VerdictServerError, VerdictRateLimited, VerdictConnectionError:
+		return true
+	}
+	return false
+}
+
+// Broken reports whether the verdict means the link does not lead to what
+// it promised. Blocked, rate-limited, skipped and refused are not broken:
+// linkrot could not tell.
+func (v Verdict) Broken() bool {
+	switch v {
+	case VerdictNotFound, VerdictGone, VerdictClientError, VerdictServerError,
+		VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
+		VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
+		VerdictRedirectToRoot, VerdictFragmentMissing:
+		return true
+	}
+	return false
+}
+
+// Timings are the phases of the final request of a check.
+type Timings struct {
+	DNS       time.Duration `json:"dns"`
+	Connect   time.Duration `json:"connect"`
+	TLS       time.Duration `json:"tls"`
+	FirstByte time.Duration `json:"first_byte"`
+	Total     time.Duration `json:"total"`
+}
+
+// Soft404Evidence is why a 200 answer was judged a soft 404 (or not): the
+// probe of a sibling URL that cannot exist (Bar-Yossef et al. 2004).
+type Soft404Evidence struct {
+	ProbeURL    string  `json:"probe_url"`
+	ProbeStatus int     `json:"probe_status"`
+	ProbeFinal  string  `json:"probe_final,omitempty"`
+	Similarity  float64 `json:"similarity"`
+}
+
+// Check is the result of checking one target URL in one run, with the
+// evidence behind its verdict.
+type Check struct {
+	RunID    int64 `json:"run_id"`
+	TargetID int64 `json:"target_id"`
+	// URL is the target as checked (normalized, fragment stripped).
+	URL     string  `json:"url"`
+	Verdict Verdict `json:"verdict"`
+	// Reason explains the verdict in one line (skip reason, error text,
+	// soft-404 evidence summary).
+	Reason string `json:"reason,omitempty"`
+	// ErrorClass is the classified network error ("timeout", "dns",
+	// "refused", "reset", "tls", ...), empty when a response arrived.
+	ErrorClass string     `json:"error_class,omitempty"`
+	Status     int        `json:"status"` // final status, 0 without a response
+	FinalURL   string     `json:"final_url,omitempty"`
+	Redirects  []Redirect `json:"redirects,omitempty"`
+	// Replacement is the URL that replaces a moved target.
+	Replacement string    `json:"replacement,omitempty"`
+	Attempts    int       `json:"attempts"`
+	Timings     Timings   `json:"timings"`
+	CheckedAt   time.Time `json:"checked_at"`
+	// Headers keeps the response header fields that matter as evidence
+	// (Content-Type, Content-Length, Location, Retry-After, Server, ETag,
+	// Last-Modified, Link, Memento-Datetime, ...).
+	Headers     map[string]string `json:"headers,omitempty"`
+	ContentType string            `json:"content_type,omitempty"`
+	// ETag and LastModified are the validators for conditional requests in
+	// later runs.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Reused is true when the result was taken from an earlier run
+	// (--max-age) or confirmed by a 304 Not Modified.
+	Reused     bool  `json:"reused,omitempty"`
+	ReusedFrom int64 `json:"reused_from,omitempty"`
+	// SHA256 and SimHash fingerprint a 2xx HTML body (hex SHA-256 of the
+	// bytes; 64-bit SimHash of the main text) for drift measurement.
+	SHA256    string           `json:"sha256,omitempty"`
+	SimHash   uint64           `json:"simhash,omitempty"`
+	Words     int              `json:"words,omitempty"`
+	Truncated bool             `json:"truncated,omitempty"`
+	Soft404   *Soft404Evidence `json:"soft404,omitempty"`
+	// Anchors are the id and name values of a fetched HTML target, used to
+	// check #fragment links (bounded).
+	Anchors []string `json:"-"`
+}
+
+// Finding is a problem tied to one link of one page: a broken target, a
+// missing fragment, a link to a moved resource.
+type Finding struct {
+	RunID    int64   `json:"run_id"`
+	PageURL  string  `json:"page_url"`
+	LinkID   int64   `json:"link_id,omitempty"`
+	Target   string  `json:"target"`
+	Verdict  Verdict `json:"verdict"`
+	Message  string  `json:"message"`
+	Fragment string  `json:"fragment,omitempty"`
+}
+
+// Maintenance is a link-maintenance record: exactly the UNLINKR triple of
+// the HTTP link-maintenance protocol (Source-URL Target-URL
+// Repl-Target-URL), telling a site owner which link on which page to
+// update to what.
+type Maintenance struct {
+	RunID       int64  `json:"run_id"`
+	Source      string `json:"source"`
+	Target      string `json:"target"`
+	Replacement string `json:"replacement"`
+	// Status is the permanent redirect status that justified the record.
+	Status int `json:"status"`
+}

@@ -1,0 +1,51 @@
+package crawler_test
+
+import (
+	"context"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/crawler/crawltest"
+)
+
+type countSink struct{ pages, links atomic.Int64 }
+
+func (c *countSink) Add(p *audit.Page) {
+	c.pages.Add(1)
+	c.links.Add(int64(len(p.Links)))
+}
+
+// BenchmarkCrawl crawls a generated 5,000-page loopback site (about 20 MB of
+// HTML) with the default politeness settings and reports pages/s, MB/s and
+// the process's peak RSS.
+func BenchmarkCrawl(b *testing.B) {
+	const n = 5000
+	site := crawltest.NewGenerated(b, n)
+	b.ResetTimer()
+	for b.Loop() {
+		site.Bytes.Store(0)
+		sink := &countSink{}
+		st, err := crawler.New(crawler.Options{Concurrency: 8}, sink).Crawl(context.Background(), []string{site.URL + "/p/0"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Pages != n {
+			b.Fatalf("crawled %d pages, want %d", st.Pages, n)
+		}
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N*n)/sec, "pages/s")
+	b.ReportMetric(float64(site.Bytes.Load())*float64(b.N)/sec/1e6, "MB/s")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
