@@ -17,13 +17,13 @@ package audit
 //     before looking at quotes, which breaks on every Memento link, because
 //     datetimes are quoted RFC 1123 dates with a comma in them:
 //     datetime="Tue, 11 Sep 2001 20:36:26 GMT". tomnomnom/linkheader and
-//     peterhellberg/link do this (the latter panicked on exactly this input,
-//     peterhellberg/link#2). Commas are also legal inside the target
-//     (<http://ex.org/a,b>). tent/http-link-go tokenises correctly but is an
-//     unmaintained RFC 5988 parser that rejects the whole field on the first
-//     error, keeps rel as one string, rejects valueless parameters and has no
-//     RFC 8187 support. RFC 8288's own Appendix B algorithm also stops at the
-//     first malformed link.
+//     peterhellberg/link do this (peterhellberg/link#2 reports a panic on
+//     exactly such a Memento header). Commas are also legal inside the target
+//     (<http://ex.org/a,b>). tent/http-link-go tokenises correctly, but it is
+//     an old RFC 5988 parser (Debian packages a 2013 snapshot) that rejects
+//     the whole field on the first error, keeps rel as one string, rejects
+//     valueless parameters and has no RFC 8187 support. RFC 8288's own
+//     Appendix B algorithm also stops at the first malformed link.
 //
 // This parser is one forward pass over the input. Quoted strings (with
 // backslash escapes) and <targets> are recognised before any delimiter is
@@ -412,30 +412,26 @@ func (p *linkParser) scanQuoted(q int, want bool) (val string, end int, ok bool)
 	if q > p.openFrom && q < p.openTo {
 		return "", p.openTo, false
 	}
-	var b []byte
-	seg := q + 1
+	escaped := false
 	j := q + 1
 	for ; j < len(p.s); j++ {
 		c := p.s[j]
 		if c == '"' {
-			if !want {
+			switch {
+			case !want:
 				return "", j + 1, true
-			}
-			if b == nil {
+			case !escaped:
 				return p.s[q+1 : j], j + 1, true
+			default:
+				return unescapeQuoted(p.s[q+1 : j]), j + 1, true
 			}
-			return string(append(b, p.s[seg:j]...)), j + 1, true
 		}
 		if c == '\\' {
 			if j+1 >= len(p.s) || (isCTL(p.s[j+1]) && p.s[j+1] != '\t') {
 				break
 			}
-			if want {
-				b = append(b, p.s[seg:j]...)
-				b = append(b, p.s[j+1])
-			}
+			escaped = true
 			j++
-			seg = j + 1
 			continue
 		}
 		if isCTL(c) && c != '\t' {
@@ -444,6 +440,19 @@ func (p *linkParser) scanQuoted(q int, want bool) (val string, end int, ok bool)
 	}
 	p.openFrom, p.openTo = q, j
 	return "", j, false
+}
+
+// unescapeQuoted removes the backslashes of the quoted-pairs in s, the
+// content of a well-formed quoted-string.
+func unescapeQuoted(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // recover moves p.i to the next resynchronisation point at or after from:

@@ -13,7 +13,13 @@ import (
 // (mailto:, javascript:, ...) are returned with only the scheme lower-cased
 // and the fragment removed.
 func NormalizeURL(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	// The fragment goes first, so white space before it is trimmed too and
+	// normalizing is idempotent ("?q #x" and "?q" are the same target).
+	s := raw
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
 		return "", fmt.Errorf("normalize %q: %w", raw, err)
 	}

@@ -177,8 +177,8 @@ func TestWriterFirstErrorWins(t *testing.T) {
 	if !errors.Is(err, errFirst) || errors.Is(err, errSecond) {
 		t.Fatalf("Close() = %v, want the first error (%v) only", err, errFirst)
 	}
-	if !strings.Contains(err.Error(), "save 3 pages") {
-		t.Errorf("Close() = %q, want the batch size in the message", err)
+	if !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "3") {
+		t.Errorf("Close() = %q, want the cause and the batch size in the message", err)
 	}
 	if w.Err() != err {
 		t.Errorf("Err() = %v, want %v", w.Err(), err)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +221,33 @@ func TestExtractCommand_Golden(t *testing.T) {
 				t.Errorf("link key %q missing in %v", k, l)
 			}
 		}
+	}
+}
+
+func TestCrawlCommand_Interrupted(t *testing.T) {
+	// The site cancels the command's context when /b/ is requested: like
+	// Ctrl-C in the middle of a crawl.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	files := http.FileServer(http.Dir(crawltest.Dir("basic")))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/b/" {
+			cancel()
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dbPath := filepath.Join(t.TempDir(), "x.db")
+	var out, errb bytes.Buffer
+	code := Run(ctx, []string{"crawl", srv.URL + "/", "--db", dbPath, "--concurrency", "1"}, strings.NewReader(""), &out, &errb)
+	if code != exitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("exit %d, stderr %q; want %d and a message", code, errb.String(), exitInterrupted)
+	}
+	r, pages := latest(t, openDB(t, dbPath))
+	if r.Status != audit.RunInterrupted || r.FinishedAt.IsZero() {
+		t.Errorf("run = %+v, want interrupted and finished", r)
+	}
+	if len(pages) == 0 || pageByPath(pages, "/") == nil {
+		t.Errorf("pages crawled before the interruption were lost: %d", len(pages))
 	}
 }

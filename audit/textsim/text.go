@@ -1,0 +1,199 @@
+package textsim
+
+import (
+	"bytes"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MainText returns the visible text of an HTML document's main content,
+// with runs of white space collapsed to one space and no leading or
+// trailing space. The result is always valid UTF-8 (invalid input bytes
+// become U+FFFD).
+//
+// The content root is the first <main> element when there is one, else
+// every <article> that is not inside another one, else <body>. Below the
+// root, the text of these elements is skipped: script, style, noscript,
+// template, nav, header, footer, aside, form, svg, select, and any element
+// with the hidden attribute. A <form> holding more than half of the root's
+// text is not skipped: some frameworks (ASP.NET Web Forms) wrap the whole
+// page in one.
+//
+// Text of adjacent inline elements (a, b, em, span, ...) is joined as
+// written; every other element separates words, so "<p>a</p><p>b</p>"
+// gives "a b".
+func MainText(htmlBody []byte) string {
+	doc, err := html.Parse(bytes.NewReader(htmlBody))
+	if err != nil {
+		// html.Parse fails only when its reader does; a byte slice's
+		// reader never does.
+		return ""
+	}
+	roots := contentRoots(doc)
+	var b strings.Builder
+	for _, r := range roots {
+		writeText(&b, r)
+		b.WriteByte(' ')
+	}
+	return collapse(b.String())
+}
+
+// contentRoots picks the nodes whose text is the page's main content.
+func contentRoots(doc *html.Node) []*html.Node {
+	var body *html.Node
+	var articles []*html.Node
+	// Iterative pre-order walk: a hostile page can nest elements deeply.
+	stack := []*html.Node{doc}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Main:
+				if !hidden(n) {
+					return []*html.Node{n}
+				}
+				continue
+			case atom.Article:
+				if !hidden(n) {
+					articles = append(articles, n)
+				}
+				continue // nested articles belong to this one
+			case atom.Body:
+				if body == nil {
+					body = n
+				}
+			}
+			if skipAlways[n.DataAtom] {
+				continue
+			}
+		}
+		// Push children in reverse so the first child is visited first.
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, c)
+		}
+	}
+	switch {
+	case len(articles) > 0:
+		return articles
+	case body != nil:
+		return []*html.Node{body}
+	}
+	return []*html.Node{doc}
+}
+
+// skipAlways are elements whose content is never page text.
+var skipAlways = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Svg: true, atom.Select: true, atom.Head: true, atom.Iframe: true,
+	atom.Object: true, atom.Textarea: true,
+}
+
+// skipBoilerplate are the page-chrome elements skipped below the root.
+var skipBoilerplate = map[atom.Atom]bool{
+	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
+}
+
+// inline are elements whose text runs on with its neighbours.
+var inline = map[atom.Atom]bool{
+	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true,
+	atom.Cite: true, atom.Code: true, atom.Data: true, atom.Dfn: true, atom.Em: true,
+	atom.Font: true, atom.I: true, atom.Kbd: true, atom.Mark: true, atom.Q: true,
+	atom.S: true, atom.Samp: true, atom.Small: true, atom.Span: true, atom.Strong: true,
+	atom.Sub: true, atom.Sup: true, atom.Time: true, atom.U: true, atom.Var: true,
+	atom.Wbr: true, atom.Strike: true, atom.Tt: true, atom.Big: true, atom.Label: true,
+	atom.Ins: true, atom.Del: true,
+}
+
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == "hidden" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeText appends the visible text below root to b.
+func writeText(b *strings.Builder, root *html.Node) {
+	rootLen := -1 // computed on the first <form>
+	type frame struct {
+		n    *html.Node
+		exit bool
+	}
+	stack := []frame{{n: root}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := f.n
+		if f.exit {
+			b.WriteByte(' ')
+			continue
+		}
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			continue
+		case html.ElementNode:
+			if n != root {
+				if skipAlways[n.DataAtom] || skipBoilerplate[n.DataAtom] || hidden(n) {
+					continue
+				}
+				if n.DataAtom == atom.Form {
+					if rootLen < 0 {
+						rootLen = textLen(root)
+					}
+					if 2*textLen(n) <= rootLen {
+						continue
+					}
+				}
+			}
+			if n.DataAtom == atom.Br {
+				b.WriteByte(' ')
+				continue
+			}
+			if !inline[n.DataAtom] {
+				b.WriteByte(' ')
+				stack = append(stack, frame{n: n, exit: true})
+			}
+		case html.DocumentNode:
+		default:
+			continue // comments, doctypes
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, frame{n: c})
+		}
+	}
+}
+
+// textLen counts the bytes of text below n that could be visible (the
+// elements that are always skipped excluded).
+func textLen(n *html.Node) int {
+	total := 0
+	stack := []*html.Node{n}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch n.Type {
+		case html.TextNode:
+			total += len(strings.TrimSpace(n.Data))
+			continue
+		case html.ElementNode:
+			if skipAlways[n.DataAtom] {
+				continue
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			stack = append(stack, c)
+		}
+	}
+	return total
+}
+
+// collapse joins the white-space separated fields of s with single spaces
+// and makes the result valid UTF-8.
+func collapse(s string) string {
+	return strings.ToValidUTF8(strings.Join(strings.Fields(s), " "), "\uFFFD")
+}
