@@ -6,6 +6,11 @@
 // applied in order by Open; PRAGMA user_version records the last one applied.
 // Open refuses a database written by a newer linkrot (ErrNewerSchema).
 //
+// The checking stage of a run stores its results in the same run as the
+// crawl: one check per (run, target), findings per link and link-maintenance
+// records (SaveChecks, SaveFindings, SaveMaintenance); PreviousChecks finds
+// what earlier runs learnt about a target.
+//
 // Every string read from the web (URLs, link text, attribute values,
 // diagnostics) is bound as a parameter and stored verbatim, including NUL
 // bytes and invalid UTF-8. Instants are stored as RFC 3339 UTC text.

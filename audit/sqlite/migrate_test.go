@@ -66,7 +66,7 @@ func TestOpen_Migrate(t *testing.T) {
 		t.Errorf("user_version = %d, want %d", got, want)
 	}
 	for _, table := range []string{"runs", "targets", "pages", "redirects", "links", "snapshots",
-		"mset_temporal", "identifiers", "pwids", "diagnostics"} {
+		"mset_temporal", "identifiers", "pwids", "diagnostics", "checks", "findings", "maintenance"} {
 		var n int
 		if err := db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
 			t.Fatal(err)

@@ -21,15 +21,19 @@ import (
 // text is not skipped: some frameworks (ASP.NET Web Forms) wrap the whole
 // page in one.
 //
+// A document the parser refuses (x/net/html stops at 512 nested open
+// elements) is read token by token instead: the same elements are skipped,
+// but there is no <main> or <article> preference.
+//
 // Text of adjacent inline elements (a, b, em, span, ...) is joined as
 // written; every other element separates words, so "<p>a</p><p>b</p>"
 // gives "a b".
 func MainText(htmlBody []byte) string {
 	doc, err := html.Parse(bytes.NewReader(htmlBody))
 	if err != nil {
-		// html.Parse fails only when its reader does; a byte slice's
-		// reader never does.
-		return ""
+		// The parser refuses documents nesting more than 512 open
+		// elements; fall back to a flat scan of the tokens.
+		return tokenText(htmlBody)
 	}
 	roots := contentRoots(doc)
 	var b strings.Builder
@@ -196,4 +200,69 @@ func textLen(n *html.Node) int {
 // and makes the result valid UTF-8.
 func collapse(s string) string {
 	return strings.ToValidUTF8(strings.Join(strings.Fields(s), " "), "\uFFFD")
+}
+
+// tokenText is MainText for documents html.Parse refuses: the text of
+// every token outside skipped elements.
+func tokenText(htmlBody []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(htmlBody))
+	var b strings.Builder
+	var skipName string // the element being skipped, "" when none
+	depth := 0          // open elements named skipName
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return collapse(b.String())
+		case html.TextToken:
+			if skipName == "" {
+				b.Write(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			if skipName != "" {
+				if string(name) == skipName && tt == html.StartTagToken {
+					depth++
+				}
+				continue
+			}
+			isHidden := false
+			for hasAttr {
+				var k []byte
+				k, _, hasAttr = z.TagAttr()
+				if string(k) == "hidden" {
+					isHidden = true
+				}
+			}
+			switch {
+			case tt == html.SelfClosingTagToken || voidElement[a]:
+				b.WriteByte(' ')
+			case skipAlways[a] || skipBoilerplate[a] || a == atom.Form || isHidden:
+				skipName, depth = string(name), 1
+			case !inline[a]:
+				b.WriteByte(' ')
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if skipName != "" {
+				if string(name) == skipName {
+					if depth--; depth == 0 {
+						skipName = ""
+					}
+				}
+				continue
+			}
+			if !inline[atom.Lookup(name)] {
+				b.WriteByte(' ')
+			}
+		}
+	}
+}
+
+// voidElement are elements that have no end tag.
+var voidElement = map[atom.Atom]bool{
+	atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true,
+	atom.Hr: true, atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true,
+	atom.Source: true, atom.Track: true, atom.Wbr: true,
 }

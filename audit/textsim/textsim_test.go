@@ -3,6 +3,7 @@ package textsim
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,7 +47,7 @@ func TestMainText_DeepNesting(t *testing.T) {
 		b = append(b, "<div>"...)
 	}
 	b = append(b, "deep"...)
-	if got := MainText(b); got != "deep" {
+	if got := MainText(b); got != "deep" { // via the token scan
 		t.Errorf("MainText(deep) = %q, want %q", got, "deep")
 	}
 }
@@ -225,5 +226,23 @@ func TestHamming(t *testing.T) {
 		if got := Hamming(tt.a, tt.b); got != tt.want {
 			t.Errorf("Hamming(%#x, %#x) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+func TestMainText_TooDeepFallback(t *testing.T) {
+	// Over 512 open elements html.Parse gives up; the token scan still
+	// skips what MainText skips.
+	deep := strings.Repeat("<div>", 600)
+	tests := []struct{ name, html, want string }{
+		{"Text", deep + "<p>a</p><p>b</p>", "a b"},
+		{"Skips", deep + "<script>x</script><nav>n<nav>m</nav>k</nav><p hidden>h<p>still hidden</p></p><input hidden><b>v</b>isible", "visible"},
+		{"Unclosed", deep + "<style>p{}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MainText([]byte(tt.html)); got != tt.want {
+				t.Errorf("MainText = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

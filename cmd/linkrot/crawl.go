@@ -11,10 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -44,7 +41,10 @@ type crawlFlags struct {
 	verbose      bool
 }
 
-func (f *crawlFlags) register(fs *flag.FlagSet) {
+// register adds the crawl flags to fs. For audit (shared=false) the flags
+// both stages have (--concurrency, --user-agent, --timeout,
+// --max-redirects) are registered by checkFlags instead.
+func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.StringVar(&f.db, "db", "linkrot.db", "SQLite database `path`")
 	fs.Var(&f.sitemaps, "sitemap", "crawl from a sitemap `URL` (index and .gz too; repeatable); its URLs are seeds")
 	fs.StringVar(&f.urls, "urls", "", "extract the pages listed in `FILE` (one URL per line, - for stdin), no recursion")
@@ -55,13 +55,15 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
-	fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
+	if shared {
+		fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
+		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
+		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
+		fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+	}
 	fs.DurationVar(&f.delay, "delay", 0, "pause after each request to a host (robots.txt Crawl-delay wins when larger)")
-	fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
 	f.maxBody = 5 << 20
 	fs.Var(&f.maxBody, "max-body", "read at most this many decoded body `bytes` per page (e.g. 5MiB)")
-	fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&f.quiet, "quiet", false, "log warnings and errors only")
 	fs.BoolVar(&f.verbose, "verbose", false, "log debug detail")
@@ -184,7 +186,7 @@ func readURLList(e *env, name string) ([]string, error) {
 func runCrawl(ctx context.Context, e *env, args []string) error {
 	var f crawlFlags
 	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE")
-	f.register(fs)
+	f.register(fs, true)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -236,8 +238,8 @@ func crawlRun(ctx context.Context, e *env, store audit.Store, in crawlInput, sit
 	log.Info("run started", "run", run.ID, "mode", in.mode, "seeds", strings.Join(seeds, " "))
 
 	w := audit.NewWriter(context.WithoutCancel(ctx), store, run.ID, audit.WriterOptions{})
-	prog := newProgress(e.stderr, log)
-	opts.OnPage = prog.page
+	prog := newProgressN(e.stderr, log, "crawling", -1)
+	opts.OnPage = func(p *audit.Page) { prog.addN(int64(len(p.Links))) }
 	c := crawler.New(opts, w)
 
 	var (
@@ -299,64 +301,4 @@ func printCrawlSummary(w io.Writer, s *audit.RunStats) {
 		"%d identifiers (rel=identifier/cite-as), %d pwid URIs. %d diagnostics, %d redirects recorded.\n",
 		s.Pages, s.ErrorPages, s.Links, s.Targets, s.RobustLinks, s.MsetLinks, s.Snapshots,
 		s.Identifiers, s.PWIDs, s.Diagnostics, s.Redirects)
-}
-
-// progress shows a progress bar on a terminal, or logs a line every 10
-// seconds otherwise (cron).
-type progress struct {
-	bar    *progressbar.ProgressBar
-	log    *slog.Logger
-	pages  atomic.Int64
-	links  atomic.Int64
-	stop   chan struct{}
-	exited chan struct{}
-}
-
-func newProgress(stderr io.Writer, log *slog.Logger) *progress {
-	p := &progress{log: log, stop: make(chan struct{}), exited: make(chan struct{})}
-	if isTerminal(stderr) {
-		p.bar = progressbar.NewOptions64(-1,
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("crawling"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("pages"),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSpinnerType(14),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-		close(p.exited)
-		return p
-	}
-	go func() {
-		defer close(p.exited)
-		t := time.NewTicker(10 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				log.Info("progress", "pages", p.pages.Load(), "links", p.links.Load())
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) page(pg *audit.Page) {
-	p.pages.Add(1)
-	p.links.Add(int64(len(pg.Links)))
-	if p.bar != nil {
-		_ = p.bar.Add(1)
-	}
-}
-
-func (p *progress) done() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		return
-	}
-	close(p.stop)
-	<-p.exited
 }

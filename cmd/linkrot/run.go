@@ -52,7 +52,10 @@ var commands = []struct {
 	name, summary string
 	run           func(ctx context.Context, e *env, args []string) error
 }{
+	{"audit", "crawl a site and check every link (the main job)", runAudit},
 	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
+	{"check", "check the targets of a crawled run", runCheck},
+	{"fixes", "list the links to moved resources and their replacements", runFixes},
 	{"extract", "print the links and robustness data of one page as JSON", runExtract},
 	{"version", "print the version", func(_ context.Context, e *env, _ []string) error {
 		fmt.Fprintln(e.stdout, "linkrot", Version)

@@ -1,0 +1,384 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Target is one URL to check.
+type Target struct {
+	ID int64
+	// URL is the normalized target, fragment stripped (audit.NormalizeURL
+	// form).
+	URL string
+	// WantAnchors asks for the id and name values of an HTML target in
+	// Check.Anchors, to evaluate #fragment links. It disables conditional
+	// requests for the target: a 304 carries no body to read them from.
+	WantAnchors bool
+	// Previous is the earlier run's result for this URL, or nil. When it
+	// has validators (ETag, Last-Modified) and a non-transient verdict, the
+	// request is conditional and a 304 answer reuses it.
+	Previous *audit.Check
+}
+
+// Defaults of Options.
+const (
+	DefaultConcurrency      = 64
+	DefaultPerHost          = 4
+	DefaultRetries          = 2
+	DefaultRetryBase        = 500 * time.Millisecond
+	DefaultMaxRetryWait     = 60 * time.Second
+	DefaultTimeout          = 30 * time.Second
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultMaxRedirects     = 10
+	DefaultMaxBody          = 2 << 20
+	DefaultSoft404Threshold = 0.9
+	DefaultUserAgent        = "linkrot (+https://github.com/linkrot/linkrot)"
+
+	// MaxAnchors bounds Check.Anchors.
+	MaxAnchors = 20000
+)
+
+// Options configure a Checker. The zero value is useful: each field names
+// its default.
+type Options struct {
+	// Concurrency is the number of workers, the most targets checked at
+	// once (default 64).
+	Concurrency int
+	// PerHost is the most targets of one host (host and port) checked at
+	// once, soft-404 probes included; it is also the Transport's
+	// MaxConnsPerHost (default 4). Redirect hops to other hosts and probes
+	// of a redirected target's final host are made within the slot of the
+	// target's host.
+	PerHost int
+	// HostDelay is the least time between starting two targets of the same
+	// host (default 0: none). Waiting for it holds no worker.
+	HostDelay time.Duration
+
+	// Retries is how often a transient failure (timeout, connection
+	// refused or reset, 429, 5xx) is retried (default 2; negative: never).
+	Retries int
+	// RetryBase is the first backoff step, doubled for each further retry,
+	// with jitter (between half and all of the step) (default 500ms).
+	RetryBase time.Duration
+	// MaxRetryWait caps every wait before a retry. A Retry-After header
+	// (429, 503) is honoured up to it; a longer one ends the retries at
+	// once. It also caps the delay of a host slowed for answering 429
+	// (default 60s).
+	MaxRetryWait time.Duration
+
+	// Timeout bounds one attempt: connect, headers and body together
+	// (default 30s).
+	Timeout time.Duration
+	// ConnectTimeout bounds DNS plus TCP connect, and the TLS handshake
+	// (default 10s).
+	ConnectTimeout time.Duration
+	// MaxRedirects is the most redirects followed; one more gives
+	// too-many-redirects (default 10).
+	MaxRedirects int
+	// MaxBody caps the decoded bytes read of an HTML body (default 2 MiB).
+	// Non-HTML bodies are not read.
+	MaxBody int64
+	// UserAgent is sent with every request (default DefaultUserAgent).
+	UserAgent string
+
+	// AllowPrivate lets the default transport connect to loopback and
+	// private addresses (RFC 1918, CGNAT, ULA). Link-local (cloud
+	// metadata), unspecified, multicast and broadcast addresses are refused
+	// regardless.
+	AllowPrivate bool
+	// Exclude lists patterns of URLs never fetched: a match is skipped with
+	// the reason "excluded by pattern ...".
+	Exclude []*regexp.Regexp
+
+	// DisableSoft404 turns off soft-404 detection: no probes, and no
+	// redirect-to-root verdicts (default: on).
+	DisableSoft404 bool
+	// Soft404Threshold is the least similarity (Jaccard index of 3-word
+	// shingle sets, see Soft404Shingle) between a target's main text and a
+	// probe's that makes the target a soft 404 (default 0.9).
+	Soft404Threshold float64
+
+	// Resolver resolves host names for the default transport (default
+	// net.DefaultResolver). Answers are cached for a run.
+	Resolver Resolver
+	// Transport replaces the default SSRF-guarded transport. For tests
+	// only: the SSRF policy, the DNS cache and the connect timeout are
+	// properties of the default transport and do not apply to another one.
+	Transport http.RoundTripper
+	// Logger receives debug records of retries and probes (default: none).
+	Logger *slog.Logger
+}
+
+// Checker checks targets. It is safe for concurrent use; each Run (and
+// each CheckOne) has its own DNS cache, probe cache, host state and, with
+// the default transport, connection pool.
+type Checker struct {
+	o   Options
+	log *slog.Logger
+}
+
+// New returns a Checker with opts, defaults filled in.
+func New(opts Options) *Checker {
+	o := opts
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = DefaultPerHost
+	}
+	switch {
+	case o.Retries == 0:
+		o.Retries = DefaultRetries
+	case o.Retries < 0:
+		o.Retries = 0
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = DefaultRetryBase
+	}
+	if o.MaxRetryWait <= 0 {
+		o.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.MaxRedirects <= 0 {
+		o.MaxRedirects = DefaultMaxRedirects
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	if o.Soft404Threshold <= 0 {
+		o.Soft404Threshold = DefaultSoft404Threshold
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Checker{o: o, log: log}
+}
+
+// runState is what one Run (or CheckOne) shares between its checks.
+type runState struct {
+	c      *Checker
+	o      *Options
+	rt     http.RoundTripper
+	guard  *guard // nil with Options.Transport
+	hosts  *hostTable
+	probes *probeCache
+}
+
+// newRun prepares a run. The returned function cancels whatever the run
+// left (dials in flight) and closes its idle connections.
+func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
+	runCtx, cancel := context.WithCancel(ctx)
+	rs := &runState{c: c, o: &c.o, hosts: newHostTable(&c.o), probes: newProbeCache()}
+	if c.o.Transport != nil {
+		rs.rt = c.o.Transport
+	} else {
+		rs.guard = newGuard(runCtx, newDNSCache(c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
+		rs.rt = newTransport(rs.guard, &c.o)
+	}
+	return rs, func() {
+		cancel()
+		if ci, ok := rs.rt.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
+		}
+	}
+}
+
+// newTransport is the shared Transport of a run: keep-alive, HTTP/2 where
+// the server offers it, at most PerHost connections per host, every dial
+// through the SSRF guard and never through a proxy.
+func newTransport(g *guard, o *Options) *http.Transport {
+	return &http.Transport{
+		Proxy:                  nil,
+		DialContext:            g.dialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           0, // no limit; per host below
+		MaxIdleConnsPerHost:    o.PerHost,
+		MaxConnsPerHost:        o.PerHost,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    o.ConnectTimeout,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+}
+
+// CheckOne checks one target: Run for a single target, with its own
+// caches and connections. A result obtained after ctx was cancelled
+// reports the cancellation (verdict timeout, error class "canceled") and
+// should not be stored.
+func (c *Checker) CheckOne(ctx context.Context, t Target) audit.Check {
+	res, _ := c.checkOne(ctx, t)
+	return res
+}
+
+// checkOne is CheckOne that also returns the run's state (tests inspect
+// dials and probes).
+func (c *Checker) checkOne(ctx context.Context, t Target) (audit.Check, *runState) {
+	rs, done := c.newRun(ctx)
+	defer done()
+	return rs.check(ctx, t), rs
+}
+
+// Run checks every target once and calls emit for each result as soon as
+// it is known. emit is called from worker goroutines: it must be safe for
+// concurrent use and should not block long. Targets are expected to be
+// unique; a URL given again is ignored (checked and emitted once). Targets
+// that are never fetched (skipped schemes, Exclude matches, unparsable
+// URLs) are emitted first, from the calling goroutine.
+//
+// Run returns nil when every target is done, or ctx.Err() when ctx is
+// cancelled first; results of checks cut short by the cancellation are not
+// emitted. Every goroutine Run starts has exited when it returns.
+func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Check)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rs, done := c.newRun(ctx)
+	defer done()
+
+	seen := make(map[string]struct{}, len(targets))
+	byHost := map[string]*hostQueue{}
+	var hosts []*hostQueue
+	n, dups := 0, 0
+	for _, t := range targets {
+		if _, ok := seen[t.URL]; ok {
+			dups++
+			continue
+		}
+		seen[t.URL] = struct{}{}
+		u, reason := c.precheck(t.URL)
+		if reason != "" {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			emit(skipped(t, reason))
+			continue
+		}
+		key := hostKey(u)
+		q := byHost[key]
+		if q == nil {
+			q = &hostQueue{key: key}
+			byHost[key] = q
+			hosts = append(hosts, q)
+		}
+		q.pending = append(q.pending, t)
+		n++
+	}
+	if dups > 0 {
+		c.log.Warn("duplicate targets ignored", "count", dups)
+	}
+	if n == 0 {
+		return nil
+	}
+
+	workers := min(c.o.Concurrency, n)
+	work := make(chan job)
+	finished := make(chan *hostQueue, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range work {
+				res := rs.check(ctx, j.t)
+				if ctx.Err() == nil {
+					emit(res)
+				}
+				finished <- j.q
+			}
+		})
+	}
+	err := rs.dispatch(ctx, hosts, n, work, finished)
+	close(work)
+	// Workers may still report finished targets after the dispatcher
+	// stopped listening (cancellation): drain until they are all gone.
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	for range finished {
+	}
+	return err
+}
+
+// precheck parses a target URL and returns it, or the reason it is not
+// fetched.
+func (c *Checker) precheck(raw string) (*url.URL, string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "invalid URL: " + truncate(err.Error(), 200)
+	}
+	switch scheme := strings.ToLower(u.Scheme); scheme {
+	case "http", "https":
+	case "":
+		return nil, "relative URL"
+	case "mailto", "tel", "javascript", "data", "sms", "callto", "about", "blob":
+		return nil, fmt.Sprintf("%s: URL, not fetched", scheme)
+	default:
+		return nil, fmt.Sprintf("unsupported scheme %q", truncate(scheme, 40))
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, "URL without host"
+	}
+	for _, re := range c.o.Exclude {
+		if re.MatchString(raw) {
+			return nil, "excluded by pattern " + re.String()
+		}
+	}
+	return u, ""
+}
+
+func skipped(t Target, reason string) audit.Check {
+	return audit.Check{
+		TargetID:  t.ID,
+		URL:       t.URL,
+		Verdict:   audit.VerdictSkipped,
+		Reason:    reason,
+		CheckedAt: time.Now().UTC(),
+	}
+}
+
+// hostKey is the scheduling key of a URL: lower-cased host and explicit
+// port, so two services on one machine are two hosts.
+func hostKey(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		} else {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,21 @@
+// Package check checks live link targets and tells, for each, what became
+// of it: the honest verdict taxonomy of audit.Verdict (ok, moved, gone,
+// blocked, soft-404, ...) with the evidence behind it.
+//
+// A Checker fetches every target once with GET, follows redirects itself
+// (recording each hop), retries transient failures with backoff, detects
+// soft 404s by probing a sibling URL that cannot exist (Bar-Yossef et al.
+// 2004), fingerprints HTML bodies for drift measurement, and reuses an
+// earlier run's verdict when the server answers a conditional request with
+// 304 Not Modified.
+//
+// Fetching untrusted URLs is dangerous, so everything is bounded: connect
+// and total time per attempt, redirects, body bytes after decompression,
+// header bytes. The default transport dials only addresses that pass an
+// SSRF policy checked on the resolved IP at connect time, on every hop.
+//
+// Run schedules targets over a fixed pool of workers with per-host queues:
+// a worker is handed a target only when that target's host has a free slot
+// (Options.PerHost) and its politeness delay has passed, so no worker
+// waits on a busy host while other hosts could be served.
+package check

@@ -1,0 +1,318 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+const (
+	// challengeBodyMax is how much of a 403, 429 or 503 body is read to
+	// look for a bot challenge.
+	challengeBodyMax = 32 << 10
+	// drainMax and drainTime bound the reading of a body nobody needs,
+	// done only so the connection can be reused.
+	drainMax  = 32 << 10
+	drainTime = 250 * time.Millisecond
+)
+
+// response is the outcome of one attempt: one request, one response.
+type response struct {
+	url       *url.URL
+	err       error // the request failed: no response
+	status    int
+	header    http.Header
+	html      bool
+	body      []byte // decoded; nil when not read
+	truncated bool   // the body went on past MaxBody
+	bodyErr   error  // a network error or timeout cut the body short
+	decodeErr error  // Content-Encoding could not be decoded
+	tlsErr    bool   // the TLS handshake failed
+	timings   audit.Timings
+}
+
+// session is the state of one check (or probe): its cookies, so that
+// "set a cookie and redirect" sites do not loop, and its attempt count.
+type session struct {
+	rs       *runState
+	jar      *cookiejar.Jar
+	cookies  int // Set-Cookie responses seen; a loop needs the same value
+	attempts int
+}
+
+// attempt makes one GET request to u within Timeout and reads what the
+// verdict needs of the body.
+func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *response {
+	o := s.rs.o
+	s.attempts++
+	r := &response{url: u}
+	actx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	rec := &timingRec{start: time.Now()}
+	actx = context.WithValue(actx, timingsKey{}, rec)
+	actx = httptrace.WithClientTrace(actx, rec.trace())
+	defer func() { r.timings, r.tlsErr = rec.result() }()
+
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	req.Header.Set("User-Agent", o.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	req.Header.Set("Accept-Language", "en-US,en;q=0.9,*;q=0.5")
+	for k, v := range extra {
+		req.Header[k] = v
+	}
+	if s.jar != nil {
+		for _, c := range s.jar.Cookies(u) {
+			req.AddCookie(c)
+		}
+	}
+	resp, err := s.rs.rt.RoundTrip(req)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer resp.Body.Close()
+	r.status = resp.StatusCode
+	r.header = resp.Header
+	if cs := resp.Cookies(); len(cs) > 0 {
+		if s.jar == nil {
+			s.jar, _ = cookiejar.New(nil)
+		}
+		s.jar.SetCookies(u, cs)
+		s.cookies++
+	}
+
+	limit := int64(0)
+	switch {
+	case r.status >= 200 && r.status < 300:
+		limit = o.MaxBody
+	case r.status == 403 || r.status == 429 || r.status == 503:
+		limit = min(o.MaxBody, challengeBodyMax)
+	}
+	mediaType := mediaTypeOf(resp.Header.Get("Content-Type"))
+	if limit > 0 && (mediaType == "" || isHTMLType(mediaType)) {
+		raw := &errRecorder{r: resp.Body}
+		dec, decErr := decoder(resp, raw)
+		if decErr != nil {
+			r.decodeErr = decErr
+		} else {
+			br := bufio.NewReaderSize(dec, 512)
+			if mediaType == "" {
+				// No Content-Type: sniff (net/http's algorithm).
+				peek, _ := br.Peek(512)
+				mediaType = mediaTypeOf(http.DetectContentType(peek))
+			}
+			if isHTMLType(mediaType) {
+				r.html = true
+				r.body, r.truncated, err = readCapped(br, limit, resp.ContentLength)
+				if err != nil {
+					if raw.err != nil && raw.err != io.EOF {
+						r.bodyErr = raw.err
+					} else {
+						r.decodeErr = err
+					}
+				}
+			}
+		}
+	}
+	if r.bodyErr == nil && !r.truncated {
+		drain(resp, cancel)
+	}
+	return r
+}
+
+// drain reads a little of what is left of a body, so an HTTP/1.1
+// connection goes back to the pool instead of being closed. It gives up
+// after drainMax bytes or drainTime (by cancelling the attempt).
+func drain(resp *http.Response, cancel context.CancelFunc) {
+	if resp.ContentLength > drainMax {
+		return
+	}
+	t := time.AfterFunc(drainTime, cancel)
+	defer t.Stop()
+	io.CopyN(io.Discard, resp.Body, drainMax)
+}
+
+// readCapped reads r up to max bytes; truncated reports there was more.
+func readCapped(r io.Reader, max, sizeHint int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	if sizeHint > 0 {
+		buf.Grow(int(min(sizeHint, max) + 1))
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	b := buf.Bytes()
+	if int64(len(b)) > max {
+		return b[:max], true, nil
+	}
+	return b, false, err
+}
+
+// decoder returns the decoded body. The Transport decodes gzip when it
+// asked for it (resp.Uncompressed); a gzip or deflate body it did not ask
+// for is decoded here. Either way the caller caps the decoded bytes.
+func decoder(resp *http.Response, raw io.Reader) (io.Reader, error) {
+	if resp.Uncompressed {
+		return raw, nil
+	}
+	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+		return raw, nil
+	case "gzip", "x-gzip":
+		return &lazyReader{open: func() (io.Reader, error) { return gzip.NewReader(raw) }}, nil
+	case "deflate":
+		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
+		br := bufio.NewReader(raw)
+		return &lazyReader{open: func() (io.Reader, error) {
+			h, err := br.Peek(2)
+			if err != nil {
+				return nil, err
+			}
+			if h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+				return zlib.NewReader(br)
+			}
+			return flate.NewReader(br), nil
+		}}, nil
+	default:
+		return nil, errors.New("unsupported content-encoding " + truncate(ce, 40))
+	}
+}
+
+// lazyReader opens a decoder on first read, so that a stream that is not
+// what it claims fails as a read, with the reader's error recorded.
+type lazyReader struct {
+	open func() (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (l *lazyReader) Read(p []byte) (int, error) {
+	if l.r == nil && l.err == nil {
+		l.r, l.err = l.open()
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.r.Read(p)
+}
+
+// errRecorder remembers the error of the raw body, telling a network
+// failure apart from a decoding one.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+func mediaTypeOf(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		// Take what precedes the parameters.
+		mt, _, _ = strings.Cut(ct, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	return mt
+}
+
+func isHTMLType(mt string) bool {
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// timingRec collects the phases of one attempt from httptrace hooks (and
+// from the guard's DNS lookup). Hooks of a dial the Transport finishes
+// after the request gave up can run late, hence the lock.
+type timingRec struct {
+	mu                  sync.Mutex
+	start               time.Time
+	dns, connect, tlsHS time.Duration
+	firstByte           time.Duration
+	connStart, tlsStart time.Time
+	tlsErr              bool
+}
+
+type timingsKey struct{}
+
+func (t *timingRec) setDNS(d time.Duration) {
+	t.mu.Lock()
+	t.dns += d
+	t.mu.Unlock()
+}
+
+func (t *timingRec) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		ConnectStart: func(string, string) {
+			t.mu.Lock()
+			if t.connStart.IsZero() {
+				t.connStart = time.Now()
+			}
+			t.mu.Unlock()
+		},
+		ConnectDone: func(string, string, error) {
+			t.mu.Lock()
+			if !t.connStart.IsZero() {
+				t.connect = time.Since(t.connStart)
+			}
+			t.mu.Unlock()
+		},
+		TLSHandshakeStart: func() {
+			t.mu.Lock()
+			t.tlsStart = time.Now()
+			t.mu.Unlock()
+		},
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			t.mu.Lock()
+			if !t.tlsStart.IsZero() {
+				t.tlsHS = time.Since(t.tlsStart)
+			}
+			if err != nil {
+				t.tlsErr = true
+			}
+			t.mu.Unlock()
+		},
+		GotFirstResponseByte: func() {
+			t.mu.Lock()
+			t.firstByte = time.Since(t.start)
+			t.mu.Unlock()
+		},
+	}
+}
+
+func (t *timingRec) result() (audit.Timings, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return audit.Timings{
+		DNS:       t.dns,
+		Connect:   t.connect,
+		TLS:       t.tlsHS,
+		FirstByte: t.firstByte,
+		Total:     time.Since(t.start),
+	}, t.tlsErr
+}

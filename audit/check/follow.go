@@ -1,0 +1,232 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// chain is the outcome of following a URL's redirects.
+type chain struct {
+	redirects []audit.Redirect
+	final     *url.URL  // URL of the last request
+	last      *response // last response (or failed attempt)
+	loop      bool      // a URL repeated
+	tooMany   bool      // more than MaxRedirects
+	stop      string    // why a redirect was not followed ("redirect without Location", ...)
+	retryNote string    // why retrying stopped early
+	condSent  bool      // the last request was conditional
+}
+
+// validators of a conditional request, sent to the URL they belong to.
+type validators struct {
+	url          string
+	etag         string
+	lastModified string
+}
+
+// follow requests start and follows its redirects, up to MaxRedirects,
+// recording each hop; every hop goes through the same guarded dialer, so
+// the SSRF policy applies to each. retries is the retry budget per hop.
+func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, retries int) *chain {
+	o := s.rs.o
+	ch := &chain{}
+	cur := start
+	curStr := start.String()
+	seen := map[string]int{curStr: s.cookies}
+	for {
+		var extra http.Header
+		ch.condSent = false
+		if cond != nil && curStr == cond.url {
+			extra = http.Header{}
+			if cond.etag != "" {
+				extra.Set("If-None-Match", cond.etag)
+			}
+			if cond.lastModified != "" {
+				extra.Set("If-Modified-Since", cond.lastModified)
+			}
+			ch.condSent = true
+		}
+		r, note := s.fetch(ctx, cur, extra, retries)
+		ch.final, ch.last, ch.retryNote = cur, r, note
+		if r.err != nil || r.bodyErr != nil || !isRedirect(r.status) {
+			return ch
+		}
+		loc := r.header.Get("Location")
+		if loc == "" {
+			ch.stop = "redirect without Location"
+			return ch
+		}
+		next, err := cur.Parse(loc)
+		if err != nil {
+			ch.stop = "invalid Location: " + truncate(err.Error(), 200)
+			return ch
+		}
+		next.Fragment, next.RawFragment = "", ""
+		if sc := strings.ToLower(next.Scheme); sc != "http" && sc != "https" {
+			ch.stop = fmt.Sprintf("redirect to unsupported scheme %q", truncate(sc, 40))
+			return ch
+		}
+		if next.Hostname() == "" {
+			ch.stop = "redirect to a URL without host"
+			return ch
+		}
+		nextStr := next.String()
+		if n, err := audit.NormalizeURL(nextStr); err == nil {
+			if nu, err := url.Parse(n); err == nil {
+				next, nextStr = nu, n
+			}
+		}
+		ch.redirects = append(ch.redirects, audit.Redirect{From: curStr, To: nextStr, Status: r.status})
+		if len(ch.redirects) > o.MaxRedirects {
+			ch.tooMany = true
+			return ch
+		}
+		// A URL seen before with the same cookies will redirect the same
+		// way again. With new cookies it may not (login walls, consent
+		// pages): MaxRedirects bounds those.
+		if c, ok := seen[nextStr]; ok && c == s.cookies {
+			ch.loop = true
+			return ch
+		}
+		seen[nextStr] = s.cookies
+		cur, curStr = next, nextStr
+	}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+func isPermanent(status int) bool {
+	return status == http.StatusMovedPermanently || status == http.StatusPermanentRedirect
+}
+
+// fetch makes attempts at u until one is not transient or the retry budget
+// is spent. Transient are timeouts, connection errors, 429 and 5xx (bot
+// challenges excepted). Waits grow exponentially from RetryBase with
+// jitter; a Retry-After on 429 or 503 replaces the backoff, and one longer
+// than MaxRetryWait ends the retries (note says so). Each 429 slows the
+// host for the rest of the run.
+func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retries int) (*response, string) {
+	o := s.rs.o
+	for attempt := 0; ; attempt++ {
+		r := s.attempt(ctx, u, extra)
+		transient := false
+		var wait time.Duration
+		switch {
+		case r.err != nil || r.bodyErr != nil:
+			err := r.err
+			if err == nil {
+				err = r.bodyErr
+			}
+			v, _ := classifyErr(err, r.tlsErr)
+			transient = v.Transient() && ctx.Err() == nil
+		case r.status == http.StatusTooManyRequests || r.status >= 500 && r.status <= 599:
+			if challenge(r.status, r.header, r.body) != "" {
+				break
+			}
+			transient = true
+			if r.status == http.StatusTooManyRequests || r.status == http.StatusServiceUnavailable {
+				if ra, ok := parseRetryAfter(r.header.Get("Retry-After"), time.Now()); ok {
+					if ra > o.MaxRetryWait {
+						note := fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
+						if r.status == http.StatusTooManyRequests {
+							s.rs.hosts.slowDown(hostKey(u), o.MaxRetryWait)
+						}
+						return r, note
+					}
+					wait = ra
+				}
+			}
+			if r.status == http.StatusTooManyRequests {
+				d := s.rs.hosts.slowDown(hostKey(u), wait)
+				s.rs.c.log.Debug("host slowed down", "host", hostKey(u), "delay", d)
+			}
+		}
+		if !transient || attempt >= retries {
+			return r, ""
+		}
+		if wait == 0 {
+			wait = backoff(o.RetryBase, attempt, o.MaxRetryWait)
+		}
+		// A slowed host is not retried sooner than it is scheduled.
+		wait = max(wait, s.rs.hosts.delay(hostKey(u)))
+		wait = min(wait, o.MaxRetryWait)
+		s.rs.c.log.Debug("retry", "url", u.String(), "status", r.status, "err", r.err, "wait", wait)
+		if !sleep(ctx, wait) {
+			return r, ""
+		}
+	}
+}
+
+// backoff returns the wait before retry number attempt+1: base·2^attempt,
+// jittered to between half and all of it, capped at limit.
+func backoff(base time.Duration, attempt int, limit time.Duration) time.Duration {
+	d := base
+	for range attempt {
+		if d >= limit {
+			break
+		}
+		d *= 2
+	}
+	d = min(d, limit)
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// sleep waits d or until ctx is done; it reports whether the wait ran out.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// parseRetryAfter reads a Retry-After value (RFC 9110 10.2.3): a number
+// of seconds or an HTTP date. It returns the wait from now (0 for a date
+// in the past) and whether the value was valid. Absurd numbers saturate
+// instead of overflowing.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		for i := 0; i < len(v); i++ {
+			if v[i] < '0' || v[i] > '9' {
+				return 0, false
+			}
+		}
+		const maxSecs = 1 << 32 // ~136 years: longer than any cap
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n > maxSecs {
+			n = maxSecs
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	if d := t.Sub(now); d > 0 {
+		return d, true
+	}
+	return 0, true
+}

@@ -1,0 +1,720 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// The checking stage of a run stores its results in the same run as the
+// crawl: checks hang off (run, target), findings off (run, link).
+
+// LinkRef is one link of a run, with what finding and fragment evaluation
+// need from its page and target.
+type LinkRef struct {
+	LinkID  int64
+	PageID  int64
+	PageURL string // the page's final URL
+	// TargetID is the link's target, 0 when it has none (see SavePages).
+	TargetID int64
+	Href     string
+	Fragment string // Href after the first '#', "" when none
+	Element  string
+	Text     string
+	Resource bool
+}
+
+// BrokenTarget is a target of a run whose check has a broken verdict
+// (audit.Verdict.Broken), with how widely the run links to it.
+type BrokenTarget struct {
+	URL     string
+	Verdict audit.Verdict
+	Status  int
+	// Pages is the number of distinct pages of the run linking to the
+	// target, Links the number of links.
+	Pages int
+	Links int
+}
+
+// checkColumns are the stored columns of a check after run_id and
+// target_id, in the order checkArgs binds them.
+var checkColumns = []string{
+	"verdict", "reason", "error_class", "status", "final_url", "redirects", "replacement",
+	"attempts", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "total_ms", "checked_at",
+	"headers", "content_type", "etag", "last_modified", "reused", "reused_from", "sha256",
+	"simhash", "words", "truncated", "soft404_probe_url", "soft404_probe_status",
+	"soft404_probe_final", "soft404_similarity",
+}
+
+// upsertCheckSQL inserts a check, or replaces every column of the run's
+// check of the same target. It takes its target_id from the targets row,
+// which must exist and, unless the bound URL is empty, have that URL: when
+// either fails, nothing is inserted (0 rows affected).
+//
+// Parameters: run_id, checkColumns..., target_id, url, url.
+var upsertCheckSQL = func() string {
+	set := make([]string, len(checkColumns))
+	for i, c := range checkColumns {
+		set[i] = c + " = excluded." + c
+	}
+	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") + `)
+		SELECT ?, id, ` + placeholders(len(checkColumns)) + `
+		FROM targets WHERE id = ? AND (? = '' OR url = ?)
+		ON CONFLICT (run_id, target_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}()
+
+// selectCheckSQL reads checks, as scanCheck expects, from "checks c" joined
+// with its target "t"; callers add the rest of the FROM clause.
+var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.")
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// verdictSet returns the verdicts satisfying pred as an SQL list of
+// placeholders and its arguments, so that the SQL follows the domain's
+// Transient and Broken.
+func verdictSet(pred func(audit.Verdict) bool) (string, []any) {
+	var args []any
+	for _, v := range audit.Verdicts {
+		if pred(v) {
+			args = append(args, string(v))
+		}
+	}
+	if len(args) == 0 {
+		// No verdict is '' (CHECK constraint): IN is never true, NOT IN
+		// always (NULL would make NOT IN never true).
+		return "''", nil
+	}
+	return placeholders(len(args)), args
+}
+
+func millis(d time.Duration) int64 { return d.Milliseconds() }
+
+// marshalJSON encodes v compactly, without escaping <, > and &, so that
+// the stored text reads as what was observed.
+func marshalJSON(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// checkArgs returns the arguments of upsertCheckSQL for c.
+func checkArgs(c *audit.Check) ([]any, error) {
+	redirects := c.Redirects
+	if redirects == nil {
+		redirects = []audit.Redirect{}
+	}
+	redirectsJSON, err := marshalJSON(redirects)
+	if err != nil {
+		return nil, fmt.Errorf("redirects: %w", err)
+	}
+	headers := c.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	headersJSON, err := marshalJSON(headers) // keys sorted
+	if err != nil {
+		return nil, fmt.Errorf("headers: %w", err)
+	}
+	var reusedFrom any
+	if c.ReusedFrom != 0 {
+		reusedFrom = c.ReusedFrom
+	}
+	var probeURL, probeStatus, probeFinal, similarity any
+	if e := c.Soft404; e != nil {
+		probeURL, probeStatus, probeFinal = e.ProbeURL, e.ProbeStatus, e.ProbeFinal
+		if !math.IsNaN(e.Similarity) {
+			similarity = e.Similarity
+		}
+	}
+	t := c.Timings
+	return []any{
+		c.RunID,
+		string(c.Verdict), c.Reason, c.ErrorClass, c.Status, c.FinalURL, redirectsJSON,
+		c.Replacement, c.Attempts, millis(t.DNS), millis(t.Connect), millis(t.TLS),
+		millis(t.FirstByte), millis(t.Total), formatInstant(c.CheckedAt), headersJSON,
+		c.ContentType, c.ETag, c.LastModified, boolInt(c.Reused), reusedFrom, c.SHA256,
+		int64(c.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
+		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity,
+		c.TargetID, c.URL, c.URL,
+	}, nil
+}
+
+// scanCheck reads a row of selectCheckSQL.
+func scanCheck(rows *sql.Rows) (*audit.Check, error) {
+	var (
+		c                                   audit.Check
+		verdict, redirects, headers         string
+		dns, connect, tls, firstByte, total int64
+		checkedAt                           sql.NullString
+		reusedFrom                          sql.NullInt64
+		simhash                             int64
+		probeURL, probeFinal                sql.NullString
+		probeStatus                         sql.NullInt64
+		similarity                          sql.NullFloat64
+	)
+	if err := rows.Scan(&c.RunID, &c.TargetID, &c.URL, &verdict, &c.Reason, &c.ErrorClass,
+		&c.Status, &c.FinalURL, &redirects, &c.Replacement, &c.Attempts, &dns, &connect, &tls,
+		&firstByte, &total, &checkedAt, &headers, &c.ContentType, &c.ETag, &c.LastModified,
+		&c.Reused, &reusedFrom, &c.SHA256, &simhash, &c.Words, &c.Truncated,
+		&probeURL, &probeStatus, &probeFinal, &similarity); err != nil {
+		return nil, err
+	}
+	c.Verdict = audit.Verdict(verdict)
+	c.Timings = audit.Timings{
+		DNS:       time.Duration(dns) * time.Millisecond,
+		Connect:   time.Duration(connect) * time.Millisecond,
+		TLS:       time.Duration(tls) * time.Millisecond,
+		FirstByte: time.Duration(firstByte) * time.Millisecond,
+		Total:     time.Duration(total) * time.Millisecond,
+	}
+	var err error
+	if c.CheckedAt, err = parseInstant(checkedAt); err != nil {
+		return nil, fmt.Errorf("check of target %d in run %d: checked_at: %w", c.TargetID, c.RunID, err)
+	}
+	if err := json.Unmarshal([]byte(redirects), &c.Redirects); err != nil {
+		return nil, fmt.Errorf("check of target %d in run %d: redirects: %w", c.TargetID, c.RunID, err)
+	}
+	if len(c.Redirects) == 0 {
+		c.Redirects = nil
+	}
+	if err := json.Unmarshal([]byte(headers), &c.Headers); err != nil {
+		return nil, fmt.Errorf("check of target %d in run %d: headers: %w", c.TargetID, c.RunID, err)
+	}
+	if len(c.Headers) == 0 {
+		c.Headers = nil
+	}
+	c.ReusedFrom = reusedFrom.Int64
+	c.SimHash = uint64(simhash)
+	if probeURL.Valid {
+		c.Soft404 = &audit.Soft404Evidence{
+			ProbeURL:    probeURL.String,
+			ProbeStatus: int(probeStatus.Int64),
+			ProbeFinal:  probeFinal.String,
+			Similarity:  math.NaN(),
+		}
+		if similarity.Valid {
+			c.Soft404.Similarity = similarity.Float64
+		}
+	}
+	return &c, nil
+}
+
+// requireRuns checks, inside tx, that every run of ids exists, and returns
+// an error wrapping audit.ErrNotFound for the first that does not.
+func requireRuns(ctx context.Context, tx *sql.Tx, ids []int64) error {
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("run %d: %w", id, audit.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeBatch runs the n items of a batch through save in one write
+// transaction (BEGIN IMMEDIATE, see DB) with the statement query prepared
+// once, after checking that the runs of the batch exist. It stops, and
+// rolls everything back, at the first error or when ctx is done.
+func (db *DB) writeBatch(ctx context.Context, runIDs []int64, query string, n int,
+	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := requireRuns(ctx, tx, runIDs); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("stopped before item %d of %d: %w", i+1, n, err)
+		}
+		if err := save(ctx, tx, stmt, i); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SaveChecks stores a batch of checks in one write transaction, with one
+// prepared statement: either all land or, on any error (including a
+// cancelled ctx), none does. Wrapped in a closure it is the save function of
+// an audit.Batcher[audit.Check]. It is safe for concurrent use; writes are
+// serialised.
+//
+// Each check belongs to its RunID and TargetID. An unknown run or target
+// yields an error wrapping audit.ErrNotFound; a non-empty URL that is not
+// the target's URL is an error too (an empty one is not checked). URL and
+// Anchors are not stored: reads take URL from the target.
+//
+// A run holds one check per target: saving a target the run has already
+// checked (a resumed run re-checks it) replaces the earlier check entirely.
+//
+// Timings are stored in whole milliseconds. Redirects and Headers are
+// stored as JSON, in which invalid UTF-8 becomes U+FFFD; empty ones read
+// back as nil. SimHash round-trips exactly (stored as the int64 of the same
+// bits). A NaN Soft404.Similarity reads back as NaN.
+func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
+	if len(checks) == 0 {
+		return nil
+	}
+	runIDs := make([]int64, len(checks))
+	for i := range checks {
+		runIDs[i] = checks[i].RunID
+	}
+	err := db.writeBatch(ctx, runIDs, upsertCheckSQL, len(checks), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+		c := &checks[i]
+		if err := saveCheck(ctx, tx, stmt, c); err != nil {
+			return fmt.Errorf("check %d of the batch (run %d, target %d %s): %w", i, c.RunID, c.TargetID, quote(c.URL), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save checks: %w", err)
+	}
+	return nil
+}
+
+func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) error {
+	args, err := checkArgs(c)
+	if err != nil {
+		return err
+	}
+	res, err := stmt.ExecContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 1 {
+		return nil
+	}
+	// Nothing inserted: say why.
+	var u string
+	err = tx.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, c.TargetID).Scan(&u)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("target %d: %w", c.TargetID, audit.ErrNotFound)
+	case err != nil:
+		return err
+	default:
+		return fmt.Errorf("URL is not the target's URL %s", quote(u))
+	}
+}
+
+// SaveFindings stores a batch of findings in one write transaction: all or
+// none. Each finding belongs to its RunID; a non-zero LinkID must be a link
+// of that run. An unknown run or link yields an error wrapping
+// audit.ErrNotFound. Findings are not deduplicated: saving one twice
+// records it twice. It is safe for concurrent use.
+func (db *DB) SaveFindings(ctx context.Context, findings []audit.Finding) error {
+	if len(findings) == 0 {
+		return nil
+	}
+	runIDs := make([]int64, len(findings))
+	for i := range findings {
+		runIDs[i] = findings[i].RunID
+	}
+	err := db.writeBatch(ctx, runIDs, insertFindingSQL, len(findings), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+		return insertFinding(ctx, stmt, i, &findings[i])
+	})
+	if err != nil {
+		return fmt.Errorf("save findings: %w", err)
+	}
+	return nil
+}
+
+// insertFindingSQL inserts a finding; the link, when given, must belong to
+// the finding's run, otherwise nothing is inserted.
+const insertFindingSQL = `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment)
+	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
+
+func insertFinding(ctx context.Context, stmt *sql.Stmt, i int, f *audit.Finding) error {
+	var linkID any
+	if f.LinkID != 0 {
+		linkID = f.LinkID
+	}
+	res, err := stmt.ExecContext(ctx, f.RunID, linkID, f.PageURL, f.Target, string(f.Verdict), f.Message, f.Fragment)
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			err = fmt.Errorf("link %d of run %d: %w", f.LinkID, f.RunID, audit.ErrNotFound)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("finding %d of the batch (page %s, target %s): %w", i, quote(f.PageURL), quote(f.Target), err)
+	}
+	return nil
+}
+
+// ReplaceFindings replaces all findings of a run with findings, in one write
+// transaction: the checking stage derives a run's findings from its checks
+// as a whole, so re-checking a run (resume, linkrot check again) must not
+// duplicate them. Every finding must belong to runID.
+func (db *DB) ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("replace findings: %w", err)
+	}
+	defer tx.Rollback()
+	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
+		return fmt.Errorf("replace findings: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE run_id = ?`, runID); err != nil {
+		return fmt.Errorf("replace findings: delete: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, insertFindingSQL)
+	if err != nil {
+		return fmt.Errorf("replace findings: %w", err)
+	}
+	defer stmt.Close()
+	for i := range findings {
+		if findings[i].RunID != runID {
+			return fmt.Errorf("replace findings: finding %d belongs to run %d, not %d", i, findings[i].RunID, runID)
+		}
+		if err := insertFinding(ctx, stmt, i, &findings[i]); err != nil {
+			return fmt.Errorf("replace findings: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("replace findings: commit: %w", err)
+	}
+	return nil
+}
+
+// SaveMaintenance stores a batch of link-maintenance records in one write
+// transaction: all or none. Each belongs to its RunID (unknown: an error
+// wrapping audit.ErrNotFound). A run keeps one record per (Source, Target):
+// a later one with the same pair, in this batch or an earlier one, is
+// ignored, the first wins. It is safe for concurrent use.
+func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) error {
+	if len(records) == 0 {
+		return nil
+	}
+	runIDs := make([]int64, len(records))
+	for i := range records {
+		runIDs[i] = records[i].RunID
+	}
+	const query = `INSERT INTO maintenance (run_id, source, target, replacement, status)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, source, target) DO NOTHING`
+	err := db.writeBatch(ctx, runIDs, query, len(records), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+		m := &records[i]
+		if _, err := stmt.ExecContext(ctx, m.RunID, m.Source, m.Target, m.Replacement, m.Status); err != nil {
+			return fmt.Errorf("maintenance record %d of the batch (source %s, target %s): %w", i, quote(m.Source), quote(m.Target), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save maintenance: %w", err)
+	}
+	return nil
+}
+
+// Checks returns every check of a run, ordered by target URL, with URL set
+// from the target and all stored fields (see SaveChecks; Anchors is nil).
+// Times are in UTC. An unknown run yields an error wrapping
+// audit.ErrNotFound; a run without checks yields none. It is safe for
+// concurrent use.
+func (db *DB) Checks(ctx context.Context, runID int64) ([]audit.Check, error) {
+	var checks []audit.Check
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, selectCheckSQL+`
+			FROM checks c JOIN targets t ON t.id = c.target_id
+			WHERE c.run_id = ?
+			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
+			c, err := scanCheck(rows)
+			if err != nil {
+				return err
+			}
+			checks = append(checks, *c)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checks of run %d: %w", runID, err)
+	}
+	return checks, nil
+}
+
+// CheckedTargetIDs returns the IDs of the targets a run has already
+// checked, for resuming it: each maps to true. A run without checks yields
+// an empty map; an unknown run an error wrapping audit.ErrNotFound. It is
+// safe for concurrent use.
+func (db *DB) CheckedTargetIDs(ctx context.Context, runID int64) (map[int64]bool, error) {
+	ids := make(map[int64]bool)
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT target_id FROM checks WHERE run_id = ?`, runID, func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids[id] = true
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checked targets of run %d: %w", runID, err)
+	}
+	return ids, nil
+}
+
+// PreviousChecks returns, for each of targetIDs, its most recent check
+// (latest CheckedAt, then highest run ID) from a run before runID (lower
+// ID) whose verdict is not transient (audit.Verdict.Transient). Checks of
+// runID itself and of later runs are ignored. A target without such a check
+// is absent from the map; duplicate or unknown IDs are harmless. The run
+// runID must exist (otherwise an error wraps audit.ErrNotFound).
+//
+// The check is returned whatever its age: maxAge and now do not filter. The
+// caller reuses it when maxAge > 0 and CheckedAt >= now-maxAge, and
+// otherwise sends its ETag and LastModified in a conditional request.
+//
+// All IDs are looked up in one query (the ID list is bound as one JSON
+// array), each through the index on (target_id, checked_at, run_id), so
+// that 100,000 targets cost one read transaction. It is safe for concurrent
+// use.
+func (db *DB) PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error) {
+	found := make(map[int64]*audit.Check)
+	query, args := previousChecksQuery(runID, targetIDs)
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		if len(targetIDs) == 0 {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c, err := scanCheck(rows)
+			if err != nil {
+				return err
+			}
+			found[c.TargetID] = c
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("previous checks for run %d: %w", runID, err)
+	}
+	return found, nil
+}
+
+// previousChecksQuery returns the query of PreviousChecks and its
+// arguments: the IDs as one JSON array, so that any number of them takes one
+// parameter, then for each distinct ID a seek in checks_target_checked_at
+// from the newest check down to the first that qualifies.
+func previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
+	ids := make([]byte, 0, 2+8*len(targetIDs))
+	ids = append(ids, '[')
+	for i, id := range targetIDs {
+		if i > 0 {
+			ids = append(ids, ',')
+		}
+		ids = strconv.AppendInt(ids, id, 10)
+	}
+	ids = append(ids, ']')
+	transient, transientArgs := verdictSet(audit.Verdict.Transient)
+	query := selectCheckSQL + `
+		FROM (SELECT DISTINCT value AS id FROM json_each(?)) w
+		JOIN checks c ON c.rowid = (
+			SELECT p.rowid FROM checks p
+			WHERE p.target_id = w.id AND p.run_id < ? AND p.verdict NOT IN (` + transient + `)
+			ORDER BY p.checked_at DESC, p.run_id DESC
+			LIMIT 1)
+		JOIN targets t ON t.id = c.target_id`
+	return query, append([]any{string(ids), runID}, transientArgs...)
+}
+
+// LinkRefs returns every link of a run in page order, then document order.
+// An unknown run yields an error wrapping audit.ErrNotFound; a run without
+// links yields none. It is safe for concurrent use.
+func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]LinkRef, error) {
+	var refs []LinkRef
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT l.id, l.page_id, p.url, l.target_id, l.href, l.fragment, l.element, l.text, l.resource
+			FROM links l JOIN pages p ON p.id = l.page_id
+			WHERE l.run_id = ?
+			ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
+			var (
+				r      LinkRef
+				target sql.NullInt64
+			)
+			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &target, &r.Href, &r.Fragment,
+				&r.Element, &r.Text, &r.Resource); err != nil {
+				return err
+			}
+			r.TargetID = target.Int64
+			refs = append(refs, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("links of run %d: %w", runID, err)
+	}
+	return refs, nil
+}
+
+// Findings returns the findings of a run ordered by page URL, then target,
+// then the order they were saved. LinkID is 0 for a finding saved without a
+// link, or whose link is gone. An unknown run yields an error wrapping
+// audit.ErrNotFound; a run without findings yields none. It is safe for
+// concurrent use.
+func (db *DB) Findings(ctx context.Context, runID int64) ([]audit.Finding, error) {
+	var findings []audit.Finding
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT run_id, link_id, page_url, target, verdict, message, fragment
+			FROM findings WHERE run_id = ?
+			ORDER BY page_url, target, id`, runID, func(rows *sql.Rows) error {
+			var (
+				f       audit.Finding
+				linkID  sql.NullInt64
+				verdict string
+			)
+			if err := rows.Scan(&f.RunID, &linkID, &f.PageURL, &f.Target, &verdict, &f.Message, &f.Fragment); err != nil {
+				return err
+			}
+			f.LinkID = linkID.Int64
+			f.Verdict = audit.Verdict(verdict)
+			findings = append(findings, f)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("findings of run %d: %w", runID, err)
+	}
+	return findings, nil
+}
+
+// Maintenance returns the link-maintenance records of a run ordered by
+// source, then target. An unknown run yields an error wrapping
+// audit.ErrNotFound; a run without records yields none. It is safe for
+// concurrent use.
+func (db *DB) Maintenance(ctx context.Context, runID int64) ([]audit.Maintenance, error) {
+	var records []audit.Maintenance
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT run_id, source, target, replacement, status
+			FROM maintenance WHERE run_id = ?
+			ORDER BY source, target`, runID, func(rows *sql.Rows) error {
+			var m audit.Maintenance
+			if err := rows.Scan(&m.RunID, &m.Source, &m.Target, &m.Replacement, &m.Status); err != nil {
+				return err
+			}
+			records = append(records, m)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("maintenance of run %d: %w", runID, err)
+	}
+	return records, nil
+}
+
+// VerdictCounts returns how many targets of a run got each verdict (a run
+// checks each target once). Verdicts no target got are absent. A run
+// without checks yields an empty map; an unknown run an error wrapping
+// audit.ErrNotFound. It is safe for concurrent use.
+func (db *DB) VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict]int, error) {
+	counts := make(map[audit.Verdict]int)
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT verdict, count(*) FROM checks WHERE run_id = ? GROUP BY verdict`, runID,
+			func(rows *sql.Rows) error {
+				var (
+					v string
+					n int
+				)
+				if err := rows.Scan(&v, &n); err != nil {
+					return err
+				}
+				counts[audit.Verdict(v)] = n
+				return nil
+			})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verdict counts of run %d: %w", runID, err)
+	}
+	return counts, nil
+}
+
+// TopBroken returns the targets of a run whose check has a broken verdict
+// (audit.Verdict.Broken), most widely linked first: by the number of
+// distinct pages of the run linking to them, descending, then by URL. A
+// checked target no link of the run points to has 0 pages and 0 links.
+// limit <= 0 returns all of them. An unknown run yields an error wrapping
+// audit.ErrNotFound; a run without broken targets yields none. It is safe
+// for concurrent use.
+func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTarget, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	broken, brokenArgs := verdictSet(audit.Verdict.Broken)
+	query := `
+		SELECT t.url, c.verdict, c.status, count(DISTINCT l.page_id), count(l.id)
+		FROM checks c
+		JOIN targets t ON t.id = c.target_id
+		LEFT JOIN links l ON l.target_id = c.target_id AND l.run_id = c.run_id
+		WHERE c.run_id = ? AND c.verdict IN (` + broken + `)
+		GROUP BY c.target_id
+		ORDER BY 4 DESC, t.url
+		LIMIT ?`
+	args := append([]any{runID}, brokenArgs...)
+	args = append(args, limit)
+
+	var top []BrokenTarget
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				b BrokenTarget
+				v string
+			)
+			if err := rows.Scan(&b.URL, &v, &b.Status, &b.Pages, &b.Links); err != nil {
+				return err
+			}
+			b.Verdict = audit.Verdict(v)
+			top = append(top, b)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("top broken targets of run %d: %w", runID, err)
+	}
+	return top, nil
+}

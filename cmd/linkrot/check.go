@@ -1,0 +1,456 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
+)
+
+// checkFlags are the flags of the checking stage (check and audit).
+type checkFlags struct {
+	concurrency       int
+	perHost           int
+	hostDelay         time.Duration
+	retries           int
+	maxRetryWait      time.Duration
+	timeout           time.Duration
+	maxRedirects      int
+	maxBody           sizeFlag
+	userAgent         string
+	allowPrivate      bool
+	skip              listFlag
+	noSoft404         bool
+	externalFragments bool
+	maxAge            time.Duration
+	failOn            string
+}
+
+func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
+	if withShared {
+		// audit registers these once for both stages.
+		fs.IntVar(&f.concurrency, "concurrency", 64, "parallel checks in all (worker pool)")
+		fs.IntVar(&f.perHost, "per-host", 4, "parallel requests per host")
+		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
+		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
+		fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+	}
+	fs.DurationVar(&f.hostDelay, "host-delay", 0, "pause between requests to the same host while checking")
+	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
+	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
+	f.maxBody = 2 << 20
+	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints)")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow checking loopback and private addresses (automatic when the audited site lives there); link-local addresses are never allowed")
+	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
+	fs.BoolVar(&f.noSoft404, "no-soft404", false, "do not probe for soft 404s")
+	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
+	fs.DurationVar(&f.maxAge, "max-age", 0, "reuse a target's result from an earlier run if it is younger than this (e.g. 24h); transient failures are never reused")
+	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none')")
+}
+
+func defaultUA() string {
+	return "linkrot/" + Version + " (+https://github.com/linkrot/linkrot; link rot and content drift auditor)"
+}
+
+// failSet parses --fail-on.
+func parseFailOn(s string) (map[audit.Verdict]bool, error) {
+	out := map[audit.Verdict]bool{}
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		switch p {
+		case "", "none":
+			continue
+		case "broken":
+			for _, v := range audit.Verdicts {
+				if v.Broken() {
+					out[v] = true
+				}
+			}
+			continue
+		}
+		if !slices.Contains(audit.Verdicts, audit.Verdict(p)) {
+			return nil, usagef("--fail-on: unknown verdict %q", p)
+		}
+		out[audit.Verdict(p)] = true
+	}
+	return out, nil
+}
+
+func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict]bool, error) {
+	var skip []*regexp.Regexp
+	for _, s := range f.skip {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return check.Options{}, nil, usagef("--skip %q: %v", s, err)
+		}
+		skip = append(skip, re)
+	}
+	failOn, err := parseFailOn(f.failOn)
+	if err != nil {
+		return check.Options{}, nil, err
+	}
+	if f.concurrency < 1 || f.perHost < 1 {
+		return check.Options{}, nil, usagef("--concurrency and --per-host must be at least 1")
+	}
+	return check.Options{
+		Concurrency:    f.concurrency,
+		PerHost:        f.perHost,
+		HostDelay:      f.hostDelay,
+		Retries:        f.retries,
+		MaxRetryWait:   f.maxRetryWait,
+		Timeout:        f.timeout,
+		MaxRedirects:   f.maxRedirects,
+		MaxBody:        int64(f.maxBody),
+		UserAgent:      f.userAgent,
+		AllowPrivate:   f.allowPrivate,
+		Exclude:        skip,
+		DisableSoft404: f.noSoft404,
+		Logger:         log,
+	}, failOn, nil
+}
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	var f checkFlags
+	fs := newFlagSet(e, "check", "[--run N] [flags]")
+	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	runID := fs.Int64("run", 0, "run whose targets to check (default: the latest)")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	f.register(fs, true)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if len(pos) != 0 {
+		return usagef("check takes no arguments (use --run N)")
+	}
+	log, err := newLogger(e.stderr, *logFormat, false, *quiet)
+	if err != nil {
+		return err
+	}
+	opts, failOn, err := f.options(log)
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+	run, err := pickRun(ctx, store, *runID)
+	if err != nil {
+		return err
+	}
+	res, err := checkRun(ctx, e, store, run, opts, f, log)
+	status := audit.RunComplete
+	msg := ""
+	switch {
+	case ctx.Err() != nil:
+		status = audit.RunInterrupted
+		err = fmt.Errorf("check stopped: %w", context.Canceled)
+	case err != nil:
+		status, msg = audit.RunFailed, err.Error()
+	}
+	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
+		err = ferr
+	}
+	if res != nil {
+		printCheckSummary(e.stdout, res)
+	}
+	if err != nil {
+		return withRun(err, run)
+	}
+	return res.failOn(failOn)
+}
+
+// checkResult is what the checking stage reports.
+type checkResult struct {
+	runID    int64
+	targets  int
+	checked  int
+	reused   int
+	counts   map[audit.Verdict]int
+	top      []sqlite.BrokenTarget
+	findings int
+	fixes    int
+}
+
+func (r *checkResult) failOn(set map[audit.Verdict]bool) error {
+	n := 0
+	for v, c := range r.counts {
+		if set[v] {
+			n += c
+		}
+	}
+	if n > 0 {
+		return &findingsError{n: n}
+	}
+	return nil
+}
+
+// checkRun checks every target of run once: targets already checked in this
+// run (an interrupted run being resumed) are skipped, recent results of
+// earlier runs are reused under --max-age, the others are fetched. Results
+// go through the single batched writer; findings (broken links, missing
+// fragments) and link-maintenance records are derived at the end.
+func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opts check.Options, f checkFlags, log *slog.Logger) (*checkResult, error) {
+	refs, err := store.Targets(ctx, run.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load targets: %w", err)
+	}
+	links, err := store.LinkRefs(ctx, run.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load links: %w", err)
+	}
+	done, err := store.CheckedTargetIDs(ctx, run.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load checked targets: %w", err)
+	}
+	siteHosts := runHosts(run)
+	if !opts.AllowPrivate && hostsArePrivate(ctx, siteHosts) {
+		opts.AllowPrivate = true
+		log.Info("audited site is on a private or loopback address: private targets allowed")
+	}
+	// Which targets need their anchors collected (for #fragment links).
+	wantAnchors := map[int64]bool{}
+	for _, l := range links {
+		if l.TargetID == 0 || l.Fragment == "" {
+			continue
+		}
+		if f.externalFragments || siteHosts[hostOf(l.Href)] {
+			wantAnchors[l.TargetID] = true
+		}
+	}
+	var ids []int64
+	for _, r := range refs {
+		if !done[r.ID] {
+			ids = append(ids, r.ID)
+		}
+	}
+	prev, err := store.PreviousChecks(ctx, run.ID, ids, f.maxAge, time.Now().UTC())
+	if err != nil {
+		return nil, fmt.Errorf("load previous checks: %w", err)
+	}
+
+	w := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveChecks, audit.WriterOptions{BatchSize: 500})
+	var (
+		mu      sync.Mutex
+		anchors = map[int64][]string{}
+	)
+	res := &checkResult{runID: run.ID, targets: len(refs)}
+	prog := newProgressN(e.stderr, log, "checking", len(ids))
+	emit := func(c audit.Check) {
+		c.RunID = run.ID
+		if len(c.Anchors) > 0 && wantAnchors[c.TargetID] {
+			mu.Lock()
+			anchors[c.TargetID] = c.Anchors
+			mu.Unlock()
+		}
+		c.Anchors = nil
+		w.Add(c)
+		prog.add()
+	}
+	var targets []check.Target
+	now := time.Now().UTC()
+	for _, r := range refs {
+		if done[r.ID] {
+			continue
+		}
+		p := prev[r.ID]
+		if p != nil && f.maxAge > 0 && now.Sub(p.CheckedAt) <= f.maxAge && !wantAnchors[r.ID] {
+			c := *p
+			c.Reused, c.ReusedFrom, c.RunID = true, p.RunID, run.ID
+			res.reused++
+			emit(c)
+			continue
+		}
+		targets = append(targets, check.Target{ID: r.ID, URL: r.URL, WantAnchors: wantAnchors[r.ID], Previous: p})
+	}
+	log.Info("checking targets", "run", run.ID, "targets", len(refs), "already_checked", len(done), "reused", res.reused, "to_fetch", len(targets))
+	runErr := check.New(opts).Run(ctx, targets, emit)
+	prog.done()
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("save checks: %w", err)
+	}
+	res.checked = len(targets)
+	if runErr != nil {
+		return nil, runErr
+	}
+	if err := deriveFindings(ctx, store, run.ID, links, anchors, wantAnchors, res); err != nil {
+		return nil, err
+	}
+	if res.counts, err = store.VerdictCounts(ctx, run.ID); err != nil {
+		return nil, err
+	}
+	if res.top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// deriveFindings turns the run's checks into per-link findings (broken
+// targets, missing fragments) and link-maintenance records (UNLINKR
+// triples) for moved targets.
+func deriveFindings(ctx context.Context, store *sqlite.DB, runID int64, links []sqlite.LinkRef, anchors map[int64][]string, wantAnchors map[int64]bool, res *checkResult) error {
+	checks, err := store.Checks(ctx, runID)
+	if err != nil {
+		return fmt.Errorf("load checks: %w", err)
+	}
+	byTarget := make(map[int64]*audit.Check, len(checks))
+	for i := range checks {
+		byTarget[checks[i].TargetID] = &checks[i]
+	}
+	anchorSets := map[int64]map[string]bool{}
+	for id, as := range anchors {
+		set := make(map[string]bool, len(as))
+		for _, a := range as {
+			set[a] = true
+		}
+		anchorSets[id] = set
+	}
+	var findings []audit.Finding
+	var fixes []audit.Maintenance
+	for _, l := range links {
+		c := byTarget[l.TargetID]
+		if c == nil {
+			continue
+		}
+		switch {
+		case c.Verdict.Broken():
+			findings = append(findings, audit.Finding{RunID: runID, PageURL: l.PageURL, LinkID: l.LinkID, Target: c.URL, Verdict: c.Verdict,
+				Message: verdictMessage(c)})
+		case c.Verdict == audit.VerdictMoved && c.Replacement != "":
+			fixes = append(fixes, audit.Maintenance{RunID: runID, Source: l.PageURL, Target: c.URL, Replacement: c.Replacement, Status: firstStatus(c)})
+		}
+		fetched := c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved
+		if l.Fragment != "" && wantAnchors[l.TargetID] && fetched {
+			set, ok := anchorSets[l.TargetID]
+			frag, _ := url.PathUnescape(l.Fragment)
+			// "top" scrolls to the top of any HTML page (HTML standard).
+			if ok && !set[l.Fragment] && !set[frag] && !strings.EqualFold(l.Fragment, "top") {
+				findings = append(findings, audit.Finding{RunID: runID, PageURL: l.PageURL, LinkID: l.LinkID, Target: c.URL,
+					Verdict: audit.VerdictFragmentMissing, Fragment: l.Fragment,
+					Message: fmt.Sprintf("no element with id or name %q in the target page", l.Fragment)})
+			}
+		}
+	}
+	if err := store.ReplaceFindings(ctx, runID, findings); err != nil {
+		return fmt.Errorf("save findings: %w", err)
+	}
+	if err := store.SaveMaintenance(ctx, fixes); err != nil {
+		return fmt.Errorf("save maintenance records: %w", err)
+	}
+	res.findings, res.fixes = len(findings), len(fixes)
+	return nil
+}
+
+func firstStatus(c *audit.Check) int {
+	if len(c.Redirects) > 0 {
+		return c.Redirects[0].Status
+	}
+	return c.Status
+}
+
+func verdictMessage(c *audit.Check) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	if c.Status > 0 {
+		return fmt.Sprintf("%s (HTTP %d)", c.Verdict, c.Status)
+	}
+	return string(c.Verdict)
+}
+
+// runHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
+// of a run's seeds: the audited site.
+func runHosts(run *audit.Run) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range run.Seeds {
+		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
+			s = after
+		}
+		if h := hostOf(s); h != "" {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+func hostOf(raw string) string {
+	n, err := audit.NormalizeURL(raw)
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(n)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// hostsArePrivate reports whether any audited host resolves to a loopback
+// or private address: then linkrot may connect to such addresses.
+func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
+	for h := range hosts {
+		name := h
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			name = hh
+		}
+		name = strings.Trim(name, "[]")
+		if ip, err := netip.ParseAddr(name); err == nil {
+			if ip.IsLoopback() || ip.IsPrivate() {
+				return true
+			}
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", name)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if a.Unmap().IsLoopback() || a.Unmap().IsPrivate() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func printCheckSummary(w io.Writer, r *checkResult) {
+	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d reused from earlier runs): ", r.targets, r.checked, r.reused)
+	var parts []string
+	for _, v := range audit.Verdicts {
+		if n := r.counts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.findings, r.fixes)
+	if len(r.top) > 0 {
+		fmt.Fprintln(w, "Top broken targets:")
+		sort.SliceStable(r.top, func(i, j int) bool { return r.top[i].Pages > r.top[j].Pages })
+		for _, b := range r.top {
+			fmt.Fprintf(w, "  %-18s %4d pages  %s\n", b.Verdict, b.Pages, b.URL)
+		}
+	}
+}
