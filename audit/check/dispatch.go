@@ -157,8 +157,8 @@ func newHostTable(o *Options) *hostTable {
 // its target starts.
 func (t *hostTable) policy(key string) (limit int, delay time.Duration) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	p := t.m[key]
-	t.mu.Unlock()
 	if p == nil {
 		return t.o.PerHost, t.o.HostDelay
 	}
