@@ -17,8 +17,9 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-// check checks one target from start to verdict.
-func (rs *runState) check(ctx context.Context, t Target) audit.Check {
+// check checks one target from start to verdict. It calls release when it
+// has made its last request, so the host's slot is free while it parses.
+func (rs *runState) check(ctx context.Context, t Target, release func()) audit.Check {
 	u, reason := rs.c.precheck(t.URL)
 	if reason != "" {
 		return skipped(t, reason)
@@ -27,7 +28,7 @@ func (rs *runState) check(ctx context.Context, t Target) audit.Check {
 	s := &session{rs: rs}
 	ch := s.follow(ctx, u, conditional(t), rs.o.Retries)
 	c.Attempts = s.attempts
-	rs.judge(ctx, &c, t, u, ch)
+	rs.judge(ctx, &c, t, u, ch, release)
 	return c
 }
 
@@ -51,7 +52,7 @@ func conditional(t Target) *validators {
 }
 
 // judge turns the redirect chain into the verdict and its evidence.
-func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain) {
+func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, release func()) {
 	r := ch.last
 	c.Redirects = ch.redirects
 	c.Timings = r.timings
@@ -93,7 +94,7 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 	status := r.status
 	switch {
 	case status >= 200 && status <= 299:
-		rs.judgeOK(ctx, c, t, start, ch)
+		rs.judgeOK(ctx, c, t, start, ch, release)
 	case status == http.StatusNotFound:
 		c.Verdict = audit.VerdictNotFound
 	case status == http.StatusGone:
@@ -133,7 +134,7 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 // new URL's business, not the link's); redirected when the first hop is
 // temporary (302, 303, 307), whatever follows. Soft-404 detection may then
 // overrule: redirect-to-root, or a probe that looks the same.
-func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain) {
+func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, release func()) {
 	r := ch.last
 	switch {
 	case len(ch.redirects) == 0:
@@ -154,31 +155,33 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	if r.decodeErr != nil {
 		c.Reason = joinReason(c.Reason, "body not decoded: "+truncate(r.decodeErr.Error(), 200))
 	}
+	toRoot := !rs.o.DisableSoft404 && redirectToRoot(start, ch.final, ch.redirects)
+	isPage := r.html && r.body != nil
+	var probe *probeResult
+	if isPage && !toRoot && !rs.o.DisableSoft404 {
+		probe = rs.probe(ctx, start)
+	}
+	release() // no more requests
 
-	var text string
-	if r.html && r.body != nil {
+	var words []string
+	if isPage {
 		sum := sha256.Sum256(r.body)
 		c.SHA256 = hex.EncodeToString(sum[:])
 		page := toUTF8(r.body, r.header.Get("Content-Type"))
-		text = textsim.MainText(page)
-		words := textsim.Words(text)
+		words = textsim.Words(textsim.MainText(page))
 		c.SimHash = textsim.SimHash(words)
 		c.Words = len(words)
 		if t.WantAnchors {
 			c.Anchors = anchors(page, MaxAnchors)
 		}
 	}
-	if rs.o.DisableSoft404 {
-		return
-	}
-	if redirectToRoot(start, ch.final, ch.redirects) {
+	switch {
+	case toRoot:
 		c.Verdict = audit.VerdictRedirectToRoot
 		c.Replacement = ""
 		c.Reason = "deep URL redirected to the site's home " + truncate(ch.final.String(), 300)
-		return
-	}
-	if r.html && r.body != nil {
-		rs.soft404(ctx, c, start, ch, text)
+	case probe != nil:
+		rs.soft404(c, probe, start, ch, words)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -276,7 +278,9 @@ func TestCheckOne_Verdicts(t *testing.T) {
 		{
 			name: "TLSError",
 			setup: func(t *testing.T, s *server) string {
-				ts := httptest.NewTLSServer(html200(page))
+				ts := httptest.NewUnstartedServer(html200(page))
+				ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+				ts.StartTLS()
 				t.Cleanup(ts.Close)
 				return ts.URL + "/t"
 			},
@@ -503,7 +507,7 @@ func TestCheckOne_Refused(t *testing.T) {
 func TestCheckOne_ControlHookRefuses(t *testing.T) {
 	// The Dialer's Control hook is the second guard: it refuses even when
 	// the first check is bypassed.
-	g := newGuard(context.Background(), newDNSCache(fakeResolver{}, time.Second), false, time.Second)
+	g := newGuard(context.Background(), newDNSCache(context.Background(), fakeResolver{}, time.Second), false, time.Second)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

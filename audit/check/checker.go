@@ -195,7 +195,7 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	if c.o.Transport != nil {
 		rs.rt = c.o.Transport
 	} else {
-		rs.guard = newGuard(runCtx, newDNSCache(c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
+		rs.guard = newGuard(runCtx, newDNSCache(runCtx, c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
 		rs.rt = newTransport(rs.guard, &c.o)
 	}
 	return rs, func() {
@@ -238,7 +238,7 @@ func (c *Checker) CheckOne(ctx context.Context, t Target) audit.Check {
 func (c *Checker) checkOne(ctx context.Context, t Target) (audit.Check, *runState) {
 	rs, done := c.newRun(ctx)
 	defer done()
-	return rs.check(ctx, t), rs
+	return rs.check(ctx, t, func() {}), rs
 }
 
 // Run checks every target once and calls emit for each result as soon as
@@ -300,11 +300,20 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 	for range workers {
 		wg.Go(func() {
 			for j := range work {
-				res := rs.check(ctx, j.t)
+				// The host's slot is given back as soon as the network
+				// part of the check is over (release), before parsing.
+				released := false
+				release := func() {
+					if !released {
+						released = true
+						finished <- j.q
+					}
+				}
+				res := rs.check(ctx, j.t, release)
+				release()
 				if ctx.Err() == nil {
 					emit(res)
 				}
-				finished <- j.q
 			}
 		})
 	}

@@ -128,8 +128,10 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 					if raw.err != nil && raw.err != io.EOF {
 						r.bodyErr = raw.err
 					} else {
+						// A partly decoded body is no fingerprint.
 						r.decodeErr = err
 					}
+					r.body, r.html = nil, false
 				}
 			}
 		}

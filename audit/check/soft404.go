@@ -139,8 +139,7 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 // where unknown URLs are sent, usually a home page); nor when neither page
 // has any text (script-rendered sites serve one empty shell for every URL:
 // undecidable).
-func (rs *runState) soft404(ctx context.Context, c *audit.Check, start *url.URL, ch *chain, text string) {
-	p := rs.probe(ctx, start)
+func (rs *runState) soft404(c *audit.Check, p *probeResult, start *url.URL, ch *chain, words []string) {
 	ev := &audit.Soft404Evidence{ProbeURL: p.url, ProbeStatus: p.status}
 	if p.final != p.url {
 		ev.ProbeFinal = p.final
@@ -149,7 +148,7 @@ func (rs *runState) soft404(ctx context.Context, c *audit.Check, start *url.URL,
 	if p.status < 200 || p.status > 299 {
 		return
 	}
-	words := withoutURLWords(textsim.Words(text), start, ch.final)
+	words = withoutURLWords(words, start, ch.final)
 	sim := textsim.Jaccard(textsim.Shingles(words, Soft404Shingle), p.shingles)
 	ev.Similarity = math.Round(sim*1e4) / 1e4
 	sameFinal := p.final == ch.final.String()

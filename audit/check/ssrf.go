@@ -126,10 +126,13 @@ type Resolver interface {
 }
 
 // dnsCache resolves each host once per run. Concurrent lookups of one host
-// share a single query (singleflight). Answers and "no such host" errors
-// are cached; timeouts and other temporary failures are not.
+// share a single query (singleflight), made under the run's context with
+// its own timeout, so one caller giving up does not fail the others.
+// Answers and "no such host" errors are cached; timeouts and other
+// temporary failures are not.
 type dnsCache struct {
 	r       Resolver
+	base    context.Context // the run: ends lookups still running when it ends
 	timeout time.Duration
 	sf      singleflight.Group
 	mu      sync.Mutex
@@ -141,8 +144,8 @@ type dnsEntry struct {
 	err error
 }
 
-func newDNSCache(r Resolver, timeout time.Duration) *dnsCache {
-	return &dnsCache{r: r, timeout: timeout, m: map[string]dnsEntry{}}
+func newDNSCache(base context.Context, r Resolver, timeout time.Duration) *dnsCache {
+	return &dnsCache{r: r, base: base, timeout: timeout, m: map[string]dnsEntry{}}
 }
 
 func (d *dnsCache) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
@@ -152,14 +155,14 @@ func (d *dnsCache) lookup(ctx context.Context, host string) ([]netip.Addr, error
 	if ok {
 		return e.ips, e.err
 	}
-	v, err, _ := d.sf.Do(host, func() (any, error) {
-		lctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ch := d.sf.DoChan(host, func() (any, error) {
+		lctx, cancel := context.WithTimeout(d.base, d.timeout)
 		defer cancel()
 		addrs, err := d.r.LookupIPAddr(lctx, host)
 		var ips []netip.Addr
 		for _, a := range addrs {
 			if ip, ok := netip.AddrFromSlice(a.IP); ok {
-				ips = append(ips, ip.Unmap())
+				ips = append(ips, ip.Unmap().WithZone(a.Zone))
 			}
 		}
 		if err == nil && len(ips) == 0 {
@@ -173,8 +176,13 @@ func (d *dnsCache) lookup(ctx context.Context, host string) ([]netip.Addr, error
 		}
 		return ips, err
 	})
-	ips, _ := v.([]netip.Addr)
-	return ips, err
+	select {
+	case r := <-ch:
+		ips, _ := r.Val.([]netip.Addr)
+		return ips, r.Err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // guard dials for the Transport: it resolves the host itself (cached),

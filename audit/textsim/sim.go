@@ -38,6 +38,17 @@ func Words(text string) []string {
 		}
 	}
 	for i, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII fast path.
+			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+				if start < 0 {
+					start = i
+				}
+			} else {
+				flush(i)
+			}
+			continue
+		}
 		switch {
 		case r == utf8.RuneError:
 			flush(i)

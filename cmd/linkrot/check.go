@@ -105,6 +105,10 @@ func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict
 	if err != nil {
 		return check.Options{}, nil, err
 	}
+	retries := f.retries
+	if retries == 0 {
+		retries = -1 // check.Options: 0 means "default", negative means none
+	}
 	if f.concurrency < 1 || f.perHost < 1 {
 		return check.Options{}, nil, usagef("--concurrency and --per-host must be at least 1")
 	}
@@ -112,7 +116,7 @@ func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict
 		Concurrency:    f.concurrency,
 		PerHost:        f.perHost,
 		HostDelay:      f.hostDelay,
-		Retries:        f.retries,
+		Retries:        retries,
 		MaxRetryWait:   f.maxRetryWait,
 		Timeout:        f.timeout,
 		MaxRedirects:   f.maxRedirects,
