@@ -67,6 +67,9 @@ type Memento struct {
 	Distance time.Duration `json:"distance"`
 	// Representative is false when Distance exceeds --max-memento-distance.
 	Representative bool `json:"representative"`
+	// Nearest is true for the one record of the link (across archives)
+	// whose memento is closest to Wanted.
+	Nearest bool `json:"nearest,omitempty"`
 	// TimeMap data (--timemap): number of mementos, first and last.
 	Count int       `json:"count,omitempty"`
 	First time.Time `json:"first"`
@@ -107,7 +110,11 @@ type Drift struct {
 	WordsReference  int     `json:"words_reference"`
 	WordsLive       int     `json:"words_live"`
 	WordChange      float64 `json:"word_change"`
-	Band            string  `json:"band"`
+	// TextMeasured is true when Jaccard, Dice and Cosine were computed
+	// (both texts at hand, Kind "memento"); first-seen drift compares
+	// stored fingerprints and has only SimHash and word counts.
+	TextMeasured bool   `json:"text_measured"`
+	Band         string `json:"band"`
 	// Short excerpts of what changed, for the report.
 	ExcerptReference string    `json:"excerpt_reference,omitempty"`
 	ExcerptLive      string    `json:"excerpt_live,omitempty"`
@@ -126,10 +133,13 @@ type IdentifierCheck struct {
 	// OwnPage is true for identifiers declared by the crawled site's pages;
 	// false for identifiers of link targets (then LinkingPages use the
 	// access URI instead of the identifier).
-	OwnPage   bool `json:"own_page"`
-	Resolves  bool `json:"resolves"`
-	LeadsBack bool `json:"leads_back"`
-	Status    int  `json:"status"`
+	OwnPage bool `json:"own_page"`
+	// LinkingPages are the pages of the run linking to AccessURL (targets
+	// only): they use the access URI where the identifier is preferred.
+	LinkingPages []string `json:"linking_pages,omitempty"`
+	Resolves     bool     `json:"resolves"`
+	LeadsBack    bool     `json:"leads_back"`
+	Status       int      `json:"status"`
 	// How names the follow-your-nose path back ("redirect", "link", "") .
 	How       string    `json:"how,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
@@ -145,7 +155,7 @@ type Suggestion struct {
 	PageURL     string    `json:"page_url"`
 	Href        string    `json:"href"`
 	Text        string    `json:"text"`
-	Reason      string    `json:"reason"` // "no-robustness-data" or "broken-with-memento"
+	Reason      string    `json:"reason"` // "no-robustness-data", "broken-with-memento" or "use-identifier"
 	OriginalURL string    `json:"originalurl"`
 	VersionDate time.Time `json:"versiondate"`
 	VersionURL  string    `json:"versionurl"`

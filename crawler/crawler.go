@@ -69,6 +69,13 @@ type Options struct {
 	// OnPage is called after each page is recorded (progress display). It
 	// must be safe for concurrent use.
 	OnPage func(*audit.Page)
+	// Frontier persists the crawl's frontier so that an interrupted crawl
+	// can resume (see Frontier); nil keeps it in memory only, and a crawl
+	// starts from its seeds.
+	Frontier Frontier
+	// Hosts overrides parallelism, delay and request headers for matching
+	// hosts; the first matching rule wins (nil: none).
+	Hosts []audit.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
 }
@@ -94,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Frontier == nil {
+		o.Frontier = noFrontier{}
 	}
 	return o
 }
@@ -220,6 +230,8 @@ type crawl struct {
 	scope  *scope
 	robots *robots
 	q      *queue.Queue
+	// frontier is Options.Frontier.
+	frontier Frontier
 
 	mu       sync.Mutex
 	seen     map[string]bool // normalized URLs queued or fetched
@@ -251,6 +263,8 @@ func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transpor
 		scope:   newScope(seedURLs, o.AllowDomains, o.Include, o.Exclude),
 		seen:    map[string]bool{},
 		hops:    map[string][]audit.Redirect{},
+
+		frontier: o.Frontier,
 	}
 	rt := &capTransport{next: c.baseTransport(transport), maxBody: o.MaxBody}
 	client := &http.Client{Transport: rt, Timeout: o.Timeout}
@@ -266,7 +280,7 @@ func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transpor
 	)
 	col.SetClient(client)
 	col.SetRedirectHandler(cr.redirect)
-	if err := col.Limits(cr.limitRules(seedURLs)); err != nil {
+	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
 		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
 	}
 	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
@@ -284,10 +298,20 @@ func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transpor
 			return
 		}
 		r.Ctx.Put("key", r.URL.String())
+		setHostHeaders(o.Hosts, r)
 	})
 	col.OnResponse(cr.onResponse)
 	col.OnError(cr.onError)
 
+	pending, err := cr.restore(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	for _, p := range pending {
+		if u, err := url.Parse(p.URL); err == nil {
+			cr.schedule(u, p.Depth)
+		}
+	}
 	for _, u := range seedURLs {
 		cr.enqueue(u, 0, true)
 	}
@@ -338,26 +362,36 @@ func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,
 // over budget or disallowed by robots.txt. Seeds skip the scope filters.
 func (cr *crawl) enqueue(u *url.URL, depth int, seed bool) {
+	if u, ok := cr.admit(u, depth, seed); ok {
+		cr.queue([]*url.URL{u}, depth)
+		cr.schedule(u, depth)
+	}
+}
+
+// admit decides whether u enters the queue: not seen, in scope, not too
+// deep, within budget. It marks an admitted URL seen and returns it
+// without fragment.
+func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
 	u = stripFragment(u)
 	key, err := audit.NormalizeURL(u.String())
 	if err != nil {
-		return
+		return nil, false
 	}
 	if !seed {
 		if r := cr.scope.reason(u); r != "" {
 			cr.mu.Lock()
 			cr.stats.OutOfScope++
 			cr.mu.Unlock()
-			return
+			return nil, false
 		}
 		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
-			return
+			return nil, false
 		}
 	}
 	cr.mu.Lock()
 	if cr.seen[key] {
 		cr.mu.Unlock()
-		return
+		return nil, false
 	}
 	if cr.opts.MaxPages > 0 && cr.queued >= cr.opts.MaxPages {
 		cr.stats.BudgetHit = true
@@ -367,12 +401,17 @@ func (cr *crawl) enqueue(u *url.URL, depth int, seed bool) {
 		if logIt {
 			cr.opts.Logger.Warn("page budget reached; further pages are recorded as links only", "max_pages", cr.opts.MaxPages)
 		}
-		return
+		return nil, false
 	}
 	cr.seen[key] = true
 	cr.queued++
 	cr.mu.Unlock()
+	return u, true
+}
 
+// schedule hands an admitted URL to Colly's queue, or records it as a page
+// disallowed by robots.txt.
+func (cr *crawl) schedule(u *url.URL, depth int) {
 	if !cr.opts.IgnoreRobots {
 		ok, rerr := cr.robots.Allowed(cr.ctx, u)
 		if !ok {
@@ -496,7 +535,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 				Message: fmt.Sprintf("body exceeded --max-body %d bytes; links after the cap are missing", cr.opts.MaxBody)})
 		}
 	}
-	cr.record(p)
+	// The links to follow are admitted and handed to the Frontier before
+	// the page is recorded (see Frontier.Queue), then scheduled.
+	var next []*url.URL
 	if cr.follow && p.Parsed {
 		for _, l := range p.Links {
 			if l.Resource && l.Element != "iframe" {
@@ -506,8 +547,15 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			if err != nil {
 				continue
 			}
-			cr.enqueue(u, r.Request.Depth+1, false)
+			if u, ok := cr.admit(u, r.Request.Depth+1, false); ok {
+				next = append(next, u)
+			}
 		}
+	}
+	cr.queue(next, r.Request.Depth+1)
+	cr.record(p)
+	for _, u := range next {
+		cr.schedule(u, r.Request.Depth+1)
 	}
 }
 

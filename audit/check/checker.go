@@ -118,6 +118,12 @@ type Options struct {
 	Transport http.RoundTripper
 	// Logger receives debug records of retries and probes (default: none).
 	Logger *slog.Logger
+	// Hosts overrides PerHost, HostDelay and request headers for matching
+	// hosts (the first matching rule wins; nil: none). A rule's
+	// Concurrency above PerHost is capped by the transport's
+	// MaxConnsPerHost (PerHost). Headers go only to the matching host,
+	// never to redirect hops elsewhere.
+	Hosts []audit.HostRule
 }
 
 // Checker checks targets. It is safe for concurrent use; each Run (and

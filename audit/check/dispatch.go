@@ -1,10 +1,13 @@
 package check
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"sync"
 	"time"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // hostQueue holds the targets of one host waiting for a slot. It belongs
@@ -158,11 +161,15 @@ func newHostTable(o *Options) *hostTable {
 func (t *hostTable) policy(key string) (limit int, delay time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	limit, delay = t.o.PerHost, t.o.HostDelay
+	if r, ok := audit.HostRuleFor(t.o.Hosts, key); ok {
+		limit, delay = cmp.Or(r.Concurrency, limit), cmp.Or(r.Delay, delay)
+	}
 	p := t.m[key]
 	if p == nil {
-		return t.o.PerHost, t.o.HostDelay
+		return limit, delay
 	}
-	return 1, max(t.o.HostDelay, p.delay)
+	return 1, max(delay, p.delay)
 }
 
 // slowDown records a 429 from the host: from now on one target at a time,

@@ -80,6 +80,11 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	for k, v := range extra {
 		req.Header[k] = v
 	}
+	if r, ok := audit.HostRuleFor(o.Hosts, hostKey(u)); ok {
+		for k, v := range r.Headers {
+			req.Header.Set(k, v)
+		}
+	}
 	if s.jar != nil {
 		for _, c := range s.jar.Cookies(u) {
 			req.AddCookie(c)

@@ -66,7 +66,8 @@ func TestOpen_Migrate(t *testing.T) {
 		t.Errorf("user_version = %d, want %d", got, want)
 	}
 	for _, table := range []string{"runs", "targets", "pages", "redirects", "links", "snapshots",
-		"mset_temporal", "identifiers", "pwids", "diagnostics", "checks", "findings", "maintenance"} {
+		"mset_temporal", "identifiers", "pwids", "diagnostics", "checks", "findings", "maintenance",
+		"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions", "save_requests"} {
 		var n int
 		if err := db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
 			t.Fatal(err)

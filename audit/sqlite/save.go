@@ -48,8 +48,17 @@ func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) e
 	}
 	defer tx.Rollback()
 
+	if err := writePages(ctx, tx, runID, pages); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// writePages stores pages of a run inside tx (see SavePages), after
+// checking that the run exists.
+func writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Page) error {
 	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
 	}
@@ -79,7 +88,7 @@ func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) e
 			return fmt.Errorf("page %s: %w", quote(p.URL), err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // quote quotes s for an error message, shortened if long (a URL from the

@@ -8,72 +8,187 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
-// of the crawl, in one run.
+// of the crawl, look up archives and record history, in one run. It holds
+// the database's run lock throughout; with --resume it continues the
+// latest interrupted run of the same settings, skipping the stages that
+// run finished.
 func runAudit(ctx context.Context, e *env, args []string) error {
 	var cf crawlFlags
 	var kf checkFlags
-	fs := newFlagSet(e, "audit", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE")
+	var jf jobFlags
+	fs := newFlagSet(e, "audit", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE | --config FILE | --resume")
 	cf.register(fs, false)
 	kf.register(fs, true)
-	pos, err := parseInterleaved(fs, args)
+	jf.register(fs, jobLock|jobResume|jobHistory|jobLog)
+	var af archiveFlags
+	af.register(fs)
+	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
+	noReport := fs.Bool("no-report", false, "do not write the HTML report")
+	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return err
+		}
 		return usagef("%v", err)
 	}
-	// Both stages share the politeness settings.
-	cf.concurrency, cf.userAgent, cf.timeout, cf.maxRedirects = kf.perHost, kf.userAgent, kf.timeout, kf.maxRedirects
-	in, err := cf.input(e, pos)
+	pos = cfg.withURL(pos)
+	failNew, err := takeFailOnNew(&kf.failOn)
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(e.stderr, cf.logFormat, cf.verbose, cf.quiet)
+	rule, err := jf.rule()
 	if err != nil {
 		return err
 	}
-	copts, err := cf.options(log)
+	log, err := jf.logger(e.stderr, cf.logFormat, cf.verbose, cf.quiet)
 	if err != nil {
 		return err
 	}
-	kopts, failOn, err := kf.options(log)
-	if err != nil {
-		return err
+	// --resume without a URL takes the input and settings of the latest
+	// interrupted run, read after the database is open.
+	fromStored := jf.resume && len(pos) == 0 && cf.urls == "" && len(cf.sitemaps) == 0
+	hosts := cfg.hostRules()
+	var (
+		in     crawlInput
+		copts  crawler.Options
+		kopts  check.Options
+		failOn map[audit.Verdict]bool
+	)
+	build := func() error {
+		// Both stages share the politeness settings.
+		cf.concurrency, cf.userAgent, cf.timeout, cf.maxRedirects = kf.perHost, kf.userAgent, kf.timeout, kf.maxRedirects
+		var err error
+		if copts, err = cf.options(log); err != nil {
+			return err
+		}
+		if kopts, failOn, err = kf.options(log); err != nil {
+			return err
+		}
+		return applyHostRules(hosts, &copts, &kopts)
+	}
+	if !fromStored {
+		if in, err = cf.input(e, pos); err != nil {
+			return err
+		}
+		if err := build(); err != nil {
+			return err
+		}
 	}
 	store, err := sqlite.Open(ctx, cf.db)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer store.Close()
-
-	run, stats, err := crawlRun(ctx, e, store, in, cf.sitemaps, copts, log)
-	if stats != nil {
-		printCrawlSummary(e.stdout, stats)
-	}
+	ctx, lk, err := lockDB(ctx, store, "audit", jf.wait, log)
 	if err != nil {
 		return err
 	}
+	defer lk.release()
+	if fromStored {
+		if in, hosts, err = restoreSettings(ctx, store, fs); err != nil {
+			return err
+		}
+		if err := build(); err != nil {
+			return err
+		}
+	}
+
+	run, resumed, err := startRun(ctx, e, store, in, cf.sitemaps, newRunSettings(fs, in, hosts), jf.resume, log)
+	if err != nil {
+		return err
+	}
+	lk.setRun(ctx, run.ID)
+	if resumed {
+		fmt.Fprintf(e.stdout, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	stages, err := store.Stages(ctx, run.ID)
+	if err != nil {
+		return withRun(err, run)
+	}
+	// finish records how the run ended, whatever stage it is in.
+	finish := func(err error) error {
+		status, msg := audit.RunComplete, ""
+		switch {
+		case ctx.Err() != nil:
+			status = audit.RunInterrupted
+			if !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("stopped: %w", context.Canceled)
+			}
+		case err != nil:
+			status, msg = audit.RunFailed, err.Error()
+		}
+		if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
+			err = fmt.Errorf("finish run: %w", ferr)
+		}
+		run.Status = status
+		return err
+	}
+
+	if _, done := stages[sqlite.StageCrawl]; !done {
+		stageHook("crawl")
+		if _, err := crawlStage(ctx, e, store, run, in, cf.sitemaps, copts, log); err != nil {
+			err = finish(err)
+			if stats, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
+				printCrawlSummary(e.stdout, stats)
+			}
+			return withRun(err, run)
+		}
+		if err := store.MarkStage(ctx, run.ID, sqlite.StageCrawl); err != nil {
+			return withRun(finish(err), run)
+		}
+	}
+	stats, err := store.RunStats(ctx, run.ID)
+	if err != nil {
+		return withRun(finish(err), run)
+	}
+	printCrawlSummary(e.stdout, stats)
+
+	stageHook("check")
 	res, err := checkRun(ctx, e, store, run, kopts, kf, log)
-	status, msg := audit.RunComplete, ""
-	switch {
-	case ctx.Err() != nil:
-		status = audit.RunInterrupted
-		err = fmt.Errorf("check stopped: %w", context.Canceled)
-	case err != nil:
-		status, msg = audit.RunFailed, err.Error()
+	if err == nil {
+		err = store.MarkStage(ctx, run.ID, sqlite.StageCheck)
 	}
-	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
-		err = ferr
+	if err == nil {
+		stageHook("archives")
+		err = runArchives(ctx, e, store, run, &af, kopts, log)
 	}
+	if err == nil {
+		stageHook("history")
+		err = historyStage(ctx, store, run, rule, log)
+	}
+	err = finish(err)
 	if res != nil {
 		printCheckSummary(e.stdout, res)
 	}
+	af.printSummary(e.stdout)
 	if err != nil {
 		return withRun(err, run)
+	}
+	if err := printSince(ctx, e.stdout, store, run.ID); err != nil {
+		return withRun(err, run)
+	}
+	if !*noReport {
+		stageHook("report")
+		dir := *reportDir
+		if dir == "" {
+			dir = defaultReportDir(cf.db)
+		}
+		if err := writeAuditReport(ctx, e, store, run.ID, dir); err != nil {
+			return withRun(err, run)
+		}
+	}
+	if failNew {
+		return failOnNew(ctx, store, run.ID)
 	}
 	return res.failOn(failOn)
 }

@@ -14,7 +14,7 @@ import (
 func TestAuditCommand_Verdicts(t *testing.T) {
 	rot := crawltest.NewRot(t)
 	dbPath := filepath.Join(t.TempDir(), "rot.db")
-	code, stdout, stderr := run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--timeout", "1s", "--retries", "0")
+	code, stdout, stderr := run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--timeout", "1s", "--retries", "0", "--no-archives")
 	if code != exitFindings {
 		t.Fatalf("exit %d, want %d (broken links found); stderr:\n%s\nstdout:\n%s", code, exitFindings, stderr, stdout)
 	}
@@ -117,7 +117,7 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 	// A second run with --max-age reuses the non-transient results and only
 	// fetches again what failed transiently.
 	before := rot.Hits("/gone")
-	code, _, stderr = run(t, "", "check", "--db", dbPath, "--max-age", "1h", "--timeout", "1s", "--retries", "0")
+	code, _, stderr = run(t, "", "check", "--db", dbPath, "--max-age", "1h", "--timeout", "1s", "--retries", "0", "--no-archives")
 	if code != exitFindings {
 		t.Fatalf("check exit %d: %s", code, stderr)
 	}
@@ -129,11 +129,11 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 func TestAuditCommand_FailOn(t *testing.T) {
 	rot := crawltest.NewRot(t)
 	dbPath := filepath.Join(t.TempDir(), "rot.db")
-	code, _, stderr := run(t, "", "audit", rot.URL+"/fine.html", "--db", dbPath, "--fail-on", "none", "--max-depth", "0")
+	code, _, stderr := run(t, "", "audit", rot.URL+"/fine.html", "--db", dbPath, "--fail-on", "none", "--max-depth", "0", "--no-archives")
 	if code != exitOK {
 		t.Errorf("--fail-on none: exit %d (%s)", code, stderr)
 	}
-	if code, _, _ := run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--fail-on", "bogus"); code != exitUsage {
+	if code, _, _ := run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--fail-on", "bogus", "--no-archives"); code != exitUsage {
 		t.Errorf("--fail-on bogus: exit %d, want usage error", code)
 	}
 }

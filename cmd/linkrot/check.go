@@ -61,7 +61,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.BoolVar(&f.noSoft404, "no-soft404", false, "do not probe for soft 404s")
 	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
 	fs.DurationVar(&f.maxAge, "max-age", 0, "reuse a target's result from an earlier run if it is younger than this (e.g. 24h); transient failures are never reused")
-	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none')")
+	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after)")
 }
 
 func defaultUA() string {
@@ -137,7 +137,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	f.register(fs, true)
-	pos, err := parseInterleaved(fs, args)
+	var af archiveFlags
+	af.register(fs)
+	var jf jobFlags
+	jf.register(fs, jobLock|jobHistory|jobLog)
+	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -147,7 +151,15 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("check takes no arguments (use --run N)")
 	}
-	log, err := newLogger(e.stderr, *logFormat, false, *quiet)
+	failNew, err := takeFailOnNew(&f.failOn)
+	if err != nil {
+		return err
+	}
+	rule, err := jf.rule()
+	if err != nil {
+		return err
+	}
+	log, err := jf.logger(e.stderr, *logFormat, false, *quiet)
 	if err != nil {
 		return err
 	}
@@ -155,16 +167,31 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := applyHostRules(cfg.hostRules(), &crawler.Options{}, &opts); err != nil {
+		return err
+	}
 	store, err := sqlite.Open(ctx, *db)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer store.Close()
+	ctx, lk, err := lockDB(ctx, store, "check", jf.wait, log)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
 	run, err := pickRun(ctx, store, *runID)
 	if err != nil {
 		return err
 	}
+	lk.setRun(ctx, run.ID)
 	res, err := checkRun(ctx, e, store, run, opts, f, log)
+	if err == nil {
+		err = runArchives(ctx, e, store, run, &af, opts, log)
+	}
+	if err == nil {
+		err = historyStage(ctx, store, run, rule, log)
+	}
 	status := audit.RunComplete
 	msg := ""
 	switch {
@@ -180,8 +207,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if res != nil {
 		printCheckSummary(e.stdout, res)
 	}
+	af.printSummary(e.stdout)
 	if err != nil {
 		return withRun(err, run)
+	}
+	if failNew {
+		return failOnNew(ctx, store, run.ID)
 	}
 	return res.failOn(failOn)
 }

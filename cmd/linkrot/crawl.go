@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 )
@@ -187,18 +188,20 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	var f crawlFlags
 	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE")
 	f.register(fs, true)
-	pos, err := parseInterleaved(fs, args)
+	var jf jobFlags
+	jf.register(fs, jobLock|jobLog)
+	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usagef("%v", err)
 	}
-	in, err := f.input(e, pos)
+	in, err := f.input(e, cfg.withURL(pos))
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(e.stderr, f.logFormat, f.verbose, f.quiet)
+	log, err := jf.logger(e.stderr, f.logFormat, f.verbose, f.quiet)
 	if err != nil {
 		return err
 	}
@@ -206,11 +209,19 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := applyHostRules(cfg.hostRules(), &opts, &check.Options{}); err != nil {
+		return err
+	}
 	store, err := sqlite.Open(ctx, f.db)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer store.Close()
+	ctx, lk, err := lockDB(ctx, store, "crawl", jf.wait, log)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
 
 	_, stats, err := crawlRun(ctx, e, store, in, f.sitemaps, opts, log)
 	if stats != nil {

@@ -24,6 +24,7 @@ const (
 	exitFindings    = 1   // findings at or above --fail-on
 	exitUsage       = 2   // bad flags, arguments or configuration
 	exitFailure     = 3   // the tool itself could not continue
+	exitLocked      = 4   // another linkrot writes to the database (see --wait)
 	exitInterrupted = 130 // stopped by SIGINT/SIGTERM; work so far is saved
 )
 
@@ -40,6 +41,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	args           []string
+	// onFlags, when set, receives the flag set of the command instead of
+	// running it (parseCommand): linkrot config example lists flags so.
+	onFlags func(*flag.FlagSet)
 }
 
 // isTerminal reports whether w is a terminal (progress bars only then).
@@ -56,6 +60,13 @@ var commands = []struct {
 	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
 	{"check", "check the targets of a crawled run", runCheck},
 	{"fixes", "list the links to moved resources and their replacements", runFixes},
+	{"diff", "what changed between two runs: new broken, confirmed, recovered, drifted, moved", runDiff},
+	{"runs", "list the runs in the database with their counts", runRuns},
+	{"prune", "remove old runs (targets keep their history)", runPrune},
+	{"config", "print an example configuration file (config example) or check one", runConfig},
+	{"suggest", "list Robust Link suggestions (html, json or csv)", runSuggest},
+	{"report", "write the HTML report of a run (or JSON, CSV, JUnit, Markdown, SARIF)", runReport},
+	{"demo", "audit a built-in site and archive on loopback and write its report", runDemo},
 	{"extract", "print the links and robustness data of one page as JSON", runExtract},
 	{"version", "print the version", func(_ context.Context, e *env, _ []string) error {
 		fmt.Fprintln(e.stdout, "linkrot", Version)
@@ -87,6 +98,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func exitCode(e *env, err error) int {
 	var ue *usageError
 	var fe *findingsError
+	var le *lockedError
 	switch {
 	case err == nil:
 		return exitOK
@@ -97,6 +109,9 @@ func exitCode(e *env, err error) int {
 		return exitUsage
 	case errors.As(err, &fe):
 		return exitFindings
+	case errors.As(err, &le):
+		fmt.Fprintf(e.stderr, "linkrot: %v\n", err)
+		return exitLocked
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(e.stderr, "linkrot: interrupted: %v (what was done so far is saved)\n", err)
 		return exitInterrupted
@@ -191,17 +206,22 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// newLogger returns the run logger: text or JSON on stderr. Under a terminal
-// only warnings are logged (the progress bar tells the rest); off a terminal
-// (cron) info lines are kept, so the log says what happened.
+// newLogger returns the run logger: text or JSON on stderr. It is quiet by
+// default, on a terminal (the progress bar tells the rest) and off one
+// (cron mails whatever a job prints: a run that goes well prints no log
+// line): only warnings and errors. --verbose logs everything down to debug
+// detail; --log-level (newLevelLogger) chooses any level, info giving a
+// progress line every 10 seconds and the stage summaries.
 func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, error) {
-	level := slog.LevelInfo
-	if isTerminal(w) || quiet {
-		level = slog.LevelWarn
-	}
-	if verbose {
+	level := slog.LevelWarn
+	if verbose && !quiet {
 		level = slog.LevelDebug
 	}
+	return newLevelLogger(w, format, level)
+}
+
+// newLevelLogger returns a text or JSON logger on w at level.
+func newLevelLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch format {
 	case "", "text":

@@ -1,0 +1,79 @@
+package check
+
+// What other stages reuse of the checker's plumbing: the SSRF-guarded
+// transport, the decoded-and-capped body reader, Retry-After parsing and
+// network error classification. The archive stage (audit/archive,
+// audit/robust) fetches snapshot URLs, TimeGates and identifiers named by
+// crawled pages and by archive answers, which are as untrusted as link
+// targets, so it goes through the same guard and the same caps.
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// NewTransport returns an HTTP transport that dials only addresses passing
+// the SSRF policy of Options.AllowPrivate (checked on the resolved IP at
+// connect time, on every request, DNS answers cached), with the connect
+// timeout, per-host connection limit and header cap of opts (defaults as in
+// New). It never uses a proxy. It does not follow redirects (it is a
+// RoundTripper); callers re-enter it for each hop, so each hop is checked.
+//
+// The returned function cancels dials still in progress and closes idle
+// connections; call it when done. With opts.Transport set, that transport
+// is returned as is (tests), and the function only closes its idle
+// connections.
+func NewTransport(opts Options) (http.RoundTripper, func()) {
+	c := New(opts)
+	if c.o.Transport != nil {
+		rt := c.o.Transport
+		return rt, func() {
+			if ci, ok := rt.(interface{ CloseIdleConnections() }); ok {
+				ci.CloseIdleConnections()
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := newGuard(ctx, newDNSCache(ctx, c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
+	tr := newTransport(g, &c.o)
+	return tr, func() {
+		cancel()
+		tr.CloseIdleConnections()
+	}
+}
+
+// ReadBody reads at most max decoded bytes of resp's body: gzip and deflate
+// bodies the Transport did not decode itself are decoded here, and the cap
+// applies after decoding (a small compressed body cannot inflate past it).
+// truncated reports that the body went on past max. An unsupported
+// Content-Encoding is an error. ReadBody does not close the body.
+func ReadBody(resp *http.Response, max int64) (body []byte, truncated bool, err error) {
+	dec, err := decoder(resp, resp.Body)
+	if err != nil {
+		return nil, false, err
+	}
+	return readCapped(dec, max, resp.ContentLength)
+}
+
+// ParseRetryAfter reads a Retry-After value (RFC 9110 10.2.3), a number of
+// seconds or an HTTP date, and returns the wait from now (0 for a date in
+// the past) and whether the value was valid.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	return parseRetryAfter(v, now)
+}
+
+// ClassifyError maps a failed request to the verdict and error class a
+// live check would give it ("timeout", "dns", "refused", "tls", "policy"
+// for the SSRF guard, ...), by error types only.
+func ClassifyError(err error) (audit.Verdict, string) {
+	return classifyErr(err, false)
+}
+
+// DecodeHTML returns an HTML body as UTF-8, its encoding found as the
+// checker finds it: BOM, Content-Type charset, <meta>, UTF-8 sniff.
+func DecodeHTML(body []byte, contentType string) []byte {
+	return toUTF8(body, contentType)
+}

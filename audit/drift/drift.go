@@ -1,0 +1,317 @@
+package drift
+
+import (
+	"math"
+	"strings"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/textsim"
+)
+
+// Thresholds split drift measures into bands. A zero field takes its
+// default (DefaultThresholds). Distances are 1 - similarity, the form the
+// Off-Topic Memento Toolkit uses; a measure crosses a threshold strictly
+// (a cosine of exactly 0.12 is not off-topic).
+type Thresholds struct {
+	// Off-topic: any one of these makes the live page off-topic, a
+	// different page under the same URL. Defaults are the Off-Topic
+	// Memento Toolkit's (otmt/timemap_measures.py).
+	OffTopicCosine          float64 // cosine similarity below it (0.12)
+	OffTopicJaccardDistance float64 // Jaccard distance above it (0.96)
+	OffTopicDiceDistance    float64 // Sørensen–Dice distance above it (0.93)
+	OffTopicSimHash         int     // SimHash Hamming distance above it (38 of 64)
+	OffTopicWordDrop        float64 // word count fell by more than this fraction (0.70)
+
+	// Major: not off-topic, but any one of these makes the change major.
+	// linkrot's own split, chosen so that a page keeps "minor" while most
+	// of its vocabulary and its length survive:
+	//   - MajorCosine 0.80: a fifth of the term-frequency direction gone;
+	//   - MajorJaccardDistance 0.50: fewer than half the distinct content
+	//     words (shingles) shared;
+	//   - MajorSimHash 12: four times the k = 3 bits Manku, Jain and Das
+	//     Sarma (WWW 2007) use for near-duplicate 64-bit SimHashes of whole
+	//     pages, since main texts are short and one changed word moves
+	//     several bits;
+	//   - MajorWordChange 0.50: the text grew or shrank by more than half.
+	MajorCosine          float64
+	MajorJaccardDistance float64
+	MajorSimHash         int
+	MajorWordChange      float64
+}
+
+// Default thresholds.
+const (
+	DefaultOffTopicCosine          = 0.12
+	DefaultOffTopicJaccardDistance = 0.96
+	DefaultOffTopicDiceDistance    = 0.93
+	DefaultOffTopicSimHash         = 38
+	DefaultOffTopicWordDrop        = 0.70
+	DefaultMajorCosine             = 0.80
+	DefaultMajorJaccardDistance    = 0.50
+	DefaultMajorSimHash            = 12
+	DefaultMajorWordChange         = 0.50
+)
+
+// DefaultThresholds returns the default thresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{
+		OffTopicCosine:          DefaultOffTopicCosine,
+		OffTopicJaccardDistance: DefaultOffTopicJaccardDistance,
+		OffTopicDiceDistance:    DefaultOffTopicDiceDistance,
+		OffTopicSimHash:         DefaultOffTopicSimHash,
+		OffTopicWordDrop:        DefaultOffTopicWordDrop,
+		MajorCosine:             DefaultMajorCosine,
+		MajorJaccardDistance:    DefaultMajorJaccardDistance,
+		MajorSimHash:            DefaultMajorSimHash,
+		MajorWordChange:         DefaultMajorWordChange,
+	}
+}
+
+// WithDefaults returns t with every zero field set to its default.
+func (t Thresholds) WithDefaults() Thresholds {
+	d := DefaultThresholds()
+	setF := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setI := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setF(&t.OffTopicCosine, d.OffTopicCosine)
+	setF(&t.OffTopicJaccardDistance, d.OffTopicJaccardDistance)
+	setF(&t.OffTopicDiceDistance, d.OffTopicDiceDistance)
+	setI(&t.OffTopicSimHash, d.OffTopicSimHash)
+	setF(&t.OffTopicWordDrop, d.OffTopicWordDrop)
+	setF(&t.MajorCosine, d.MajorCosine)
+	setF(&t.MajorJaccardDistance, d.MajorJaccardDistance)
+	setI(&t.MajorSimHash, d.MajorSimHash)
+	setF(&t.MajorWordChange, d.MajorWordChange)
+	return t
+}
+
+// Measures are the drift measures of a live text against a reference.
+type Measures struct {
+	// Identical reports the same main text: the same word sequence (for
+	// fingerprints: the same SimHash and word count).
+	Identical bool
+	// TextMeasured reports that Jaccard, Dice and Cosine were computed:
+	// both texts were at hand. Comparing stored fingerprints gives only
+	// SimHash and word counts.
+	TextMeasured bool
+	SimHash      int     // Hamming distance of the SimHashes, 0 to 64
+	Jaccard      float64 // Jaccard similarity of content-word shingle sets
+	Dice         float64 // Sørensen–Dice similarity of the same sets
+	Cosine       float64 // cosine similarity of content-word frequencies
+	// WordsReference and WordsLive count all words; WordChange is
+	// (live - reference) / reference (0 when both are empty, 1 when only
+	// the reference is).
+	WordsReference int
+	WordsLive      int
+	WordChange     float64
+}
+
+// Compare measures the live main text against the reference main text.
+// shingle is the shingle size in words (below 1: 1).
+func Compare(reference, live string, shingle int) Measures {
+	rw, lw := textsim.Words(reference), textsim.Words(live)
+	m := Measures{
+		TextMeasured:   true,
+		Identical:      equalWords(rw, lw),
+		SimHash:        textsim.Hamming(textsim.SimHash(rw), textsim.SimHash(lw)),
+		WordsReference: len(rw),
+		WordsLive:      len(lw),
+		WordChange:     WordChange(len(rw), len(lw)),
+	}
+	rc, lc := ContentWords(rw), ContentWords(lw)
+	rs, ls := textsim.Shingles(rc, shingle), textsim.Shingles(lc, shingle)
+	m.Jaccard = textsim.Jaccard(rs, ls)
+	m.Dice = Dice(rs, ls)
+	m.Cosine = Cosine(rc, lc)
+	return m
+}
+
+// CompareFingerprints measures a live page against a stored fingerprint
+// (SimHash of all words and word count, as audit.Check keeps them). Only
+// SimHash and word counts can be measured.
+func CompareFingerprints(refHash uint64, refWords int, liveHash uint64, liveWords int) Measures {
+	return Measures{
+		Identical:      refHash == liveHash && refWords == liveWords,
+		SimHash:        textsim.Hamming(refHash, liveHash),
+		WordsReference: refWords,
+		WordsLive:      liveWords,
+		WordChange:     WordChange(refWords, liveWords),
+	}
+}
+
+// Band classifies m with t (zero fields at their defaults): unchanged for
+// identical text; off-topic when any off-topic threshold is crossed; major
+// when any major one is; minor otherwise. Measures that were not taken
+// (TextMeasured false) cross nothing.
+func (t Thresholds) Band(m Measures) string {
+	t = t.WithDefaults()
+	if m.Identical {
+		return audit.BandUnchanged
+	}
+	// Similarities are compared with 1 - distance so that a value exactly
+	// at a threshold, however it was computed, stays on the lenient side.
+	off := m.SimHash > t.OffTopicSimHash || m.WordChange < -t.OffTopicWordDrop
+	if m.TextMeasured {
+		off = off || m.Cosine < t.OffTopicCosine ||
+			m.Jaccard < 1-t.OffTopicJaccardDistance ||
+			m.Dice < 1-t.OffTopicDiceDistance
+	}
+	if off {
+		return audit.BandOffTopic
+	}
+	major := m.SimHash > t.MajorSimHash || math.Abs(m.WordChange) > t.MajorWordChange
+	if m.TextMeasured {
+		major = major || m.Cosine < t.MajorCosine || m.Jaccard < 1-t.MajorJaccardDistance
+	}
+	if major {
+		return audit.BandMajor
+	}
+	return audit.BandMinor
+}
+
+// Dice returns the Sørensen–Dice index of two sets, 2|a ∩ b| / (|a| + |b|):
+// 1 for identical sets, 0 for disjoint ones. Two empty sets are identical.
+func Dice(a, b map[uint64]struct{}) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for h := range a {
+		if _, ok := b[h]; ok {
+			inter++
+		}
+	}
+	return 2 * float64(inter) / float64(len(a)+len(b))
+}
+
+// Cosine returns the cosine similarity of the term-frequency vectors of two
+// word lists: Σ aᵢbᵢ / (‖a‖ ‖b‖). Two empty lists are identical (1); one
+// empty list against a non-empty one gives 0.
+func Cosine(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	ta, tb := termFreq(a), termFreq(b)
+	var dot, na, nb float64
+	for w, x := range ta {
+		na += float64(x * x)
+		if y, ok := tb[w]; ok {
+			dot += float64(x * y)
+		}
+	}
+	for _, y := range tb {
+		nb += float64(y * y)
+	}
+	c := dot / (math.Sqrt(na) * math.Sqrt(nb))
+	return min(c, 1) // rounding can overshoot by an ulp
+}
+
+func termFreq(words []string) map[string]int {
+	m := make(map[string]int, len(words))
+	for _, w := range words {
+		m[w]++
+	}
+	return m
+}
+
+// WordChange returns (live - ref) / ref: 0 when both are 0, 1 when only
+// ref is 0.
+func WordChange(ref, live int) float64 {
+	switch {
+	case ref == 0 && live == 0:
+		return 0
+	case ref == 0:
+		return 1
+	}
+	return float64(live-ref) / float64(ref)
+}
+
+// ContentWords returns words without English function words (the, of,
+// and, ...). The list is short on purpose: it removes the words that make
+// any two English texts look alike, nothing that carries a topic. Words
+// must be lower-cased (textsim.Words is).
+func ContentWords(words []string) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// stopWords are common English function words: articles, pronouns,
+// auxiliaries, conjunctions and prepositions.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		a an the and or but nor so yet if then than that this these those
+		is are was were be been being am do does did have has had having
+		i me my we us our you your he him his she her it its they them their
+		of in on at to for from by with about as into onto over under
+		not no can could will would shall should may might must
+		what which who whom whose when where why how all any each both
+		there here up down out off again very just also too only own same
+		s t`) {
+		m[w] = true
+	}
+	return m
+}()
+
+func equalWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Excerpts returns short excerpts of two texts around the first word where
+// they differ, at most n words each (default 25 for n < 1), for a human to
+// see what changed. Identical texts give two empty strings.
+func Excerpts(reference, live string, n int) (string, string) {
+	if n < 1 {
+		n = 25
+	}
+	rw, lw := strings.Fields(reference), strings.Fields(live)
+	i := 0
+	for i < len(rw) && i < len(lw) && strings.EqualFold(rw[i], lw[i]) {
+		i++
+	}
+	if i == len(rw) && i == len(lw) {
+		return "", ""
+	}
+	from := max(0, i-3)
+	cut := func(ws []string) string {
+		if from >= len(ws) {
+			return ""
+		}
+		end := min(len(ws), from+n)
+		s := strings.Join(ws[from:end], " ")
+		if from > 0 {
+			s = "… " + s
+		}
+		if end < len(ws) {
+			s += " …"
+		}
+		return s
+	}
+	return cut(rw), cut(lw)
+}

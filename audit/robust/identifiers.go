@@ -1,0 +1,216 @@
+package robust
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// identResult is a checked identifier of a target, for suggestions.
+type identResult struct {
+	check audit.IdentifierCheck
+}
+
+// identJob is one declared identifier to follow back to its access URI.
+type identJob struct {
+	access  string // the page declaring it
+	alsoAt  string // the access URI's final URL after redirects ("" same)
+	target  int64  // 0 for own pages
+	id      audit.Identifier
+	linking []string // pages linking to the access URI (targets only)
+}
+
+// identifiers checks the identifiers declared by live external targets
+// (fetched by liveFetch) and by the site's own pages: does the identifying
+// URI resolve, and does it lead back to the access URI (redirects, or a
+// link in its page or Link header), as draft-vandesompel-identifier §4
+// says it SHOULD. It returns the checks of targets by target ID.
+func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[int64][]identResult {
+	linking := map[int64][]string{}
+	for i := range s.in.Links {
+		l := &s.in.Links[i]
+		if l.TargetID != 0 && !slices.Contains(linking[l.TargetID], l.PageURL) {
+			linking[l.TargetID] = append(linking[l.TargetID], l.PageURL)
+		}
+	}
+	var jobs []identJob
+	targets := make([]int64, 0, len(live))
+	for id := range live {
+		targets = append(targets, id)
+	}
+	slices.Sort(targets)
+	for _, tid := range targets {
+		p := live[tid]
+		c := s.in.Checks[tid]
+		if p.err != nil || c == nil {
+			continue
+		}
+		pages := slices.Clone(linking[tid])
+		slices.Sort(pages)
+		for _, id := range dedupIdentifiers(p.identifiers) {
+			if sameResource(id.URL, c.URL) || sameResource(id.URL, p.final) {
+				continue // the page names itself
+			}
+			jobs = append(jobs, identJob{access: c.URL, alsoAt: p.final, target: tid, id: id, linking: pages})
+		}
+	}
+	for _, pg := range s.in.Pages {
+		for _, id := range dedupIdentifiers(pg.Identifiers) {
+			if sameResource(id.URL, pg.URL) {
+				continue
+			}
+			jobs = append(jobs, identJob{access: pg.URL, id: id})
+		}
+	}
+	// Each identifying URI is fetched once.
+	type fetched struct {
+		final  string
+		status int
+		hops   []audit.Redirect
+		links  []string
+		err    error
+	}
+	var urls []string
+	index := map[string]int{}
+	for _, j := range jobs {
+		if _, ok := index[j.id.URL]; !ok {
+			index[j.id.URL] = len(urls)
+			urls = append(urls, j.id.URL)
+		}
+	}
+	res := make([]fetched, len(urls))
+	s.parallel(ctx, len(urls), func(i int) {
+		if !isHTTP(urls[i]) {
+			res[i].err = fmt.Errorf("not an http(s) URI")
+			return
+		}
+		resp, hops, _, err := s.o.Client.Fetch(ctx, urls[i], 512<<10)
+		if err != nil {
+			res[i] = fetched{err: err, hops: hops}
+			return
+		}
+		f := fetched{final: resp.URL.String(), status: resp.Status, hops: hops}
+		links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
+		for _, l := range audit.ResolveLinks(resp.URL, links) {
+			f.links = append(f.links, l.URI)
+		}
+		if isHTMLType(resp.Header.Get("Content-Type"), resp.Body) {
+			f.links = append(f.links, htmlLinks(resp.Body, resp.URL)...)
+		}
+		res[i] = f
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	out := map[int64][]identResult{}
+	for _, j := range jobs {
+		f := res[index[j.id.URL]]
+		ic := audit.IdentifierCheck{
+			RunID:        s.in.RunID,
+			AccessURL:    j.access,
+			Identifier:   j.id.URL,
+			Rel:          j.id.Rel,
+			OwnPage:      j.target == 0,
+			LinkingPages: j.linking,
+			Status:       f.status,
+			CheckedAt:    s.o.Now().UTC(),
+		}
+		back := func(u string) bool {
+			return sameResource(u, j.access) || j.alsoAt != "" && sameResource(u, j.alsoAt)
+		}
+		ic.Resolves = f.err == nil && f.status >= 200 && f.status <= 299
+		for _, h := range f.hops {
+			if back(h.To) {
+				ic.LeadsBack, ic.How = true, "redirect"
+				break
+			}
+		}
+		if !ic.LeadsBack && ic.Resolves {
+			for _, l := range f.links {
+				if back(l) {
+					ic.LeadsBack, ic.How = true, "link"
+					break
+				}
+			}
+		}
+		switch {
+		case f.err != nil:
+			ic.Reason = "identifier does not resolve: " + errText(f.err)
+		case !ic.Resolves:
+			ic.Reason = fmt.Sprintf("identifier does not resolve: status %d", f.status)
+		case !ic.LeadsBack:
+			ic.Reason = "identifier resolves but leads back to the access URI neither by redirects nor by links"
+		}
+		if ic.LeadsBack && !ic.Resolves {
+			ic.Reason = joinReason(ic.Reason, "it redirects to the access URI")
+		}
+		s.count(func(sum *Summary) {
+			sum.Identifiers++
+			if !ic.Resolves {
+				sum.IdentifiersBroken++
+			} else if !ic.LeadsBack {
+				sum.IdentifiersNoReturn++
+			}
+		})
+		if s.sink.Identifier != nil {
+			s.sink.Identifier(ic)
+		}
+		if j.target != 0 {
+			out[j.target] = append(out[j.target], identResult{check: ic})
+		}
+	}
+	return out
+}
+
+// dedupIdentifiers keeps the first declaration of each (URL, rel).
+func dedupIdentifiers(ids []audit.Identifier) []audit.Identifier {
+	var out []audit.Identifier
+	seen := map[string]bool{}
+	for _, id := range ids {
+		k := id.Rel + " " + normalize(id.URL)
+		if id.URL == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, id)
+	}
+	return out
+}
+
+// htmlLinks returns the absolute targets of <a href> and <link href> in an
+// HTML page (at most 10,000).
+func htmlLinks(body []byte, base *url.URL) []string {
+	var out []string
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for len(out) < 10000 {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		if n := string(name); n != "a" && n != "link" && n != "area" {
+			continue
+		}
+		for hasAttr {
+			var k, v []byte
+			k, v, hasAttr = z.TagAttr()
+			if string(k) != "href" {
+				continue
+			}
+			if u, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+				out = append(out, u.String())
+			}
+		}
+	}
+	return out
+}

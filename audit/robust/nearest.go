@@ -1,0 +1,260 @@
+package robust
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/archive"
+)
+
+// want is a link's nearest-memento question: which resource, at which date.
+type want struct {
+	uriR string
+	at   time.Time
+	from string // "versiondate", "mset", "first-seen"
+}
+
+type lookupKey struct {
+	uriR string
+	at   int64
+}
+
+// lookup is one archive's answer to one question.
+type lookup struct {
+	archive   string
+	memento   audit.Memento // URL, Datetime, Distance, Representative, Count, First, Last, Error
+	found     bool
+	noMemento bool // the archive has none (not an error)
+	skipped   bool // not asked (private resource, public archive)
+}
+
+// near is a link's answers across archives.
+type near struct {
+	want    want
+	lookups []lookup
+	best    int // index into lookups of the nearest memento, -1 when none
+}
+
+// bestMemento returns the nearest memento across archives, or nil.
+func (n *near) bestMemento() *audit.Memento {
+	if n == nil || n.best < 0 {
+		return nil
+	}
+	return &n.lookups[n.best].memento
+}
+
+// noneAnywhere reports that every archive answered "no memento".
+func (n *near) noneAnywhere() bool {
+	if n == nil || len(n.lookups) == 0 {
+		return false
+	}
+	for _, l := range n.lookups {
+		if !l.noMemento {
+			return false
+		}
+	}
+	return true
+}
+
+// suggestible reports whether l is a hyperlink to another site without
+// robustness data: a candidate for a "no-robustness-data" suggestion.
+func (s *stage) suggestible(l *Link) bool {
+	return !l.Link.Resource && (l.Link.Element == "a" || l.Link.Element == "area") &&
+		l.Link.Robust == nil && l.Link.Mset == nil && len(l.PWIDs) == 0 &&
+		isHTTP(l.TargetURL) && s.external(l.TargetURL)
+}
+
+// wantOf decides whether and what to ask the archives for l: its
+// versiondate, else its first mset temporal reference, else, for a broken
+// target or a suggestible live one, the date linkrot first saw the target.
+func (s *stage) wantOf(l *Link) (want, bool) {
+	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
+		u := expectedOriginal(l)
+		if isHTTP(u) {
+			return want{uriR: normalize(u), at: r.VersionDate.Time, from: "versiondate"}, true
+		}
+	}
+	if !isHTTP(l.TargetURL) {
+		return want{}, false
+	}
+	if m := l.Link.Mset; m != nil && len(m.Temporal) > 0 && !m.Temporal[0].IsZero() {
+		return want{uriR: l.TargetURL, at: m.Temporal[0].Time, from: "mset"}, true
+	}
+	c := s.in.Checks[l.TargetID]
+	seen := s.in.FirstSeen[l.TargetID]
+	if seen.IsZero() {
+		return want{}, false
+	}
+	if broken(c) || alive(c) && s.suggestible(l) {
+		return want{uriR: l.TargetURL, at: seen, from: "first-seen"}, true
+	}
+	return want{}, false
+}
+
+// nearest asks every archive for each distinct (resource, date) question
+// once, and returns each link's answers by link ID.
+func (s *stage) nearest(ctx context.Context) map[int64]*near {
+	type job struct {
+		key     lookupKey
+		w       want
+		archive archive.Archive
+	}
+	wants := map[int64]want{}
+	var keys []lookupKey
+	seen := map[lookupKey]want{}
+	for i := range s.in.Links {
+		l := &s.in.Links[i]
+		w, ok := s.wantOf(l)
+		if !ok {
+			continue
+		}
+		wants[l.ID] = w
+		k := lookupKey{w.uriR, w.at.Unix()}
+		if _, ok := seen[k]; !ok {
+			seen[k] = w
+			keys = append(keys, k)
+		}
+	}
+	var jobs []job
+	for _, k := range keys {
+		for _, a := range s.o.Archives {
+			jobs = append(jobs, job{key: k, w: seen[k], archive: a})
+		}
+	}
+	results := make([]lookup, len(jobs))
+	s.parallel(ctx, len(jobs), func(i int) {
+		results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	byKey := map[lookupKey][]lookup{}
+	for i, j := range jobs {
+		byKey[j.key] = append(byKey[j.key], results[i])
+	}
+
+	out := map[int64]*near{}
+	for i := range s.in.Links {
+		l := &s.in.Links[i]
+		w, ok := wants[l.ID]
+		if !ok {
+			continue
+		}
+		n := &near{want: w, best: -1}
+		n.lookups = append(n.lookups, byKey[lookupKey{w.uriR, w.at.Unix()}]...)
+		for k := range n.lookups {
+			lk := &n.lookups[k]
+			if lk.found && (n.best < 0 || lk.memento.Distance < n.lookups[n.best].memento.Distance) {
+				n.best = k
+			}
+		}
+		out[l.ID] = n
+		s.count(func(sum *Summary) {
+			sum.LinksLookedUp++
+			if b := n.bestMemento(); b != nil {
+				sum.LinksWithMemento++
+				if b.Representative {
+					sum.LinksRepresentative++
+				}
+			}
+			for _, lk := range n.lookups {
+				if !lk.found && !lk.noMemento && !lk.skipped {
+					sum.LookupErrors++
+				}
+			}
+		})
+		if s.sink.Memento == nil {
+			continue
+		}
+		for k, lk := range n.lookups {
+			m := lk.memento
+			m.RunID, m.LinkID, m.TargetID = s.in.RunID, l.ID, l.TargetID
+			m.Nearest = k == n.best
+			s.sink.Memento(m)
+		}
+	}
+	return out
+}
+
+// lookup asks one archive for the memento of w.uriR nearest to w.at.
+func (s *stage) lookup(ctx context.Context, a archive.Archive, w want) lookup {
+	res := lookup{archive: a.Name}
+	m := &res.memento
+	m.Archive, m.Wanted, m.WantedFrom = a.Name, w.at.UTC(), w.from
+	if localHost(hostOf(w.uriR)) && !localHost(hostOf(a.TimeGate)) {
+		// An intranet or loopback URL is in no public archive, and asking
+		// one would leak it.
+		res.skipped = true
+		m.Error = "not asked: a private or loopback address is not sent to a public archive"
+		m.CheckedAt = s.o.Now().UTC()
+		return res
+	}
+	var cands []archive.Candidate
+	neg, err := s.o.Client.Negotiate(ctx, a, w.uriR, w.at)
+	switch {
+	case err == nil:
+		cands = append(cands, neg.Memento)
+		cands = append(cands, neg.Candidates...)
+	case errors.Is(err, archive.ErrNoMemento):
+		res.noMemento = true
+		m.Error = "no memento"
+	default:
+		m.Error = errText(err)
+	}
+	if s.o.TimeMaps && a.TimeMap != "" {
+		tm, terr := s.o.Client.TimeMap(ctx, a, w.uriR)
+		switch {
+		case terr == nil:
+			m.Count = len(tm.Mementos)
+			if len(tm.Mementos) > 0 {
+				m.First = tm.Mementos[0].Datetime
+				m.Last = tm.Mementos[len(tm.Mementos)-1].Datetime
+			}
+			cands = append(cands, tm.Mementos...)
+		case errors.Is(terr, archive.ErrNoMemento):
+		default:
+			m.Error = joinReason(m.Error, "timemap: "+errText(terr))
+		}
+	}
+	m.CheckedAt = s.o.Now().UTC()
+	// Prefer the memento closest to the wanted date, from whatever the
+	// archive listed, not the one its TimeGate happened to pick.
+	best, ok := archive.Nearest(cands, w.at)
+	if !ok {
+		return res
+	}
+	res.found, res.noMemento = true, false
+	if m.Error == "no memento" {
+		m.Error = ""
+	}
+	m.URL = best.URL
+	m.Datetime = best.Datetime.UTC()
+	m.Distance = absDuration(best.Datetime.Sub(w.at))
+	m.Representative = m.Distance <= s.o.MaxDistance
+	return res
+}
+
+// localHost reports whether host (host[:port]) names this machine or a
+// private network: localhost names, and loopback, private, link-local or
+// unique-local address literals.
+func localHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
+}

@@ -1,0 +1,349 @@
+// Package robust is the archives stage of a linkrot run: after the live
+// check, it answers the questions the Robust Links work exists for.
+//
+//  1. Snapshot audit: every snapshot a link declares (data-versionurl
+//     entries, mset copy links, pwids resolved through the registry) is
+//     fetched and judged snapshot-ok, snapshot-missing, snapshot-error or
+//     not-a-memento; its Memento-Datetime is compared with the declared
+//     datetime (exactly, or by UTC day for date-only values) and with
+//     data-versiondate, its rel="original" with data-originalurl.
+//  2. Nearest memento: for links with a versiondate (or mset temporal
+//     reference), broken links and links without robustness data, every
+//     archive's TimeGate is asked for the memento nearest to the wanted
+//     date (optionally the TimeMap too); the closest across archives wins,
+//     and one further than MaxDistance is not representative.
+//  3. Drift: a live page with a representative memento is compared with
+//     the memento's raw bytes (Wayback id_ mode), and every fingerprinted
+//     target with the fingerprint linkrot stored when it first saw it.
+//  4. Identifiers: targets and own pages declaring rel="identifier" or
+//     rel="cite-as" have the identifier followed back (redirects or links)
+//     to the access URI.
+//  5. Suggestions: ready Robust Link HTML for links without robustness
+//     data whose target is alive, and for broken links with a memento;
+//     links to access URIs whose target declares an identifier get the
+//     identifier. With SaveMissing, targets without any memento are sent
+//     to an archive's Save Page Now.
+//
+// Run takes plain data (Input) and hands results to a Sink as they are
+// known; it knows nothing of the database.
+package robust
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/archive"
+	"github.com/linkrot/linkrot/audit/drift"
+)
+
+// Options configure Run. Client is required; the rest has useful zero
+// values.
+type Options struct {
+	Client *archive.Client
+	// Archives are asked for nearest mementos, in order (default: the
+	// Client's).
+	Archives []archive.Archive
+	// Registry resolves pwids (default archive.DefaultRegistry()).
+	Registry archive.Registry
+	// MaxDistance is the farthest a memento may be from the wanted date
+	// and still represent it (default 30 days).
+	MaxDistance time.Duration
+	// TimeMaps also fetches each archive's TimeMap: how many mementos
+	// exist, the first and the last, and a nearer memento than the
+	// TimeGate's when the TimeMap lists one.
+	TimeMaps bool
+	// Shingle and Thresholds configure drift measurement (package drift).
+	Shingle    int
+	Thresholds drift.Thresholds
+	// SaveMissing asks the first archive with a Save endpoint to capture
+	// live targets no archive holds a memento of; Save tunes the requests.
+	SaveMissing bool
+	Save        archive.SaveOptions
+	// Workers is the number of concurrent lookups and fetches (default
+	// 8); archive budgets bound the request rate whatever their number.
+	Workers int
+	// MaxBody caps a live page or memento read for drift (default 2 MiB).
+	MaxBody int64
+	// SiteHosts are the audited site's hosts (host[:port] as
+	// audit.NormalizeURL writes them): links to them are internal, and get
+	// no "no-robustness-data" suggestion.
+	SiteHosts map[string]bool
+	// Identifiers extracts rel="identifier" and rel="cite-as" links from
+	// a fetched HTML page (the crawler's extractor). Nil: only HTTP Link
+	// headers are read.
+	Identifiers func(body []byte, contentType string, pageURL *url.URL, header http.Header) []audit.Identifier
+	// Now is the clock (default time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// DefaultMaxDistance is the default of Options.MaxDistance.
+const DefaultMaxDistance = 30 * 24 * time.Hour
+
+// Link is one link of the run with what the stage needs of it.
+type Link struct {
+	ID      int64
+	PageURL string
+	Link    audit.Link
+	// TargetID and TargetURL are the link's target (0 and "" when its
+	// href is not an absolute URL); TargetURL is normalized.
+	TargetID  int64
+	TargetURL string
+	// PWIDs are the pwids the link carries (href, data-versionurl, mset).
+	PWIDs []audit.PWID
+}
+
+// OwnPage is a crawled page of the site with the identifiers it declares.
+type OwnPage struct {
+	URL         string
+	Identifiers []audit.Identifier
+}
+
+// Input is what Run works on.
+type Input struct {
+	RunID int64
+	Links []Link
+	// Checks are the run's live checks by target ID.
+	Checks map[int64]*audit.Check
+	// FirstSeen is when linkrot first saw each target (targets.first_seen_at).
+	FirstSeen map[int64]time.Time
+	// Reference is, by target ID, the earliest fingerprinted check of the
+	// target (SHA256 set), from any run: first-seen drift compares the
+	// run's check with it when it comes from an earlier run.
+	Reference map[int64]*audit.Check
+	Pages     []OwnPage
+}
+
+// Sink receives results as they are known. Its functions are called from
+// several goroutines at once and must be safe for concurrent use; a nil
+// function drops that kind of result.
+type Sink struct {
+	SnapshotCheck func(audit.SnapshotCheck)
+	Memento       func(audit.Memento)
+	Drift         func(audit.Drift)
+	Identifier    func(audit.IdentifierCheck)
+	Suggestion    func(audit.Suggestion)
+	Save          func(audit.SaveRequest)
+}
+
+// Summary counts what the stage found, for the end-of-run summary.
+type Summary struct {
+	Snapshots          map[audit.SnapshotVerdict]int
+	DatetimeMismatches int
+	OriginalMismatches int
+	// LinksLookedUp links had a wanted date; LinksWithMemento got a
+	// memento from some archive, LinksRepresentative one within
+	// MaxDistance. LookupErrors counts failed archive lookups (other than
+	// "no memento").
+	LinksLookedUp       int
+	LinksWithMemento    int
+	LinksRepresentative int
+	LookupErrors        int
+	// Bands count memento drift by band, FirstSeenBands first-seen drift.
+	Bands          map[string]int
+	FirstSeenBands map[string]int
+	DriftErrors    int
+	// Identifiers checked; those that do not resolve or do not lead back.
+	Identifiers         int
+	IdentifiersBroken   int
+	IdentifiersNoReturn int
+	Suggestions         map[string]int
+	Saves               map[string]int
+}
+
+func newSummary() *Summary {
+	return &Summary{
+		Snapshots:      map[audit.SnapshotVerdict]int{},
+		Bands:          map[string]int{},
+		FirstSeenBands: map[string]int{},
+		Suggestions:    map[string]int{},
+		Saves:          map[string]int{},
+	}
+}
+
+// stage is one Run.
+type stage struct {
+	o    Options
+	in   Input
+	sink Sink
+	log  *slog.Logger
+
+	mu  sync.Mutex
+	sum *Summary
+}
+
+// Run runs the stage over in and returns its summary. Results go to sink
+// as they are known. It returns ctx.Err() when ctx is cancelled (the
+// results delivered so far stand); every goroutine it starts has exited
+// when it returns. Network failures are results, never errors.
+func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
+	o := opts
+	if len(o.Archives) == 0 {
+		o.Archives = o.Client.Archives()
+	}
+	if o.Registry == nil {
+		o.Registry = archive.DefaultRegistry()
+	}
+	if o.MaxDistance <= 0 {
+		o.MaxDistance = DefaultMaxDistance
+	}
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 2 << 20
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.Thresholds = o.Thresholds.WithDefaults()
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &stage{o: o, in: in, sink: sink, log: log, sum: newSummary()}
+	if in.Checks == nil {
+		s.in.Checks = map[int64]*audit.Check{}
+	}
+
+	s.snapshots(ctx)
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	near := s.nearest(ctx)
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	live := s.liveFetch(ctx, near)
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	s.mementoDrift(ctx, near, live)
+	s.firstSeenDrift()
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	ids := s.identifiers(ctx, live)
+	if err := ctx.Err(); err != nil {
+		return s.sum, err
+	}
+	s.suggestions(near, ids)
+	if o.SaveMissing {
+		s.saveMissing(ctx, near)
+	}
+	return s.sum, ctx.Err()
+}
+
+func (s *stage) count(f func(*Summary)) {
+	s.mu.Lock()
+	f(s.sum)
+	s.mu.Unlock()
+}
+
+// parallel calls fn(i) for i in [0, n) on the stage's workers, stopping
+// early when ctx is done. It returns when every call has returned.
+func (s *stage) parallel(ctx context.Context, n int, fn func(i int)) {
+	if n == 0 {
+		return
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.o.Workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			close(next)
+			wg.Wait()
+			return
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// alive reports whether a check found the target reachable.
+func alive(c *audit.Check) bool {
+	if c == nil {
+		return false
+	}
+	switch c.Verdict {
+	case audit.VerdictOK, audit.VerdictRedirected, audit.VerdictMoved:
+		return true
+	}
+	return false
+}
+
+func broken(c *audit.Check) bool { return c != nil && c.Verdict.Broken() }
+
+func isHTTP(u string) bool {
+	return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
+// external reports whether u leaves the audited site.
+func (s *stage) external(u string) bool {
+	h := hostOf(u)
+	return h != "" && !s.o.SiteHosts[h]
+}
+
+func normalize(u string) string {
+	n, err := audit.NormalizeURL(u)
+	if err != nil {
+		return u
+	}
+	return n
+}
+
+// sameResource compares two URLs after normalization, http and https
+// alike (archives match them interchangeably).
+func sameResource(a, b string) bool {
+	strip := func(s string) string {
+		s = normalize(s)
+		return strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
+	}
+	return strip(a) == strip(b)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return truncate(err.Error(), 300)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

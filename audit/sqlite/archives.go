@@ -1,0 +1,479 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// The archives stage of a run (migration 0003) stores snapshot checks,
+// nearest mementos, drift measurements, identifier checks, suggestions and
+// save requests under the run. Each Save method stores a batch in one write
+// transaction (all or none) and is the save function of an audit.Batcher;
+// each read method returns a run's rows. A link ID, when given, must be a
+// link of the record's run: otherwise nothing is stored and the error wraps
+// audit.ErrNotFound, as for an unknown run.
+
+// linkOfRun is the condition that parameter ?2 (a link ID or NULL) is a
+// link of run ?1.
+const linkOfRun = `(?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1))`
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// saveBatch stores n records with query (its first two parameters the run
+// and the link, see linkOfRun) in one transaction.
+func (db *DB) saveBatch(ctx context.Context, what string, runIDs []int64, query string, n int, args func(i int) ([]any, string)) error {
+	if n == 0 {
+		return nil
+	}
+	err := db.writeBatch(ctx, runIDs, query, n, func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+		a, desc := args(i)
+		res, err := stmt.ExecContext(ctx, a...)
+		if err == nil {
+			var k int64
+			if k, err = res.RowsAffected(); err == nil && k == 0 {
+				err = fmt.Errorf("link %v of run %v: %w", a[1], a[0], audit.ErrNotFound)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s %d of the batch (%s): %w", what, i, desc, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save %ss: %w", what, err)
+	}
+	return nil
+}
+
+// ClearArchives deletes everything the archives stage stored for a run, in
+// one write transaction, so that the stage can run again. An unknown run
+// yields an error wrapping audit.ErrNotFound.
+func (db *DB) ClearArchives(ctx context.Context, runID int64) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("clear archive results: %w", err)
+	}
+	defer tx.Rollback()
+	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
+		return fmt.Errorf("clear archive results: %w", err)
+	}
+	for _, t := range []string{"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions", "save_requests"} {
+		// Table names are constants of this function.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id = ?`, runID); err != nil {
+			return fmt.Errorf("clear archive results: %s: %w", t, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("clear archive results: commit: %w", err)
+	}
+	return nil
+}
+
+func runIDsOf[T any](items []T, id func(*T) int64) []int64 {
+	out := make([]int64, len(items))
+	for i := range items {
+		out[i] = id(&items[i])
+	}
+	return out
+}
+
+// SaveSnapshotChecks stores snapshot checks. Durations are stored in whole
+// milliseconds. It is safe for concurrent use.
+func (db *DB) SaveSnapshotChecks(ctx context.Context, checks []audit.SnapshotCheck) error {
+	const q = `INSERT INTO snapshot_checks (run_id, link_id, source, declared, url, final_url, verdict,
+		status, reason, memento_datetime, declared_datetime, declared_date_only, datetime_mismatch,
+		declared_delta_ms, versiondate_delta_ms, original, original_mismatch, checked_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
+		WHERE ` + linkOfRun
+	return db.saveBatch(ctx, "snapshot check", runIDsOf(checks, func(c *audit.SnapshotCheck) int64 { return c.RunID }), q, len(checks),
+		func(i int) ([]any, string) {
+			c := &checks[i]
+			return []any{c.RunID, nullID(c.LinkID), c.Source, c.Declared, c.URL, c.FinalURL, string(c.Verdict),
+				c.Status, c.Reason, formatInstant(c.MementoDatetime), formatInstant(c.DeclaredDatetime),
+				boolInt(c.DeclaredDateOnly), boolInt(c.DatetimeMismatch), millis(c.DeclaredDelta),
+				millis(c.VersionDateDelta), c.Original, boolInt(c.OriginalMismatch), formatInstant(c.CheckedAt)}, quote(c.Declared)
+		})
+}
+
+// SnapshotChecks returns the snapshot checks of a run in the order they
+// were saved. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) SnapshotChecks(ctx context.Context, runID int64) ([]audit.SnapshotCheck, error) {
+	var out []audit.SnapshotCheck
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, source, declared, url, final_url, verdict, status, reason,
+			memento_datetime, declared_datetime, declared_date_only, datetime_mismatch, declared_delta_ms,
+			versiondate_delta_ms, original, original_mismatch, checked_at
+			FROM snapshot_checks WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			var (
+				c                 audit.SnapshotCheck
+				link              sql.NullInt64
+				verdict           string
+				md, dd, checkedAt sql.NullString
+				delta, vdelta     int64
+			)
+			if err := rows.Scan(&c.RunID, &link, &c.Source, &c.Declared, &c.URL, &c.FinalURL, &verdict, &c.Status,
+				&c.Reason, &md, &dd, &c.DeclaredDateOnly, &c.DatetimeMismatch, &delta, &vdelta, &c.Original,
+				&c.OriginalMismatch, &checkedAt); err != nil {
+				return err
+			}
+			c.LinkID, c.Verdict = link.Int64, audit.SnapshotVerdict(verdict)
+			c.DeclaredDelta, c.VersionDateDelta = time.Duration(delta)*time.Millisecond, time.Duration(vdelta)*time.Millisecond
+			var err error
+			if c.MementoDatetime, err = parseInstant(md); err != nil {
+				return err
+			}
+			if c.DeclaredDatetime, err = parseInstant(dd); err != nil {
+				return err
+			}
+			if c.CheckedAt, err = parseInstant(checkedAt); err != nil {
+				return err
+			}
+			out = append(out, c)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot checks of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveMementos stores nearest-memento records. A run keeps one record per
+// (link, archive); saving the pair again is an error (ClearArchives first).
+// It is safe for concurrent use.
+func (db *DB) SaveMementos(ctx context.Context, ms []audit.Memento) error {
+	const q = `INSERT INTO mementos (run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
+		distance_ms, representative, nearest, count, first, last, error, checked_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16
+		WHERE ?2 IS NOT NULL AND ` + linkOfRun
+	return db.saveBatch(ctx, "memento", runIDsOf(ms, func(m *audit.Memento) int64 { return m.RunID }), q, len(ms),
+		func(i int) ([]any, string) {
+			m := &ms[i]
+			return []any{m.RunID, nullID(m.LinkID), nullID(m.TargetID), m.Archive, formatInstant(m.Wanted), m.WantedFrom,
+				m.URL, formatInstant(m.Datetime), millis(m.Distance), boolInt(m.Representative), boolInt(m.Nearest),
+				m.Count, formatInstant(m.First), formatInstant(m.Last), m.Error, formatInstant(m.CheckedAt)}, m.Archive
+		})
+}
+
+// Mementos returns the nearest-memento records of a run ordered by link,
+// then archive. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) Mementos(ctx context.Context, runID int64) ([]audit.Memento, error) {
+	var out []audit.Memento
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
+			distance_ms, representative, nearest, count, first, last, error, checked_at
+			FROM mementos WHERE run_id = ? ORDER BY link_id, archive`, runID, func(rows *sql.Rows) error {
+			var (
+				m                                  audit.Memento
+				target                             sql.NullInt64
+				wanted, dt, first, last, checkedAt sql.NullString
+				distance                           int64
+			)
+			if err := rows.Scan(&m.RunID, &m.LinkID, &target, &m.Archive, &wanted, &m.WantedFrom, &m.URL, &dt,
+				&distance, &m.Representative, &m.Nearest, &m.Count, &first, &last, &m.Error, &checkedAt); err != nil {
+				return err
+			}
+			m.TargetID = target.Int64
+			m.Distance = time.Duration(distance) * time.Millisecond
+			for _, p := range []struct {
+				dst *time.Time
+				src sql.NullString
+			}{{&m.Wanted, wanted}, {&m.Datetime, dt}, {&m.First, first}, {&m.Last, last}, {&m.CheckedAt, checkedAt}} {
+				t, err := parseInstant(p.src)
+				if err != nil {
+					return err
+				}
+				*p.dst = t
+			}
+			out = append(out, m)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mementos of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveDrifts stores drift measurements; Jaccard, Dice and Cosine are
+// stored only when TextMeasured (NULL otherwise, read back as 0). It is
+// safe for concurrent use.
+func (db *DB) SaveDrifts(ctx context.Context, ds []audit.Drift) error {
+	const q = `INSERT INTO drifts (run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
+		simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
+		excerpt_reference, excerpt_live, measured_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
+		WHERE ` + linkOfRun
+	return db.saveBatch(ctx, "drift", runIDsOf(ds, func(d *audit.Drift) int64 { return d.RunID }), q, len(ds),
+		func(i int) ([]any, string) {
+			d := &ds[i]
+			var j, dc, c any
+			if d.TextMeasured {
+				j, dc, c = d.Jaccard, d.Dice, d.Cosine
+			}
+			return []any{d.RunID, nullID(d.LinkID), d.TargetID, d.Kind, d.ReferenceURL, formatInstant(d.ReferenceTime),
+				d.LiveURL, d.SimHashDistance, boolInt(d.TextMeasured), j, dc, c, d.WordsReference, d.WordsLive,
+				d.WordChange, d.Band, d.ExcerptReference, d.ExcerptLive, formatInstant(d.MeasuredAt)}, quote(d.LiveURL)
+		})
+}
+
+// Drifts returns the drift measurements of a run: memento drift by link,
+// then first-seen drift by target. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
+	var out []audit.Drift
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
+			simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
+			excerpt_reference, excerpt_live, measured_at
+			FROM drifts WHERE run_id = ? ORDER BY kind DESC, link_id, target_id, id`, runID, func(rows *sql.Rows) error {
+			var (
+				d             audit.Drift
+				link          sql.NullInt64
+				j, dc, c      sql.NullFloat64
+				ref, measured sql.NullString
+			)
+			if err := rows.Scan(&d.RunID, &link, &d.TargetID, &d.Kind, &d.ReferenceURL, &ref, &d.LiveURL,
+				&d.SimHashDistance, &d.TextMeasured, &j, &dc, &c, &d.WordsReference, &d.WordsLive, &d.WordChange,
+				&d.Band, &d.ExcerptReference, &d.ExcerptLive, &measured); err != nil {
+				return err
+			}
+			d.LinkID = link.Int64
+			d.Jaccard, d.Dice, d.Cosine = j.Float64, dc.Float64, c.Float64
+			var err error
+			if d.ReferenceTime, err = parseInstant(ref); err != nil {
+				return err
+			}
+			if d.MeasuredAt, err = parseInstant(measured); err != nil {
+				return err
+			}
+			out = append(out, d)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("drifts of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveIdentifierChecks stores identifier checks (LinkingPages as a JSON
+// array). It is safe for concurrent use.
+func (db *DB) SaveIdentifierChecks(ctx context.Context, ics []audit.IdentifierCheck) error {
+	const q = `INSERT INTO identifier_checks (run_id, access_url, identifier, rel, own_page, linking_pages,
+		resolves, leads_back, status, how, reason, checked_at)
+		SELECT ?1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+		WHERE ` + linkOfRun
+	encoded := make([]string, len(ics))
+	for i := range ics {
+		pages := ics[i].LinkingPages
+		if pages == nil {
+			pages = []string{}
+		}
+		s, err := marshalJSON(pages)
+		if err != nil {
+			return fmt.Errorf("save identifier checks: linking pages: %w", err)
+		}
+		encoded[i] = s
+	}
+	return db.saveBatch(ctx, "identifier check", runIDsOf(ics, func(c *audit.IdentifierCheck) int64 { return c.RunID }), q, len(ics),
+		func(i int) ([]any, string) {
+			c := &ics[i]
+			return []any{c.RunID, nil, c.AccessURL, c.Identifier, c.Rel, boolInt(c.OwnPage), encoded[i],
+				boolInt(c.Resolves), boolInt(c.LeadsBack), c.Status, c.How, c.Reason, formatInstant(c.CheckedAt)}, quote(c.Identifier)
+		})
+}
+
+// IdentifierChecks returns the identifier checks of a run ordered by access
+// URL, then identifier. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) IdentifierChecks(ctx context.Context, runID int64) ([]audit.IdentifierCheck, error) {
+	var out []audit.IdentifierCheck
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, access_url, identifier, rel, own_page, linking_pages, resolves,
+			leads_back, status, how, reason, checked_at
+			FROM identifier_checks WHERE run_id = ? ORDER BY access_url, identifier, id`, runID, func(rows *sql.Rows) error {
+			var (
+				c         audit.IdentifierCheck
+				pages     string
+				checkedAt sql.NullString
+			)
+			if err := rows.Scan(&c.RunID, &c.AccessURL, &c.Identifier, &c.Rel, &c.OwnPage, &pages, &c.Resolves,
+				&c.LeadsBack, &c.Status, &c.How, &c.Reason, &checkedAt); err != nil {
+				return err
+			}
+			if err := json.Unmarshal([]byte(pages), &c.LinkingPages); err != nil {
+				return fmt.Errorf("linking pages: %w", err)
+			}
+			if len(c.LinkingPages) == 0 {
+				c.LinkingPages = nil
+			}
+			var err error
+			if c.CheckedAt, err = parseInstant(checkedAt); err != nil {
+				return err
+			}
+			out = append(out, c)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("identifier checks of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveSuggestions stores suggestions. A run keeps one suggestion per
+// (link, reason); saving the pair again is an error. It is safe for
+// concurrent use.
+func (db *DB) SaveSuggestions(ctx context.Context, sgs []audit.Suggestion) error {
+	const q = `INSERT INTO suggestions (run_id, link_id, page_url, href, text, reason, originalurl, versiondate,
+		versionurl, html)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+		WHERE ?2 IS NOT NULL AND ` + linkOfRun
+	return db.saveBatch(ctx, "suggestion", runIDsOf(sgs, func(s *audit.Suggestion) int64 { return s.RunID }), q, len(sgs),
+		func(i int) ([]any, string) {
+			s := &sgs[i]
+			return []any{s.RunID, nullID(s.LinkID), s.PageURL, s.Href, s.Text, s.Reason, s.OriginalURL,
+				formatInstant(s.VersionDate), s.VersionURL, s.HTML}, quote(s.Href)
+		})
+}
+
+// Suggestions returns the suggestions of a run ordered by page URL, then
+// link, then reason. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) Suggestions(ctx context.Context, runID int64) ([]audit.Suggestion, error) {
+	var out []audit.Suggestion
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, page_url, href, text, reason, originalurl, versiondate,
+			versionurl, html FROM suggestions WHERE run_id = ? ORDER BY page_url, link_id, reason`, runID, func(rows *sql.Rows) error {
+			var (
+				s  audit.Suggestion
+				vd sql.NullString
+			)
+			if err := rows.Scan(&s.RunID, &s.LinkID, &s.PageURL, &s.Href, &s.Text, &s.Reason, &s.OriginalURL, &vd,
+				&s.VersionURL, &s.HTML); err != nil {
+				return err
+			}
+			var err error
+			if s.VersionDate, err = parseInstant(vd); err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("suggestions of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveSaveRequests stores records of Save Page Now requests. It is safe
+// for concurrent use.
+func (db *DB) SaveSaveRequests(ctx context.Context, rs []audit.SaveRequest) error {
+	const q = `INSERT INTO save_requests (run_id, url, archive, job_id, status, memento, reason, requested)
+		SELECT ?1, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE ` + linkOfRun
+	return db.saveBatch(ctx, "save request", runIDsOf(rs, func(r *audit.SaveRequest) int64 { return r.RunID }), q, len(rs),
+		func(i int) ([]any, string) {
+			r := &rs[i]
+			return []any{r.RunID, nil, r.URL, r.Archive, r.JobID, r.Status, r.Memento, r.Reason, formatInstant(r.Requested)}, quote(r.URL)
+		})
+}
+
+// SaveRequests returns the save requests of a run in the order they were
+// saved. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) SaveRequests(ctx context.Context, runID int64) ([]audit.SaveRequest, error) {
+	var out []audit.SaveRequest
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, url, archive, job_id, status, memento, reason, requested
+			FROM save_requests WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			var (
+				r   audit.SaveRequest
+				req sql.NullString
+			)
+			if err := rows.Scan(&r.RunID, &r.URL, &r.Archive, &r.JobID, &r.Status, &r.Memento, &r.Reason, &req); err != nil {
+				return err
+			}
+			var err error
+			if r.Requested, err = parseInstant(req); err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save requests of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// TargetsFirstSeen returns, for every target linked from a run, when
+// linkrot first saw it (targets.first_seen_at). An unknown run yields an
+// error wrapping audit.ErrNotFound.
+func (db *DB) TargetsFirstSeen(ctx context.Context, runID int64) (map[int64]time.Time, error) {
+	out := map[int64]time.Time{}
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT DISTINCT t.id, t.first_seen_at
+			FROM links l JOIN targets t ON t.id = l.target_id WHERE l.run_id = ?`, runID, func(rows *sql.Rows) error {
+			var (
+				id   int64
+				seen sql.NullString
+			)
+			if err := rows.Scan(&id, &seen); err != nil {
+				return err
+			}
+			t, err := parseInstant(seen)
+			if err != nil {
+				return err
+			}
+			out[id] = t
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("first sight of the targets of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// FirstFingerprints returns, for every target checked in a run, the
+// earliest check of that target in any run (up to and including this one)
+// that fingerprinted it (SHA256 set): the reference of first-seen drift.
+// Earliest is by CheckedAt, then run ID. An unknown run yields an error
+// wrapping audit.ErrNotFound.
+func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error) {
+	out := map[int64]*audit.Check{}
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, selectCheckSQL+`
+			FROM checks w
+			JOIN checks c ON c.rowid = (
+				SELECT p.rowid FROM checks p
+				WHERE p.target_id = w.target_id AND p.sha256 != '' AND p.run_id <= w.run_id
+				ORDER BY p.checked_at, p.run_id
+				LIMIT 1)
+			JOIN targets t ON t.id = c.target_id
+			WHERE w.run_id = ?`, runID, func(rows *sql.Rows) error {
+			c, err := scanCheck(rows)
+			if err != nil {
+				return err
+			}
+			out[c.TargetID] = c
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("first fingerprints for run %d: %w", runID, err)
+	}
+	return out, nil
+}

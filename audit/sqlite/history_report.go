@@ -1,0 +1,205 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// The read-only queries behind a report's trend chart and its per-target
+// status history. They read runs, targets, checks and drifts; they write
+// nothing.
+
+// TrendPoint counts one run for the trend across runs.
+type TrendPoint struct {
+	ID         int64
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Status     audit.RunStatus
+	Pages      int
+	Links      int
+	// Checked counts the run's checks (one per target); Broken those
+	// with a broken verdict (audit.Verdict.Broken); Drifted the distinct
+	// targets whose drift band is major or off-topic.
+	Checked int
+	Broken  int
+	Drifted int
+}
+
+// Trend returns the runs of the same site as runID (same mode and seeds),
+// up to and including runID, oldest first: the latest limit of them
+// (limit <= 0: all). An unknown run yields an error wrapping
+// audit.ErrNotFound. It is safe for concurrent use.
+func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	driftCount := `(SELECT count(DISTINCT d.target_id) FROM drifts d
+		WHERE d.run_id = r.id AND d.band IN ('` + audit.BandMajor + `', '` + audit.BandOffTopic + `'))`
+	broken, brokenArgs := verdictSet(audit.Verdict.Broken)
+	query := `
+		SELECT r.id, r.started_at, r.finished_at, r.status,
+			(SELECT count(*) FROM pages WHERE run_id = r.id),
+			(SELECT count(*) FROM links WHERE run_id = r.id),
+			(SELECT count(*) FROM checks WHERE run_id = r.id),
+			(SELECT count(*) FROM checks WHERE run_id = r.id AND verdict IN (` + broken + `)),
+			` + driftCount + `
+		FROM runs r JOIN runs me ON me.id = ?
+		WHERE r.mode = me.mode AND r.seeds = me.seeds AND r.id <= me.id
+		ORDER BY r.id DESC
+		LIMIT ?`
+	args := append(append([]any{}, brokenArgs...), runID, limit)
+	var points []TrendPoint
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				p                 TrendPoint
+				started, finished sql.NullString
+				status            string
+			)
+			if err := rows.Scan(&p.ID, &started, &finished, &status, &p.Pages, &p.Links,
+				&p.Checked, &p.Broken, &p.Drifted); err != nil {
+				return err
+			}
+			p.Status = audit.RunStatus(status)
+			if p.StartedAt, err = parseInstant(started); err != nil {
+				return fmt.Errorf("run %d: started_at: %w", p.ID, err)
+			}
+			if p.FinishedAt, err = parseInstant(finished); err != nil {
+				return fmt.Errorf("run %d: finished_at: %w", p.ID, err)
+			}
+			points = append(points, p)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("trend of run %d: %w", runID, err)
+	}
+	slices.Reverse(points)
+	return points, nil
+}
+
+// StatusEntry is one check of a target.
+type StatusEntry struct {
+	RunID     int64
+	CheckedAt time.Time // the run's start when the check has no time
+	Verdict   audit.Verdict
+	Status    int
+}
+
+// TargetStatus is a target's status across the runs up to a given one.
+type TargetStatus struct {
+	TargetID int64
+	// FirstSeen is the start of the run that first linked to the target
+	// (when that run was deleted, the time the target was first stored).
+	FirstSeen    time.Time
+	FirstSeenRun int64 // 0 when the run that first saw it was deleted
+	// FirstBroken is the first check with a broken verdict; LastOK the
+	// last with ok, redirected or moved. Zero when there is none.
+	FirstBroken    time.Time
+	FirstBrokenRun int64
+	LastOK         time.Time
+	LastOKRun      int64
+	// Checks are the target's latest checks, oldest first.
+	Checks []StatusEntry
+}
+
+// TargetStatuses returns the status history of every target the links of
+// runID point to, in target ID order: its checks in runID and every
+// earlier run still in the database (at most perTarget of the latest in
+// Checks, perTarget <= 0 meaning all; first broken and last OK consider
+// them all). An unknown run yields an error wrapping audit.ErrNotFound. It
+// is safe for concurrent use.
+func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]TargetStatus, error) {
+	var out []TargetStatus
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		byID := map[int64]int{}
+		err := each(ctx, tx, `
+			SELECT t.id, coalesce(r.started_at, t.first_seen_at), t.first_seen_run
+			FROM targets t LEFT JOIN runs r ON r.id = t.first_seen_run
+			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ? AND target_id IS NOT NULL)
+			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
+			var (
+				s     TargetStatus
+				first sql.NullString
+				run   sql.NullInt64
+			)
+			if err := rows.Scan(&s.TargetID, &first, &run); err != nil {
+				return err
+			}
+			var err error
+			if s.FirstSeen, err = parseInstant(first); err != nil {
+				return fmt.Errorf("target %d: first_seen_at: %w", s.TargetID, err)
+			}
+			s.FirstSeenRun = run.Int64
+			byID[s.TargetID] = len(out)
+			out = append(out, s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `
+			SELECT c.target_id, c.run_id, coalesce(c.checked_at, r.started_at), c.verdict, c.status
+			FROM checks c JOIN runs r ON r.id = c.run_id
+			WHERE c.run_id <= ?1
+				AND c.target_id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
+			ORDER BY c.target_id, c.run_id`, runID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				e       StatusEntry
+				id      int64
+				at      sql.NullString
+				verdict string
+			)
+			if err := rows.Scan(&id, &e.RunID, &at, &verdict, &e.Status); err != nil {
+				return err
+			}
+			if e.CheckedAt, err = parseInstant(at); err != nil {
+				return fmt.Errorf("check of target %d in run %d: %w", id, e.RunID, err)
+			}
+			e.Verdict = audit.Verdict(verdict)
+			i, ok := byID[id]
+			if !ok {
+				continue
+			}
+			s := &out[i]
+			if e.Verdict.Broken() && s.FirstBrokenRun == 0 {
+				s.FirstBroken, s.FirstBrokenRun = e.CheckedAt, e.RunID
+			}
+			switch e.Verdict {
+			case audit.VerdictOK, audit.VerdictRedirected, audit.VerdictMoved:
+				s.LastOK, s.LastOKRun = e.CheckedAt, e.RunID
+			}
+			s.Checks = append(s.Checks, e)
+			if perTarget > 0 && len(s.Checks) > 2*perTarget {
+				s.Checks = append(s.Checks[:0], s.Checks[len(s.Checks)-perTarget:]...)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("target statuses of run %d: %w", runID, err)
+	}
+	if perTarget > 0 {
+		for i := range out {
+			if n := len(out[i].Checks); n > perTarget {
+				out[i].Checks = out[i].Checks[n-perTarget:]
+			}
+		}
+	}
+	return out, nil
+}

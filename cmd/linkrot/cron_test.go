@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+)
+
+// TestCron_Nightly runs linkrot audit three times like a nightly cron job
+// with --fail-on new, then looks at the result with diff, runs and prune.
+func TestCron_Nightly(t *testing.T) {
+	ctx := context.Background()
+	s := newCronSite(t)
+	db := filepath.Join(t.TempDir(), "linkrot.db")
+	args := []string{"audit", s.site.URL + "/", "--db", db, "--timeout", "5s", "--retries", "0",
+		"--no-archives", "--no-report", "--fail-on", "new", "--confirm-spacing", "0"}
+
+	// Night 1: the dead links are new but not confirmed yet: exit 0, and
+	// nothing on stderr (quiet off a terminal).
+	code, stdout, stderr := run(t, "", args...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("night 1: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	if strings.Contains(stdout, "Since run") {
+		t.Errorf("night 1 compares with an earlier run:\n%s", stdout)
+	}
+	// Night 2: the second failure confirms /gone and the three /missing.
+	code, stdout, stderr = run(t, "", args...)
+	if code != exitFindings {
+		t.Fatalf("night 2: exit %d, want %d\n%s%s", code, exitFindings, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Since run 1: 0 newly broken, 4 newly confirmed broken, 0 recovered") ||
+		!strings.Contains(stdout, "confirmed  gone") {
+		t.Errorf("night 2 summary:\n%s", stdout)
+	}
+	// Night 3: nothing new.
+	code, stdout, _ = run(t, "", append(args, "--log-level", "info", "--log-format", "json")...)
+	if code != exitOK {
+		t.Fatalf("night 3: exit %d\n%s", code, stdout)
+	}
+	if !strings.Contains(stdout, "Since run 2: 0 newly broken, 0 newly confirmed broken") {
+		t.Errorf("night 3 summary:\n%s", stdout)
+	}
+
+	// diff, JSON: run 1 to 2.
+	code, out, stderr := run(t, "", "diff", "--db", db, "--from", "1", "--to", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	var d audit.RunDiff
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.From != 1 || d.To != 2 || len(d.NewlyConfirmed) != 4 || len(d.NewBroken) != 0 || !d.DriftAvailable ||
+		d.NewlyConfirmed[0].URL != s.ext.URL+"/gone" || d.NewlyConfirmed[0].Pages != cronPages-1 {
+		t.Errorf("diff 1..2 = %+v", d)
+	}
+	for _, key := range []string{`"new_broken": []`, `"recovered": []`, `"newly_moved": []`, `"newly_drifted": []`} {
+		if !strings.Contains(out, key) {
+			t.Errorf("diff JSON lacks %s:\n%s", key, out)
+		}
+	}
+	// diff, text, defaults: the latest run against the one before.
+	code, out, _ = run(t, "", "diff", "--db", db)
+	if code != 0 || !strings.Contains(out, "Run 3 compared with run 2") || !strings.Contains(out, "Newly confirmed broken: 0") {
+		t.Errorf("diff text: exit %d\n%s", code, out)
+	}
+	// Against nothing, everything broken is new.
+	code, out, _ = run(t, "", "diff", "--db", db, "--to", "1")
+	if code != 0 || !strings.Contains(out, "no earlier run") || !strings.Contains(out, "New broken: 4") {
+		t.Errorf("diff of the first run: exit %d\n%s", code, out)
+	}
+	if code, _, _ := run(t, "", "diff", "--db", db, "--from", "3", "--to", "2"); code != exitUsage {
+		t.Errorf("diff --from after --to: exit %d", code)
+	}
+
+	// runs
+	code, out, _ = run(t, "", "runs", "--db", db, "--format", "json")
+	var runs []sqlite.RunSummary
+	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil {
+		t.Fatalf("runs: exit %d, %v\n%s", code, err, out)
+	}
+	if len(runs) != 3 || runs[0].ID != 3 || runs[1].Confirmed != 4 || runs[0].Pages != cronPages-1 || runs[0].Broken != 4 {
+		t.Errorf("runs = %+v", runs)
+	}
+	code, out, _ = run(t, "", "runs", "--db", db)
+	if code != 0 || !strings.Contains(out, "CONFIRMED") || strings.Count(out, "complete") != 3 {
+		t.Errorf("runs text:\n%s", out)
+	}
+
+	// prune: keep the last run; the history summary survives.
+	if code, _, _ := run(t, "", "prune", "--db", db); code != exitUsage {
+		t.Errorf("prune without a policy: exit %d", code)
+	}
+	code, out, _ = run(t, "", "prune", "--db", db, "--older-than", "90d")
+	if code != 0 || !strings.Contains(out, "No run to remove") {
+		t.Errorf("prune --older-than 90d: exit %d %q", code, out)
+	}
+	code, out, stderr = run(t, "", "prune", "--db", db, "--keep", "1", "--vacuum")
+	if code != 0 || !strings.Contains(out, "Removed 2 runs: 2, 1") || !strings.Contains(out, "Vacuumed") {
+		t.Fatalf("prune: exit %d %q %q", code, out, stderr)
+	}
+	store := openDB(t, db)
+	sums, err := store.RunSummaries(ctx, 0)
+	if err != nil || len(sums) != 1 || sums[0].ID != 3 {
+		t.Fatalf("runs after prune = %+v, %v", sums, err)
+	}
+	checks, err := store.Checks(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, c := range checks {
+		ids = append(ids, c.TargetID)
+	}
+	hist, err := store.TargetHistories(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmed := 0
+	for _, h := range hist {
+		if h.Confirmed {
+			confirmed++
+			if h.FailedRuns != 3 || h.ConfirmedRun != 2 {
+				t.Errorf("history after prune = %+v", h)
+			}
+		}
+	}
+	if confirmed != 4 {
+		t.Errorf("%d confirmed targets after prune, want 4", confirmed)
+	}
+}
+
+func TestCron_Usage(t *testing.T) {
+	for _, args := range [][]string{
+		{"audit", "http://127.0.0.1:1/", "--fail-on", "new,gone"},
+		{"audit", "http://127.0.0.1:1/", "--confirm-after", "0"},
+		{"audit", "http://127.0.0.1:1/", "--log-level", "loud"},
+		{"prune", "--older-than", "soon"},
+		{"diff", "extra"},
+		{"runs", "--format", "xml"},
+		{"config"},
+		{"config", "nope"},
+	} {
+		if code, _, stderr := run(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, stderr)
+		}
+	}
+	// --resume without a URL in an empty database: nothing to resume.
+	db := filepath.Join(t.TempDir(), "x.db")
+	if code, _, stderr := run(t, "", "audit", "--resume", "--db", db); code != exitUsage || !strings.Contains(stderr, "no interrupted run") {
+		t.Errorf("--resume on an empty database: exit %d %s", code, stderr)
+	}
+}
+
+func TestParseAge(t *testing.T) {
+	for in, want := range map[string]string{"90d": "2160h0m0s", "2w": "336h0m0s", "36h": "36h0m0s", "1.5d": "36h0m0s"} {
+		d, err := parseAge(in)
+		if err != nil || d.String() != want {
+			t.Errorf("parseAge(%q) = %v, %v; want %s", in, d, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "-3d", "0", "soon"} {
+		if _, err := parseAge(in); err == nil {
+			t.Errorf("parseAge(%q) succeeded", in)
+		}
+	}
+}

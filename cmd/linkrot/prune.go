@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit/sqlite"
+)
+
+// runPrune is linkrot prune: remove old runs, keeping every target's
+// history summary.
+func runPrune(ctx context.Context, e *env, args []string) error {
+	var jf jobFlags
+	fs := newFlagSet(e, "prune", "--keep N | --older-than AGE [--vacuum] [--dry-run]")
+	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	keep := fs.Int("keep", 0, "keep the newest `N` runs")
+	var older ageFlag
+	fs.Var(&older, "older-than", "remove runs started longer ago than this `age` (90d, 12w, 36h); with --keep, a run goes only when both allow it")
+	vacuum := fs.Bool("vacuum", false, "VACUUM the database afterwards, returning the space to the file system")
+	dryRun := fs.Bool("dry-run", false, "list the runs that would be removed, remove nothing")
+	jf.register(fs, jobLock|jobLog)
+	pos, _, err := parseCommand(e, fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if len(pos) != 0 {
+		return usagef("prune takes no arguments")
+	}
+	if *keep < 0 || (*keep == 0 && older == 0) {
+		return usagef("prune needs --keep N (N >= 1) or --older-than AGE")
+	}
+	log, err := jf.logger(e.stderr, "text", false, false)
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+	ctx, lk, err := lockDB(ctx, store, "prune", jf.wait, log)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
+	res, err := store.Prune(ctx, sqlite.PruneOptions{Keep: *keep, OlderThan: time.Duration(older), DryRun: *dryRun})
+	if err != nil {
+		return err
+	}
+	verb := "Removed"
+	if *dryRun {
+		verb = "Would remove"
+	}
+	ids := make([]string, len(res.Runs))
+	for i, id := range res.Runs {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	if len(ids) == 0 {
+		fmt.Fprintln(e.stdout, "No run to remove.")
+	} else {
+		fmt.Fprintf(e.stdout, "%s %d runs: %s. Target histories are kept.\n", verb, len(ids), strings.Join(ids, ", "))
+	}
+	if *vacuum && !*dryRun {
+		if err := store.Vacuum(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, "Vacuumed.")
+	}
+	return nil
+}
+
+// ageFlag is a duration that also accepts days (d) and weeks (w).
+type ageFlag time.Duration
+
+func (a *ageFlag) String() string { return time.Duration(*a).String() }
+
+func (a *ageFlag) Set(v string) error {
+	d, err := parseAge(v)
+	if err != nil {
+		return err
+	}
+	*a = ageFlag(d)
+	return nil
+}
+
+// parseAge reads "90d", "12w" or any time.ParseDuration value.
+func parseAge(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			f, err := strconv.ParseFloat(n, 64)
+			if err != nil || f <= 0 {
+				return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
+			}
+			return time.Duration(f * float64(u.unit)), nil
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
+	}
+	return d, nil
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/report"
+)
+
+// reportNow is the time stamped into reports (tests fix it).
+var reportNow = func() time.Time { return time.Now().UTC() }
+
+// History bounds of a report: the trend shows the last trendRuns runs of
+// the site, a target's detail its last historyChecks checks.
+const (
+	trendRuns     = 60
+	historyChecks = 30
+)
+
+// defaultReportDir is where the HTML report goes: linkrot-report beside the
+// database.
+func defaultReportDir(db string) string {
+	return filepath.Join(filepath.Dir(db), "linkrot-report")
+}
+
+func runReport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif]")
+	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	runID := fs.Int64("run", 0, "run to report (default: the latest)")
+	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
+	format := fs.String("format", "html", "html, json, csv, junit, markdown or sarif")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if len(pos) != 0 {
+		return usagef("report takes no arguments (use --run N)")
+	}
+	f, err := report.ParseFormat(*format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+	run, err := pickRun(ctx, store, *runID)
+	if err != nil {
+		return err
+	}
+	ds, err := loadDataset(ctx, store, run)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f == report.HTML:
+		dir := *out
+		if dir == "" {
+			dir = defaultReportDir(*db)
+		}
+		path, err := report.WriteDir(dir, ds)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Report of run %d: %s\n", run.ID, path)
+		return nil
+	case *out != "":
+		return report.WriteFile(*out, f, ds)
+	default:
+		w := bufio.NewWriterSize(e.stdout, 1<<16)
+		if err := report.Write(w, f, ds); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		return nil
+	}
+}
+
+// writeAuditReport writes the HTML report of a finished audit run into dir
+// and says where it is.
+func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64, dir string) error {
+	run, err := store.Run(ctx, runID)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	ds, err := loadDataset(ctx, store, run)
+	if err != nil {
+		return err
+	}
+	path, err := report.WriteDir(dir, ds)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Report: %s\n", path)
+	return nil
+}
+
+// loadDataset reads everything a report shows about run from the store.
+func loadDataset(ctx context.Context, store *sqlite.DB, run *audit.Run) (*report.Dataset, error) {
+	ds := &report.Dataset{Run: *run, GeneratedAt: reportNow(), Generator: "linkrot " + Version}
+	wrap := func(what string, err error) error { return fmt.Errorf("load %s for the report: %w", what, err) }
+	stats, err := store.RunStats(ctx, run.ID)
+	if err != nil {
+		return nil, wrap("run stats", err)
+	}
+	ds.Stats = *stats
+	if ds.Pages, err = store.Pages(ctx, run.ID); err != nil {
+		return nil, wrap("pages", err)
+	}
+	refs, err := store.LinkRefs(ctx, run.ID)
+	if err != nil {
+		return nil, wrap("links", err)
+	}
+	if ds.Links, err = zipLinks(ds.Pages, refs); err != nil {
+		return nil, wrap("links", err)
+	}
+	targets, err := store.Targets(ctx, run.ID)
+	if err != nil {
+		return nil, wrap("targets", err)
+	}
+	ds.Targets = make([]report.Target, len(targets))
+	for i, t := range targets {
+		ds.Targets[i] = report.Target{ID: t.ID, URL: t.URL, Host: t.Host}
+	}
+	if ds.Checks, err = store.Checks(ctx, run.ID); err != nil {
+		return nil, wrap("checks", err)
+	}
+	if ds.Findings, err = store.Findings(ctx, run.ID); err != nil {
+		return nil, wrap("findings", err)
+	}
+	if ds.Fixes, err = store.Maintenance(ctx, run.ID); err != nil {
+		return nil, wrap("link-maintenance records", err)
+	}
+	if ds.SnapshotChecks, err = store.SnapshotChecks(ctx, run.ID); err != nil {
+		return nil, wrap("snapshot checks", err)
+	}
+	if ds.Mementos, err = store.Mementos(ctx, run.ID); err != nil {
+		return nil, wrap("mementos", err)
+	}
+	if ds.Drifts, err = store.Drifts(ctx, run.ID); err != nil {
+		return nil, wrap("drift", err)
+	}
+	if ds.IdentifierChecks, err = store.IdentifierChecks(ctx, run.ID); err != nil {
+		return nil, wrap("identifier checks", err)
+	}
+	if ds.Suggestions, err = store.Suggestions(ctx, run.ID); err != nil {
+		return nil, wrap("suggestions", err)
+	}
+	trend, err := store.Trend(ctx, run.ID, trendRuns)
+	if err != nil {
+		return nil, wrap("trend", err)
+	}
+	for _, p := range trend {
+		ds.Runs = append(ds.Runs, report.RunSummary{ID: p.ID, StartedAt: p.StartedAt, FinishedAt: p.FinishedAt,
+			Status: p.Status, Pages: p.Pages, Links: p.Links, Checked: p.Checked, Broken: p.Broken, Drifted: p.Drifted})
+	}
+	statuses, err := store.TargetStatuses(ctx, run.ID, historyChecks)
+	if err != nil {
+		return nil, wrap("target history", err)
+	}
+	ds.History = make([]report.TargetHistory, len(statuses))
+	for i, st := range statuses {
+		h := report.TargetHistory{TargetID: st.TargetID, FirstSeen: st.FirstSeen, FirstSeenRun: st.FirstSeenRun,
+			FirstBroken: st.FirstBroken, FirstBrokenRun: st.FirstBrokenRun, LastOK: st.LastOK, LastOKRun: st.LastOKRun,
+			Checks: make([]report.HistoryEntry, len(st.Checks))}
+		for j, c := range st.Checks {
+			h.Checks[j] = report.HistoryEntry{RunID: c.RunID, CheckedAt: c.CheckedAt, Verdict: c.Verdict, Status: c.Status}
+		}
+		ds.History[i] = h
+	}
+	return ds, nil
+}
+
+// zipLinks pairs the links of pages (document order) with their store rows
+// (LinkRefs: page order, then document order) to give each link its ID and
+// target. The pages' Links slices are released.
+func zipLinks(pages []*audit.Page, refs []sqlite.LinkRef) ([]report.Link, error) {
+	pageIdx := make(map[string]int, len(pages))
+	for i, p := range pages {
+		pageIdx[p.URL] = i
+	}
+	out := make([]report.Link, 0, len(refs))
+	next := make([]int, len(pages)) // next unpaired link of each page
+	for _, r := range refs {
+		pi, ok := pageIdx[r.PageURL]
+		if !ok {
+			return nil, fmt.Errorf("link %d refers to page %q, not in the run", r.LinkID, r.PageURL)
+		}
+		p := pages[pi]
+		if next[pi] >= len(p.Links) {
+			return nil, fmt.Errorf("link %d: page %q has fewer links than the store", r.LinkID, r.PageURL)
+		}
+		l := p.Links[next[pi]]
+		next[pi]++
+		if l.Href != r.Href {
+			return nil, fmt.Errorf("link %d: store order and page order disagree (%q, %q)", r.LinkID, l.Href, r.Href)
+		}
+		out = append(out, report.Link{ID: r.LinkID, Page: pi, TargetID: r.TargetID, Link: l})
+	}
+	for _, p := range pages {
+		p.Links = nil
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Frontier persists a crawl's frontier as the crawl goes, so that an
+// interrupted crawl can resume where it stopped: no page fetched twice, no
+// page lost.
+//
+// A crawl's frontier is in two places: which URLs were queued or fetched
+// (the crawler's own visited set: it allows Colly to revisit and decides
+// itself) and the requests waiting in Colly's queue.Storage. Both are
+// rebuilt from what Restore returns; while the crawl runs, every URL that
+// passes the crawler's filters is handed to Queue before it reaches Colly's
+// queue.
+//
+// Methods may be called from several goroutines.
+type Frontier interface {
+	// Restore returns the frontier of the crawl being resumed: the URLs
+	// queued so far (with their depth) and the URLs already visited
+	// (pages recorded, and the URLs their redirect chains went through).
+	// A new crawl returns neither. It is called once, before the first
+	// request.
+	Restore(ctx context.Context) (queued []audit.FrontierEntry, visited []string, err error)
+	// Queue records URLs entering the queue. The crawler calls it before it
+	// hands the page that discovered them to the Sink, so an implementation
+	// that writes both through one ordered writer never stores a page
+	// without the URLs it queued: after a crash, a page either is stored
+	// with its links queued, or is fetched again.
+	Queue(entries []audit.FrontierEntry)
+}
+
+// noFrontier is the default Frontier: nothing to resume, nothing kept.
+type noFrontier struct{}
+
+func (noFrontier) Restore(context.Context) ([]audit.FrontierEntry, []string, error) {
+	return nil, nil, nil
+}
+func (noFrontier) Queue([]audit.FrontierEntry) {}
+
+// frontierKey is the crawler's visited-set key of u: normalized, without
+// fragment. ok is false for a URL that does not normalize.
+func frontierKey(u *url.URL) (string, bool) {
+	key, err := audit.NormalizeURL(stripFragment(u).String())
+	return key, err == nil
+}
+
+// restore loads the frontier of an interrupted crawl into cr: visited and
+// queued URLs become seen (and count toward MaxPages as they did), and the
+// queued URLs not visited are returned to be scheduled again.
+func (cr *crawl) restore(ctx context.Context) ([]audit.FrontierEntry, error) {
+	queued, visited, err := cr.frontier.Restore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("crawl: restore frontier: %w", err)
+	}
+	if len(queued) == 0 && len(visited) == 0 {
+		return nil, nil
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	for _, v := range visited {
+		if u, err := url.Parse(v); err == nil {
+			if key, ok := frontierKey(u); ok {
+				cr.seen[key] = true
+			}
+		}
+	}
+	counted := map[string]bool{}
+	var pending []audit.FrontierEntry
+	for _, q := range queued {
+		u, err := url.Parse(q.URL)
+		if err != nil {
+			continue
+		}
+		key, ok := frontierKey(u)
+		if !ok || counted[key] {
+			continue
+		}
+		counted[key] = true
+		cr.queued++
+		if !cr.seen[key] {
+			cr.seen[key] = true
+			pending = append(pending, q)
+		}
+	}
+	cr.opts.Logger.Info("resuming crawl", "visited", len(visited), "queued", len(counted), "pending", len(pending))
+	return pending, nil
+}
+
+// queue hands newly admitted URLs to the Frontier.
+func (cr *crawl) queue(urls []*url.URL, depth int) {
+	if len(urls) == 0 {
+		return
+	}
+	entries := make([]audit.FrontierEntry, len(urls))
+	for i, u := range urls {
+		entries[i] = audit.FrontierEntry{URL: u.String(), Depth: depth}
+	}
+	cr.frontier.Queue(entries)
+}
+
+// hostLimitRules returns Colly limit rules for Options.Hosts, to be placed
+// before the crawl's own rules (Colly uses the first that matches).
+func hostLimitRules(rules []audit.HostRule, o Options) []*colly.LimitRule {
+	var out []*colly.LimitRule
+	for _, r := range rules {
+		if r.Concurrency <= 0 && r.Delay <= 0 {
+			continue
+		}
+		lr := &colly.LimitRule{DomainRegexp: hostRuleRegexp(r.Match), Parallelism: o.Concurrency, Delay: o.Delay}
+		if r.Concurrency > 0 {
+			lr.Parallelism = r.Concurrency
+		}
+		if r.Delay > 0 {
+			lr.Delay = r.Delay
+		}
+		out = append(out, lr)
+	}
+	return out
+}
+
+// hostRuleRegexp translates a HostRule.Match into a regexp over Colly's
+// domain string (URL.Host: the host, and ":port" when the URL has one).
+func hostRuleRegexp(match string) string {
+	const anyPort = `(:[0-9]+)?`
+	bracket := func(h string) string {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	m := strings.ToLower(strings.TrimSpace(match))
+	if d, ok := strings.CutPrefix(m, "*."); ok {
+		return `(?i)^([^/]+\.)?` + regexp.QuoteMeta(d) + anyPort + `$`
+	}
+	if host, port, err := net.SplitHostPort(m); err == nil {
+		p := regexp.QuoteMeta(":" + port)
+		if port == "80" || port == "443" {
+			p = "(" + p + ")?" // a default port is absent from URL.Host
+		}
+		return `(?i)^` + regexp.QuoteMeta(bracket(host)) + p + `$`
+	}
+	return `(?i)^` + regexp.QuoteMeta(bracket(strings.Trim(m, "[]"))) + anyPort + `$`
+}
+
+// setHostHeaders adds the headers of the first HostRule matching the
+// request's URL.
+func setHostHeaders(rules []audit.HostRule, r *colly.Request) {
+	for _, rule := range rules {
+		if rule.Matches(r.URL) {
+			if r.Headers == nil {
+				h := http.Header{}
+				r.Headers = &h
+			}
+			for k, v := range rule.Headers {
+				r.Headers.Set(k, v)
+			}
+			return
+		}
+	}
+}

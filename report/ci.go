@@ -1,0 +1,464 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// JUnit XML (the Ant/Surefire dialect CI systems read): one test case per
+// checked target, failing when the verdict is broken, skipped when linkrot
+// could not tell (blocked, rate-limited, skipped, refused); plus one failing
+// case per missing #fragment.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure"`
+	Skipped   *junitSkipped `xml:"skipped"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
+
+// WriteJUnit writes ds as JUnit XML.
+func WriteJUnit(w io.Writer, ds *Dataset) error {
+	ix := newIndex(ds)
+	site := strings.Join(siteOf(&ds.Run), " ")
+	s := junitSuite{
+		Name: "linkrot run " + strconv.FormatInt(ds.Run.ID, 10) + " " + site,
+		Time: seconds(ds.Run.FinishedAt.Sub(ds.Run.StartedAt)),
+		Properties: []junitProperty{
+			{"run", strconv.FormatInt(ds.Run.ID, 10)},
+			{"site", site},
+			{"generator", ds.Generator},
+		},
+	}
+	if ds.Run.FinishedAt.IsZero() {
+		s.Time = "0.000"
+	}
+	if !ds.Run.StartedAt.IsZero() {
+		s.Timestamp = ds.Run.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	}
+	for _, t := range ds.Targets {
+		c := ix.checkByTarget[t.ID]
+		if c == nil {
+			continue
+		}
+		host := t.Host
+		if host == "" {
+			host = "(no host)"
+		}
+		tc := junitCase{Name: t.URL, Classname: host, Time: seconds(c.Timings.Total)}
+		switch {
+		case c.Verdict.Broken():
+			tc.Failure = &junitFailure{Message: verdictLine(c), Type: string(c.Verdict), Text: junitEvidence(ix, t.ID, c, nil)}
+			s.Failures++
+		case c.Verdict == audit.VerdictBlocked || c.Verdict == audit.VerdictRateLimited ||
+			c.Verdict == audit.VerdictSkipped || c.Verdict == audit.VerdictRefused:
+			tc.Skipped = &junitSkipped{Message: verdictLine(c)}
+			s.Skipped++
+		case c.Verdict == audit.VerdictMoved:
+			tc.SystemOut = "moved permanently: update the link to " + c.Replacement
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	for i := range ds.Findings {
+		f := &ds.Findings[i]
+		if f.Verdict != audit.VerdictFragmentMissing {
+			continue
+		}
+		s.Cases = append(s.Cases, junitCase{
+			Name: f.Target + "#" + f.Fragment + " on " + f.PageURL, Classname: "fragments", Time: "0.000",
+			Failure: &junitFailure{Message: f.Message, Type: string(f.Verdict), Text: "linked from " + f.PageURL},
+		})
+		s.Failures++
+	}
+	s.Tests = len(s.Cases)
+	doc := junitSuites{Name: "linkrot", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", " ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	return nil
+}
+
+func verdictLine(c *audit.Check) string {
+	s := string(c.Verdict)
+	if c.Status != 0 {
+		s += " (HTTP " + strconv.Itoa(c.Status) + ")"
+	}
+	if c.Reason != "" {
+		s += ": " + c.Reason
+	}
+	return s
+}
+
+// junitEvidence lists a broken target's evidence and the pages linking to
+// it (at most 20).
+func junitEvidence(ix *index, targetID int64, c *audit.Check, _ []string) string {
+	var b strings.Builder
+	if ch := redirectChain(c); ch != "" {
+		b.WriteString("status chain: " + ch + "\n")
+	}
+	if e := evidence(c); e != "" {
+		b.WriteString(e + "\n")
+	}
+	links := ix.linksByTarget[targetID]
+	b.WriteString("linked from " + strconv.Itoa(ix.pagesPerTarget[targetID]) + " pages:\n")
+	for i, li := range links {
+		if i == 20 {
+			b.WriteString("  … " + strconv.Itoa(len(links)-20) + " more links\n")
+			break
+		}
+		l := &ix.ds.Links[li]
+		page := ""
+		if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
+			page = ix.ds.Pages[l.Page].URL
+		}
+		b.WriteString("  " + page + " (" + strconv.Quote(l.Text) + ")\n")
+	}
+	return b.String()
+}
+
+// SARIF 2.1.0 (OASIS): one result per broken link occurrence, per moved
+// link and per snapshot problem, located at the page that holds the link.
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	Name                 string       `json:"name"`
+	ShortDescription     sarifMessage `json:"shortDescription"`
+	DefaultConfiguration sarifConfig  `json:"defaultConfiguration"`
+}
+
+type sarifConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool   `json:"executionSuccessful"`
+	StartTimeUTC        string `json:"startTimeUtc,omitempty"`
+	EndTimeUTC          string `json:"endTimeUtc,omitempty"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+// sarifRules are the rules a result can refer to, with their level.
+var sarifRules = func() []sarifRule {
+	var rules []sarifRule
+	for _, v := range audit.Verdicts {
+		if v.Broken() {
+			rules = append(rules, sarifRule{ID: string(v), Name: ruleName(string(v)),
+				ShortDescription: sarifMessage{"Broken link: " + string(v)}, DefaultConfiguration: sarifConfig{"error"}})
+		}
+	}
+	return append(rules,
+		sarifRule{ID: "moved", Name: "Moved", ShortDescription: sarifMessage{"Link to a permanently moved resource: update it"}, DefaultConfiguration: sarifConfig{"warning"}},
+		sarifRule{ID: string(audit.SnapshotMissing), Name: "SnapshotMissing", ShortDescription: sarifMessage{"Declared snapshot is missing from the archive"}, DefaultConfiguration: sarifConfig{"warning"}},
+		sarifRule{ID: string(audit.NotAMemento), Name: "NotAMemento", ShortDescription: sarifMessage{"Declared snapshot is not a memento"}, DefaultConfiguration: sarifConfig{"warning"}},
+		sarifRule{ID: string(audit.SnapshotError), Name: "SnapshotError", ShortDescription: sarifMessage{"Declared snapshot could not be fetched"}, DefaultConfiguration: sarifConfig{"note"}},
+		sarifRule{ID: "snapshot-datetime-mismatch", Name: "SnapshotDatetimeMismatch", ShortDescription: sarifMessage{"Snapshot datetime differs from the declared one"}, DefaultConfiguration: sarifConfig{"warning"}},
+		sarifRule{ID: "snapshot-original-mismatch", Name: "SnapshotOriginalMismatch", ShortDescription: sarifMessage{"Snapshot is of another original URL"}, DefaultConfiguration: sarifConfig{"warning"}},
+	)
+}()
+
+func ruleName(id string) string {
+	var b strings.Builder
+	for _, p := range strings.Split(id, "-") {
+		if p != "" {
+			b.WriteString(strings.ToUpper(p[:1]) + p[1:])
+		}
+	}
+	return b.String()
+}
+
+func fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// WriteSARIF writes ds as a SARIF 2.1.0 log.
+func WriteSARIF(w io.Writer, ds *Dataset) error {
+	ix := newIndex(ds)
+	ruleIdx := map[string]int{}
+	for i, r := range sarifRules {
+		ruleIdx[r.ID] = i
+	}
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: "linkrot", Version: ds.Run.Version,
+			InformationURI: "https://github.com/linkrot/linkrot", Rules: sarifRules}},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: ds.Run.Status != audit.RunFailed,
+			StartTimeUTC: sarifTime(ds.Run.StartedAt), EndTimeUTC: sarifTime(ds.Run.FinishedAt)}},
+		Results: []sarifResult{},
+	}
+	result := func(rule, page, msg string, props map[string]any, fp ...string) {
+		r := sarifRules[ruleIdx[rule]]
+		run.Results = append(run.Results, sarifResult{
+			RuleID: rule, RuleIndex: ruleIdx[rule], Level: r.DefaultConfiguration.Level, Message: sarifMessage{msg},
+			Locations:           []sarifLocation{{sarifPhysical{sarifArtifact{page}}}},
+			PartialFingerprints: map[string]string{"linkrot/v1": fingerprint(append([]string{rule, page}, fp...)...)},
+			Properties:          props,
+		})
+	}
+	for i := range ds.Findings {
+		f := &ds.Findings[i]
+		props := map[string]any{"target": f.Target}
+		if li, ok := ix.linkIdx[f.LinkID]; ok && f.LinkID != 0 {
+			props["anchorText"] = ds.Links[li].Text
+			props["href"] = ds.Links[li].Href
+		}
+		msg := "Link to " + f.Target + " is broken: " + f.Message
+		if f.Verdict == audit.VerdictFragmentMissing {
+			msg = "Link to " + f.Target + "#" + f.Fragment + ": " + f.Message
+			props["fragment"] = f.Fragment
+		}
+		result(string(f.Verdict), f.PageURL, msg, props, f.Target, f.Fragment)
+	}
+	for _, m := range ds.Fixes {
+		result("moved", m.Source, "Link to "+m.Target+" moved permanently ("+strconv.Itoa(m.Status)+"): link to "+m.Replacement+" instead",
+			map[string]any{"target": m.Target, "replacement": m.Replacement}, m.Target)
+	}
+	for _, r := range snapshotRows(ix) {
+		if r.verdict == string(Unchecked) {
+			continue
+		}
+		l := &ds.Links[r.link]
+		page := ""
+		if l.Page >= 0 && l.Page < len(ds.Pages) {
+			page = ds.Pages[l.Page].URL
+		}
+		props := map[string]any{"snapshot": r.declared, "source": r.source, "href": l.Href}
+		if r.verdict != string(audit.SnapshotOK) {
+			result(r.verdict, page, "Snapshot "+r.declared+" of the link to "+l.Href+": "+r.verdict+reasonSuffix(r.reason), props, r.declared)
+		}
+		if r.flags&1 != 0 {
+			result("snapshot-datetime-mismatch", page, "Snapshot "+r.declared+" is dated "+csvTime(r.mementoTime)+", the link declares "+csvTime(r.declaredTime), props, r.declared)
+		}
+		if r.flags&2 != 0 {
+			result("snapshot-original-mismatch", page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
+		}
+	}
+	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(log); err != nil {
+		return fmt.Errorf("write sarif report: %w", err)
+	}
+	return nil
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + r + ")"
+}
+
+func sarifTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// WriteMarkdown writes a short summary for a CI job page: the run's
+// counts and the top broken targets.
+func WriteMarkdown(w io.Writer, ds *Dataset) error {
+	ix := newIndex(ds)
+	var b strings.Builder
+	counts := ix.verdictCounts()
+	broken := 0
+	for v, n := range counts {
+		if v.Broken() {
+			broken += n
+		}
+	}
+	drift := 0
+	for _, d := range ix.driftByTarget {
+		if drifted(d.Band) {
+			drift++
+		}
+	}
+	site := strings.Join(siteOf(&ds.Run), ", ")
+	fmt.Fprintf(&b, "## linkrot: run #%d of %s\n\n", ds.Run.ID, mdEscape(site))
+	switch {
+	case len(ds.Checks) == 0:
+		b.WriteString("No target was checked in this run.\n\n")
+	case broken == 0:
+		b.WriteString("No broken links. ✅\n\n")
+	default:
+		fmt.Fprintf(&b, "**%s broken targets** (%s findings on pages). ❌\n\n", fmtInt(broken), fmtInt(len(ds.Findings)))
+	}
+	b.WriteString("| Pages | Links | Targets | Broken | Moved | Drifted |\n|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n\n", fmtInt(ds.Stats.Pages), fmtInt(ds.Stats.Links),
+		fmtInt(ds.Stats.Targets), fmtInt(broken), fmtInt(counts[audit.VerdictMoved]), fmtInt(drift))
+	var parts []string
+	for _, v := range audit.Verdicts {
+		if n := counts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", v, fmtInt(n)))
+		}
+	}
+	if len(parts) > 0 {
+		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
+	}
+	var top []int
+	for _, ti := range ix.brokenTargets() {
+		if c := ix.checkByTarget[ds.Targets[ti].ID]; c.Verdict.Broken() {
+			top = append(top, ti)
+		}
+	}
+	if len(top) > 0 {
+		b.WriteString("### Top broken targets\n\n| Verdict | Pages | Target |\n|---|---:|---|\n")
+		for i, ti := range top {
+			if i == 10 {
+				break
+			}
+			t := ds.Targets[ti]
+			c := ix.checkByTarget[t.ID]
+			v := string(c.Verdict)
+			if c.Status != 0 {
+				v += " (" + strconv.Itoa(c.Status) + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", v, fmtInt(ix.pagesPerTarget[t.ID]), mdEscape(t.URL))
+		}
+		if len(top) > 10 {
+			fmt.Fprintf(&b, "\n…and %s more broken targets in the full report.\n", fmtInt(len(top)-10))
+		}
+		b.WriteString("\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+// mdEscape makes hostile text inert in GitHub-flavoured Markdown table
+// cells: markup characters are backslash-escaped, HTML is entity-encoded
+// and line breaks become spaces.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\n', '\r', '\t', '\u2028', '\u2029':
+			b.WriteByte(' ')
+		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '!', '|', '~', '"', '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			if r < 0x20 || r == 0x7f {
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Dataset is everything a report shows about one run. The caller fills it
+// from its store; nil slices mean "nothing recorded" (for example a run
+// whose archive stage did not run has no SnapshotChecks, Mementos or
+// Drifts, and the report says so). A Dataset is read, never modified, by
+// this package.
+type Dataset struct {
+	Run   audit.Run
+	Stats audit.RunStats
+	// Pages are the crawled pages of the run in crawl order. Their Links
+	// field is not read: the links are in Links, with their store IDs.
+	Pages []*audit.Page
+	// Links are the run's links in page order, then document order.
+	Links []Link
+	// Targets are the distinct targets the run's links point to.
+	Targets []Target
+	// Checks holds at most one check per target.
+	Checks           []audit.Check
+	Findings         []audit.Finding
+	Fixes            []audit.Maintenance
+	SnapshotChecks   []audit.SnapshotCheck
+	Mementos         []audit.Memento
+	Drifts           []audit.Drift
+	IdentifierChecks []audit.IdentifierCheck
+	Suggestions      []audit.Suggestion
+	// Runs summarises the runs of the same site up to and including Run,
+	// oldest first, for the trend chart. It may be empty.
+	Runs []RunSummary
+	// History is the status history of the run's targets across runs, at
+	// most one entry per target.
+	History []TargetHistory
+	// GeneratedAt is when the report was made (fixed in tests).
+	GeneratedAt time.Time
+	// Generator names the program, e.g. "linkrot 0.1.0".
+	Generator string
+}
+
+// Link is one link of the run with the IDs that tie it to its page, its
+// target, findings and archive results.
+type Link struct {
+	ID int64
+	// Page is the index of the link's page in Dataset.Pages.
+	Page int
+	// TargetID is the link's target, 0 when it has none (a URL that is not
+	// absolute, javascript:, ...).
+	TargetID int64
+	audit.Link
+}
+
+// Target is a normalized URL linked from the run.
+type Target struct {
+	ID   int64
+	URL  string
+	Host string // host[:port], "" for URLs without one
+}
+
+// RunSummary counts one run for the trend across runs.
+type RunSummary struct {
+	ID         int64
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Status     audit.RunStatus
+	Pages      int
+	Links      int
+	// Checked counts the targets checked; Broken those with a broken
+	// verdict (audit.Verdict.Broken); Drifted those whose drift band is
+	// major or off-topic.
+	Checked int
+	Broken  int
+	Drifted int
+}
+
+// TargetHistory is one target's status across the runs up to the
+// reported one.
+type TargetHistory struct {
+	TargetID     int64
+	FirstSeen    time.Time
+	FirstSeenRun int64
+	// FirstBroken and LastOK are zero when the target never was broken or
+	// never answered OK (ok, redirected or moved).
+	FirstBroken    time.Time
+	FirstBrokenRun int64
+	LastOK         time.Time
+	LastOKRun      int64
+	// Checks are the target's checks, oldest first (bounded by the loader).
+	Checks []HistoryEntry
+}
+
+// HistoryEntry is one check of a target in one run.
+type HistoryEntry struct {
+	RunID     int64
+	CheckedAt time.Time
+	Verdict   audit.Verdict
+	Status    int
+}

@@ -1,0 +1,13 @@
+// Package report turns one run of linkrot into documents people and tools
+// read: a self-contained HTML report (index.html: inline CSS, JavaScript
+// and SVG charts, a restrictive Content-Security-Policy, no network), and
+// machine outputs for CI and research (JSON, CSV, JUnit XML, SARIF 2.1.0,
+// Markdown).
+//
+// The package is read-only and knows no storage: the caller loads a
+// Dataset (cmd/linkrot reads it from the SQLite store) and hands it to
+// WriteHTML, WriteDir or Write. Everything in a Dataset came from the web
+// and is treated as hostile: HTML goes through html/template, URLs become
+// links only for http, https and mailto, and data for the page's scripts is
+// JSON escaped for a script context.
+package report
