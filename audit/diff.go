@@ -47,9 +47,9 @@ type RunDiff struct {
 	NewlyMoved []Change `json:"newly_moved"`
 	// NewlyDrifted are targets whose drift band in To is major or
 	// off-topic and was lower (or not measured) in From. DriftAvailable is
-	// false when the database holds no drift measurements at all (the
-	// archives stage did not run or does not exist): then NewlyDrifted is
-	// empty for want of data, not because nothing drifted.
+	// false when To holds no drift measurements (the archives stage was
+	// off, is missing from the database, or found nothing to measure): then
+	// NewlyDrifted is empty for want of data, not because nothing drifted.
 	NewlyDrifted   []Change `json:"newly_drifted"`
 	DriftAvailable bool     `json:"drift_available"`
 }

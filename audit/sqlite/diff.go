@@ -46,7 +46,8 @@ func (db *DB) SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, er
 // new in to: targets newly broken, newly confirmed broken (confirmed by a
 // run after from, up to to, and still broken in to), recovered, newly moved
 // and, when the database holds drift measurements, newly drifted (see
-// audit.RunDiff). Confirmations come from the history ApplyHistory
+// audit.RunDiff; DriftAvailable says whether run to holds drift
+// measurements). Confirmations come from the history ApplyHistory
 // records; a run not yet applied confirms nothing. An unknown run yields
 // an error wrapping audit.ErrNotFound. It is safe for concurrent use.
 func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) {
@@ -102,10 +103,11 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 	}
 	audit.SortChanges(d.NewlyConfirmed)
 
-	if d.DriftAvailable, err = db.hasDrift(ctx); err != nil {
+	hasDrift, err := db.hasDrift(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	if d.DriftAvailable {
+	if hasDrift {
 		bandsBefore, err := db.driftBands(ctx, from)
 		if err != nil {
 			return nil, fmt.Errorf("diff: %w", err)
@@ -114,6 +116,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 		if err != nil {
 			return nil, fmt.Errorf("diff: %w", err)
 		}
+		d.DriftAvailable = len(bandsAfter) > 0
 		for id, band := range bandsAfter {
 			if audit.DriftRank(band) < audit.DriftRank(audit.BandMajor) ||
 				audit.DriftRank(bandsBefore[id]) >= audit.DriftRank(band) {

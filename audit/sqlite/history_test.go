@@ -122,7 +122,7 @@ func TestHistory_NightlyRuns(t *testing.T) {
 	if d.NewlyConfirmed[0].Pages != 1 || d.NewlyConfirmed[0].Previous != audit.VerdictNotFound {
 		t.Errorf("confirmed change = %+v", d.NewlyConfirmed[0])
 	}
-	if !d.DriftAvailable || len(d.NewlyDrifted) != 0 {
+	if d.DriftAvailable || len(d.NewlyDrifted) != 0 {
 		t.Errorf("drift: available %v, %v", d.DriftAvailable, d.NewlyDrifted)
 	}
 

@@ -56,7 +56,7 @@ func TestCron_Nightly(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.From != 1 || d.To != 2 || len(d.NewlyConfirmed) != 4 || len(d.NewBroken) != 0 || !d.DriftAvailable ||
+	if d.From != 1 || d.To != 2 || len(d.NewlyConfirmed) != 4 || len(d.NewBroken) != 0 || d.DriftAvailable ||
 		d.NewlyConfirmed[0].URL != s.ext.URL+"/gone" || d.NewlyConfirmed[0].Pages != cronPages-1 {
 		t.Errorf("diff 1..2 = %+v", d)
 	}
@@ -67,7 +67,8 @@ func TestCron_Nightly(t *testing.T) {
 	}
 	// diff, text, defaults: the latest run against the one before.
 	code, out, _ = run(t, "", "diff", "--db", db)
-	if code != 0 || !strings.Contains(out, "Run 3 compared with run 2") || !strings.Contains(out, "Newly confirmed broken: 0") {
+	if code != 0 || !strings.Contains(out, "Run 3 compared with run 2") || !strings.Contains(out, "Newly confirmed broken: 0") ||
+		!strings.Contains(out, "Newly drifted: not measured") {
 		t.Errorf("diff text: exit %d\n%s", code, out)
 	}
 	// Against nothing, everything broken is new.

@@ -114,7 +114,7 @@ func printDiff(w io.Writer, d *audit.RunDiff) {
 		return fmt.Sprintf("%s → %s", c.URL, c.Replacement)
 	})
 	if !d.DriftAvailable {
-		fmt.Fprintf(w, "\nNewly drifted: not measured (no drift measurements in this database)\n")
+		fmt.Fprintf(w, "\nNewly drifted: not measured (no drift measurements in run %d: archives stage off or nothing to measure)\n", d.To)
 		return
 	}
 	section("Newly drifted", d.NewlyDrifted, func(c audit.Change) string {
