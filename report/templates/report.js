@@ -697,7 +697,7 @@
       sort: 1, desc: true,
       empty: D.archives ? 'No drift measured in this run.' : 'No drift measured: the archive stage did not run for this run.',
       cols: [
-        { t: 'Target', c: 'wide', v: function (d) { return targetURL(R[d][0]); }, r: function (d, td) { add(td, targetCell(R[d][0], R[d][13])); } },
+        { t: 'Target', c: 'wide', v: function (d) { return targetURL(R[d][0]); }, r: function (d, td) { add(td, targetCell(R[d][0])); } },
         { t: 'Band', v: function (d) { return R[d][16]; }, d: true, r: function (d, td) { add(td, badge(R[d][3], bandClass(R[d][3]))); add(td, el('span', 'sub', R[d][2])); } },
         { t: 'SimHash', c: 'num', d: true, v: function (d) { return R[d][4]; }, r: function (d, td) { text(td, R[d][4] + '/64'); } },
         { t: 'Jaccard', c: 'num', v: function (d) { return numKey(R[d][5]); }, r: function (d, td) { text(td, fnum(R[d][5])); } },
