@@ -954,15 +954,19 @@ var v1FixtureRun = struct {
 }{1, audit.RunStats{Pages: 3, ErrorPages: 2, Links: 7, Targets: 5, RobustLinks: 3, MsetLinks: 1,
 	Snapshots: 5, Identifiers: 2, PWIDs: 3, Diagnostics: 4, Redirects: 2}}
 
-// TestWriteV1Fixture regenerates the v1 fixture when
-// LINKROT_WRITE_V1_FIXTURE=1: schema 0001 only, written by the store's own
-// CreateRun and SavePages (which must still write only 0001 tables).
+// TestWriteV1Fixture writes the v1 fixture: schema 0001 only, written by
+// the store's own CreateRun and SavePages (which must still write only 0001
+// tables). With LINKROT_WRITE_V1_FIXTURE=1 it regenerates the committed
+// file; otherwise it writes a fresh copy and checks that it holds the same
+// rows as the committed one.
 func TestWriteV1Fixture(t *testing.T) {
+	target := v1Fixture
 	if os.Getenv("LINKROT_WRITE_V1_FIXTURE") != "1" {
-		t.Skip("set LINKROT_WRITE_V1_FIXTURE=1 to regenerate " + v1Fixture)
+		target = filepath.Join(t.TempDir(), "v1.db")
+		defer func() { sameRows(t, v1Fixture, target) }()
 	}
 	ctx := context.Background()
-	abs, err := filepath.Abs(v1Fixture)
+	abs, err := filepath.Abs(target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1020,6 +1024,53 @@ func TestWriteV1Fixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d bytes)", abs, info.Size())
+}
+
+// sameRows checks that two fixture databases have the same tables with the
+// same row counts.
+func sameRows(t *testing.T, committed, fresh string) {
+	t.Helper()
+	if t.Failed() {
+		return
+	}
+	counts := func(path string) map[string]int {
+		raw := rawDB(t, path, "")
+		defer raw.Close()
+		rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, n)
+		}
+		rows.Close()
+		out := map[string]int{}
+		for _, n := range names {
+			var c int
+			if err := raw.QueryRow(`SELECT count(*) FROM "` + n + `"`).Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			out[n] = c
+		}
+		return out
+	}
+	copyTo := filepath.Join(t.TempDir(), "committed.db")
+	b, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyTo, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, got := counts(copyTo), counts(fresh)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("regenerated fixture differs from %s:\n got %v\nwant %v", committed, got, want)
+	}
 }
 
 // TestMigrate_V1Fixture opens a copy of the committed version-1 database
