@@ -121,6 +121,22 @@ type Drift struct {
 	MeasuredAt       time.Time `json:"measured_at"`
 }
 
+// DriftFailure records a drift measurement that was due but could not be
+// made: the live page or the memento could not be fetched, or was no
+// usable reference (an error status, not HTML, no Memento-Datetime).
+type DriftFailure struct {
+	RunID    int64  `json:"run_id"`
+	LinkID   int64  `json:"link_id,omitempty"`
+	TargetID int64  `json:"target_id"`
+	Kind     string `json:"kind"` // "memento"
+	// ReferenceURL is the memento asked for (raw mode), LiveURL the live
+	// page.
+	ReferenceURL string    `json:"reference_url"`
+	LiveURL      string    `json:"live_url"`
+	Reason       string    `json:"reason"`
+	MeasuredAt   time.Time `json:"measured_at"`
+}
+
 // IdentifierCheck records a declared identifying URI (rel="identifier" or
 // rel="cite-as") and whether it resolves and leads back to the access URI.
 type IdentifierCheck struct {

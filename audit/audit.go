@@ -67,6 +67,9 @@ type Page struct {
 	FetchedAt  time.Time
 	Duration   time.Duration
 	Redirects  []Redirect
+	// Evidence is what a check of the page's URL needs of its response
+	// (nil when there was none, or it was not recorded).
+	Evidence *PageEvidence
 }
 
 // IsHTML reports whether the page was parsed as HTML.

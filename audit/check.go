@@ -116,6 +116,11 @@ type Check struct {
 	// (--max-age) or confirmed by a 304 Not Modified.
 	Reused     bool  `json:"reused,omitempty"`
 	ReusedFrom int64 `json:"reused_from,omitempty"`
+	// FromCrawl is true when the verdict was judged from the response the
+	// crawl of the same run got for the URL (a page of the audited site)
+	// instead of a request of the checker's own: Attempts is 0, CheckedAt
+	// the crawl's fetch time.
+	FromCrawl bool `json:"from_crawl,omitempty"`
 	// SHA256 and SimHash fingerprint a 2xx HTML body (hex SHA-256 of the
 	// bytes; 64-bit SimHash of the main text) for drift measurement.
 	SHA256    string           `json:"sha256,omitempty"`

@@ -19,6 +19,7 @@ import (
 	"github.com/gocolly/colly/v2/queue"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
 
@@ -59,11 +60,21 @@ type Options struct {
 	Timeout time.Duration
 	// MaxBody caps the decoded bytes read per response.
 	MaxBody int64
+	// CheckMaxBody is the checker's body cap (check.Options.MaxBody; 0:
+	// check.DefaultMaxBody): the evidence each page records for checking
+	// its URL without fetching it again (Page.Evidence, see evidence.go)
+	// covers what the checker would read.
+	CheckMaxBody int64
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned
-	// http.Transport with keep-alive and HTTP/2.
+	// transport with keep-alive and HTTP/2 on the checker's SSRF guard
+	// (see guard.go: loopback and private addresses only for the hosts of
+	// the scope, link-local and unspecified ones never).
 	Transport http.RoundTripper
+	// Resolver resolves host names for the default transport (nil: the
+	// system resolver).
+	Resolver check.Resolver
 	// Extract bounds extraction.
 	Extract extract.Options
 	// OnPage is called after each page is recorded (progress display). It
@@ -130,22 +141,6 @@ func New(opts Options, sink Sink) *Crawler {
 	return &Crawler{opts: opts.withDefaults(), sink: sink}
 }
 
-// DefaultTransport returns the transport linkrot uses for crawling: bounded
-// dial, TLS and header timeouts, keep-alive connection reuse, HTTP/2.
-func DefaultTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           256,
-		MaxIdleConnsPerHost:    16,
-		IdleConnTimeout:        90 * time.Second,
-		TLSHandshakeTimeout:    10 * time.Second,
-		ResponseHeaderTimeout:  20 * time.Second,
-		MaxResponseHeaderBytes: 1 << 20,
-	}
-}
-
 // Crawl crawls recursively from seeds, staying on the seeds' hosts (and
 // AllowDomains).
 func (c *Crawler) Crawl(ctx context.Context, seeds []string) (Stats, error) {
@@ -168,23 +163,23 @@ func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error)
 	if !strings.HasSuffix(bu.Path, "/") {
 		bu.Path += "/"
 	}
-	next := c.opts.Transport
-	if next == nil {
-		next = DefaultTransport()
-	}
+	next, closeNext := c.transportFor(newScope([]*url.URL{bu}, c.opts.AllowDomains, nil, nil), nil)
+	defer closeNext()
 	dt, root, err := newDirTransport(dir, bu, next)
 	if err != nil {
 		return Stats{}, fmt.Errorf("crawl dir: %w", err)
 	}
 	defer root.Close()
-	return c.run(ctx, []string{bu.String()}, true, dt)
+	return c.runScoped(ctx, []string{bu.String()}, true, dt, bu.EscapedPath())
 }
 
 // CrawlSitemaps reads the sitemaps (index files and gzipped sitemaps too) and
 // crawls recursively with their URLs as seeds, so pages no link reaches are
 // audited as well. The scope is the sitemaps' hosts.
 func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSeeds []string) (Stats, error) {
-	client := &http.Client{Transport: c.baseTransport(nil), Timeout: c.opts.Timeout * 4}
+	smRT, closeSM := c.transportFor(sitemapScope(sitemaps, c.opts.AllowDomains), nil)
+	defer closeSM()
+	client := &http.Client{Transport: smRT, Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
 	sm := &sitemapReader{client: client, ua: c.opts.UserAgent, log: c.opts.Logger}
 	var seeds []string
 	seeds = append(seeds, extraSeeds...)
@@ -212,16 +207,6 @@ func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSee
 	return c.run(ctx, seeds, true, nil)
 }
 
-func (c *Crawler) baseTransport(override http.RoundTripper) http.RoundTripper {
-	if override != nil {
-		return override
-	}
-	if c.opts.Transport != nil {
-		return c.opts.Transport
-	}
-	return DefaultTransport()
-}
-
 // crawl is the state of one run.
 type crawl struct {
 	*Crawler
@@ -243,6 +228,12 @@ type crawl struct {
 }
 
 func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transport http.RoundTripper) (Stats, error) {
+	return c.runScoped(ctx, seeds, follow, transport, "")
+}
+
+// runScoped is run with the seeds' hosts limited to paths under prefix
+// ("" or "/": no limit).
+func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, transport http.RoundTripper, prefix string) (Stats, error) {
 	o := c.opts
 	var seedURLs []*url.URL
 	for _, s := range seeds {
@@ -266,9 +257,14 @@ func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transpor
 
 		frontier: o.Frontier,
 	}
-	rt := &capTransport{next: c.baseTransport(transport), maxBody: o.MaxBody}
+	if prefix != "/" {
+		cr.scope.prefix = prefix
+	}
+	base, closeBase := c.transportFor(cr.scope, transport)
+	defer closeBase()
+	rt := &capTransport{next: base, maxBody: o.MaxBody}
 	client := &http.Client{Transport: rt, Timeout: o.Timeout}
-	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: capRedirects(5)}, o.UserAgent)
+	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}, o.UserAgent)
 
 	col := colly.NewCollector(
 		colly.StdlibContext(ctx),
@@ -522,9 +518,11 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			}
 		}
 	}
+	var doc *extract.Document // the parsed page, for the evidence
 	if p.Status >= 200 && p.Status < 300 && isHTML(p.ContentType, r.Body) {
 		pu := r.Request.URL
-		ex, cs, err := extract.Parse(r.Body, p.ContentType, pu, h, cr.opts.Extract)
+		ex, cs, d, err := extract.ParseDocument(r.Body, p.ContentType, pu, h, cr.opts.Extract)
+		doc = d
 		if err != nil {
 			p.FetchError = err.Error()
 		}
@@ -535,6 +533,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 				Message: fmt.Sprintf("body exceeded --max-body %d bytes; links after the cap are missing", cr.opts.MaxBody)})
 		}
 	}
+	p.Evidence = cr.evidence(p, h, r.Body, doc)
 	// The links to follow are admitted and handed to the Frontier before
 	// the page is recorded (see Frontier.Queue), then scheduled.
 	var next []*url.URL
@@ -597,6 +596,8 @@ func classify(err error) string {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	switch {
+	case isRefused(err):
+		return "refused: " + err.Error()
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return "timeout: " + err.Error()
 	case errors.As(err, &dnsErr):
@@ -626,13 +627,4 @@ func stripFragment(u *url.URL) *url.URL {
 	c := *u
 	c.Fragment, c.RawFragment = "", ""
 	return &c
-}
-
-func capRedirects(n int) func(*http.Request, []*http.Request) error {
-	return func(_ *http.Request, via []*http.Request) error {
-		if len(via) >= n {
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}
 }

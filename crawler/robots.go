@@ -17,7 +17,16 @@ import (
 //   - 2xx: parsed (at most 512 KiB, RFC 9309 asks for at least 500 KiB);
 //   - 4xx: unavailable, everything allowed;
 //   - 5xx or a network failure: unreachable, everything disallowed;
-//   - redirects: up to 5 hops are followed (the client's hop cap).
+//   - redirects: up to 5 hops are followed while they stay on the host
+//     name of the robots.txt URL (any port, http or https: see
+//     sameHostRedirects). A redirect elsewhere, or a sixth hop, is not
+//     followed and robots.txt counts as unavailable (RFC 9309 2.3.1.2 lets
+//     a crawler stop after five hops and assume so): the cloud metadata
+//     service or an intranet host is never asked for it;
+//   - a connection the SSRF guard refuses (the host resolves to a
+//     link-local, or a private address outside the crawl's scope):
+//     unavailable, no robots.txt can be read there; the pages themselves
+//     are refused by the same guard and recorded as refused.
 //
 // linkrot does the robots check itself instead of Colly's: Colly drops a
 // disallowed request without telling any callback (the page would silently
@@ -68,6 +77,9 @@ func (r *robots) fetch(ctx context.Context, u string) (*robotstxt.RobotsData, er
 	req.Header.Set("User-Agent", r.ua)
 	resp, err := r.client.Do(req)
 	if err != nil {
+		if isRefused(err) {
+			return robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
+		}
 		return nil, fmt.Errorf("fetch %s: %w", u, err)
 	}
 	defer resp.Body.Close()
@@ -77,7 +89,8 @@ func (r *robots) fetch(ctx context.Context, u string) (*robotstxt.RobotsData, er
 	}
 	status := resp.StatusCode
 	if status >= 300 && status < 400 {
-		// Redirect hops beyond the client's cap: treat as unavailable.
+		// A redirect not followed (off the host, or beyond five hops):
+		// treat as unavailable.
 		status = http.StatusNotFound
 	}
 	data, err := robotstxt.FromStatusAndBytes(status, body)

@@ -41,7 +41,7 @@ func TestRobots(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			r := newRobots(&http.Client{CheckRedirect: capRedirects(5)}, tt.ua)
+			r := newRobots(&http.Client{CheckRedirect: sameHostRedirects(maxRobotsRedirects)}, tt.ua)
 			u, _ := url.Parse(srv.URL + tt.path)
 			ok, err := r.Allowed(context.Background(), u)
 			if ok != tt.want || (err != nil) != tt.wantErr {

@@ -18,12 +18,25 @@ type scope struct {
 	domains   []string        // --allow-domain values, lower-cased
 	include   []*regexp.Regexp
 	exclude   []*regexp.Regexp
+	// prefix, when set, limits the seeds' hosts to paths under it (a
+	// local build directory served under a base path).
+	prefix string
 }
 
 func newScope(seeds []*url.URL, allow []string, include, exclude []*regexp.Regexp) *scope {
 	s := &scope{hostPorts: map[string]bool{}, include: include, exclude: exclude}
 	for _, u := range seeds {
 		s.hostPorts[hostPort(u)] = true
+		if u.Port() == "" {
+			// A site on the default ports is one site over http and https:
+			// http://site/ commonly redirects to https://site/.
+			h := strings.ToLower(u.Hostname())
+			if strings.Contains(h, ":") {
+				h = "[" + h + "]"
+			}
+			s.hostPorts[h+":80"] = true
+			s.hostPorts[h+":443"] = true
+		}
 	}
 	for _, d := range allow {
 		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
@@ -81,6 +94,9 @@ func (s *scope) reason(u *url.URL) string {
 	}
 	if !s.hostAllowed(u) {
 		return "host"
+	}
+	if s.prefix != "" && s.hostPorts[hostPort(u)] && !strings.HasPrefix(u.EscapedPath(), s.prefix) {
+		return "path"
 	}
 	str := u.String()
 	for _, re := range s.exclude {

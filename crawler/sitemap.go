@@ -86,6 +86,10 @@ func (s *sitemapReader) fetch(ctx context.Context, u string) ([]byte, error) {
 		return nil, fmt.Errorf("fetch sitemap: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		// The client follows redirects on the sitemap's host only.
+		return nil, errOffHostRedirect(u, resp)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch sitemap %s: HTTP %d", u, resp.StatusCode)
 	}

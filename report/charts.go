@@ -285,18 +285,10 @@ func buildCharts(ix *index) charts {
 		}
 	}
 	none := hyper - robust - mset - both
-	snap := map[string]int{}
-	for _, r := range snapshotRows(ix) {
-		snap[r.verdict]++
-	}
-	snapTotal := 0
-	for _, n := range snap {
-		snapTotal += n
-	}
 	withData := robust + mset + both
 	cov := []stackInput{{
 		label: "Hyperlinks with robustness data",
-		note:  pct(withData, hyper) + " of " + fmtInt(hyper) + " (Robust Links " + fmtInt(robust+both) + ", mset " + fmtInt(mset+both) + ")",
+		note:  pct(withData, hyper) + " of " + fmtInt(hyper) + " hyperlinks (Robust Links " + fmtInt(robust+both) + ", mset " + fmtInt(mset+both) + ")",
 		segs: []segInput{
 			{robust, "good", fmtInt(robust) + " with Robust Links attributes"},
 			{both, "good2", fmtInt(both) + " with Robust Links and mset"},
@@ -304,25 +296,61 @@ func buildCharts(ix *index) charts {
 			{none, "muted", fmtInt(none) + " without robustness data"},
 		},
 	}}
-	if snapTotal > 0 {
-		okN := snap[string(audit.SnapshotOK)]
-		unchecked := snap[string(Unchecked)]
-		note := pct(okN, snapTotal-unchecked) + " of " + fmtInt(snapTotal-unchecked) + " audited snapshots work"
-		if unchecked == snapTotal {
-			note = fmtInt(snapTotal) + " declared snapshots, not audited (the archive stage did not run)"
+
+	// Per hyperlink: does one of the snapshots it declares work?
+	const (
+		snapNone = iota
+		snapWorks
+		snapUnchecked
+		snapError
+		snapBroken
+	)
+	state := map[int]int{} // link index -> state, for links declaring snapshots
+	for _, r := range snapshotRows(ix) {
+		if ds.Links[r.link].Resource {
+			continue
 		}
-		cov = append(cov, stackInput{
-			label: "Declared snapshots that work",
-			note:  note,
-			segs: []segInput{
-				{okN, "good", fmtInt(okN) + " snapshot-ok"},
-				{snap[string(audit.SnapshotError)], "warn", fmtInt(snap[string(audit.SnapshotError)]) + " snapshot-error"},
-				{snap[string(audit.SnapshotMissing)], "bad", fmtInt(snap[string(audit.SnapshotMissing)]) + " snapshot-missing"},
-				{snap[string(audit.NotAMemento)], "bad2", fmtInt(snap[string(audit.NotAMemento)]) + " not-a-memento"},
-				{unchecked, "muted", fmtInt(unchecked) + " not audited"},
-			},
-		})
+		st := snapBroken
+		switch audit.SnapshotVerdict(r.verdict) {
+		case audit.SnapshotOK:
+			st = snapWorks
+		case audit.SnapshotError:
+			st = snapError
+		case audit.SnapshotVerdict(Unchecked):
+			st = snapUnchecked
+		}
+		// The best state wins: one working snapshot makes the link robust.
+		if old, ok := state[r.link]; !ok || st < old {
+			state[r.link] = st
+		}
 	}
+	var n [5]int
+	for _, st := range state {
+		n[st]++
+	}
+	declaring := len(state)
+	n[snapNone] = hyper - declaring
+	note := pct(n[snapWorks], hyper) + " of " + fmtInt(hyper) + " hyperlinks (" + fmtInt(n[snapWorks]) + " of the " + fmtInt(declaring) + " that declare a snapshot)"
+	switch {
+	case declaring == 0:
+		note = "no hyperlink declares a snapshot (data-versionurl, mset copy or pwid)"
+	case n[snapUnchecked] == declaring:
+		note = fmtInt(declaring) + " of " + fmtInt(hyper) + " hyperlinks declare snapshots, none audited"
+		if !archiveStageRan(ds) {
+			note += " (the archive stage did not run)"
+		}
+	}
+	cov = append(cov, stackInput{
+		label: "Hyperlinks whose snapshot works",
+		note:  note,
+		segs: []segInput{
+			{n[snapWorks], "good", fmtInt(n[snapWorks]) + " with a working snapshot"},
+			{n[snapError], "warn", fmtInt(n[snapError]) + " whose snapshots could not be fetched"},
+			{n[snapBroken], "bad", fmtInt(n[snapBroken]) + " whose snapshots are missing or not mementos"},
+			{n[snapUnchecked], "info", fmtInt(n[snapUnchecked]) + " with snapshots not audited"},
+			{n[snapNone], "muted", fmtInt(n[snapNone]) + " declaring no snapshot"},
+		},
+	})
 
 	bands := map[string]int{}
 	for _, d := range ix.driftByTarget {

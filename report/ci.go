@@ -404,6 +404,7 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 	if len(parts) > 0 {
 		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
 	}
+	writeMarkdownSince(&b, ds.Since)
 	var top []int
 	for _, ti := range ix.brokenTargets() {
 		if c := ix.checkByTarget[ds.Targets[ti].ID]; c.Verdict.Broken() {
@@ -433,6 +434,56 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+// writeMarkdownSince writes the "since last run" counts and up to ten of
+// the changes (nothing when there is no earlier run to compare with).
+func writeMarkdownSince(b *strings.Builder, d *audit.RunDiff) {
+	if d == nil || d.From == 0 {
+		return
+	}
+	drift := fmtInt(len(d.NewlyDrifted)) + " newly drifted"
+	if !d.DriftAvailable {
+		drift = "drift not measured"
+	}
+	fmt.Fprintf(b, "### Since run #%d\n\n%s newly broken · %s newly confirmed broken · %s recovered · %s · %s newly moved\n\n",
+		d.From, fmtInt(len(d.NewBroken)), fmtInt(len(d.NewlyConfirmed)), fmtInt(len(d.Recovered)), drift, fmtInt(len(d.NewlyMoved)))
+	if d.Empty() {
+		return
+	}
+	b.WriteString("| Change | Now | Before | Target |\n|---|---|---|---|\n")
+	shown, total := 0, 0
+	for _, l := range []struct {
+		name  string
+		cs    []audit.Change
+		drift bool
+	}{
+		{"newly broken", d.NewBroken, false}, {"newly confirmed", d.NewlyConfirmed, false},
+		{"recovered", d.Recovered, false}, {"newly drifted", d.NewlyDrifted, true}, {"newly moved", d.NewlyMoved, false},
+	} {
+		for _, c := range l.cs {
+			total++
+			if shown == 10 {
+				continue
+			}
+			shown++
+			now, before := string(c.Verdict), string(c.Previous)
+			if c.Status != 0 {
+				now += " (" + strconv.Itoa(c.Status) + ")"
+			}
+			if l.drift {
+				now, before = c.Band, c.PreviousBand
+			}
+			if before == "" {
+				before = "—"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", l.name, now, before, mdEscape(c.URL))
+		}
+	}
+	if total > shown {
+		fmt.Fprintf(b, "\n…and %s more changes in the full report.\n", fmtInt(total-shown))
+	}
+	b.WriteString("\n")
 }
 
 // mdEscape makes hostile text inert in GitHub-flavoured Markdown table

@@ -7,141 +7,329 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
-// csvColumns are the columns of the CSV output, one row per link. Their
-// names and order are stable within a SchemaVersion.
-var csvColumns = []string{
-	"run_id", "link_id", "page_url", "page_title", "element", "href", "text", "resource",
-	"target_url", "host", "verdict", "status", "reason", "error_class", "status_chain", "final_url",
-	"replacement", "attempts", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "total_ms", "checked_at",
-	"soft404_probe_url", "soft404_similarity",
-	"robust_links", "originalurl", "versiondate", "mset",
-	"snapshot_urls", "snapshot_datetimes", "snapshot_verdicts", "snapshot_memento_datetimes",
-	"memento_url", "memento_datetime", "memento_archive", "memento_wanted", "memento_distance_s", "memento_representative",
-	"drift_kind", "drift_band", "simhash_distance", "jaccard", "dice", "cosine",
-	"words_reference", "words_live", "word_change", "drift_reference_url", "drift_reference_time",
-	"findings",
+// csvRow is what the cells of one CSV row are computed from: a link and
+// the results that belong to it.
+type csvRow struct {
+	run   int64
+	link  *Link
+	page  *audit.Page
+	tgt   *Target
+	check *audit.Check
+	// rep is the target's replacement URL (from its check or a fix).
+	rep   string
+	snaps []snapshotRow
+	// mem is the link's nearest memento; memLink says whether it is the
+	// link's own (false: a target-level memento, LinkID 0).
+	mem     *audit.Memento
+	memLink bool
+	// drift is the link's own drift measurement (never another link's);
+	// first the target-level drift against its first fingerprint.
+	drift, first *audit.Drift
+	verdict      audit.Verdict
+	findings     []*audit.Finding
+}
+
+// csvColumn is one column: its header and how its cell is computed. A
+// text cell goes through cell (formula neutralised); a number, time or
+// boolean cell is written as is.
+type csvColumn struct {
+	name string
+	text bool
+	get  func(r *csvRow) string
+}
+
+func txt(name string, get func(r *csvRow) string) csvColumn {
+	return csvColumn{name: name, text: true, get: get}
+}
+
+func val(name string, get func(r *csvRow) string) csvColumn {
+	return csvColumn{name: name, get: get}
+}
+
+// onCheck, onDrift, ... return "" when the row has no such part.
+func onCheck(f func(c *audit.Check) string) func(r *csvRow) string {
+	return func(r *csvRow) string {
+		if r.check == nil {
+			return ""
+		}
+		return f(r.check)
+	}
+}
+
+func onSoft404(f func(e *audit.Soft404Evidence) string) func(r *csvRow) string {
+	return func(r *csvRow) string {
+		if r.check == nil || r.check.Soft404 == nil {
+			return ""
+		}
+		return f(r.check.Soft404)
+	}
+}
+
+func onMemento(f func(m *audit.Memento) string) func(r *csvRow) string {
+	return func(r *csvRow) string {
+		if r.mem == nil {
+			return ""
+		}
+		return f(r.mem)
+	}
+}
+
+func onDrift(first bool, f func(d *audit.Drift) string) func(r *csvRow) string {
+	return func(r *csvRow) string {
+		d := r.drift
+		if first {
+			d = r.first
+		}
+		if d == nil {
+			return ""
+		}
+		return f(d)
+	}
+}
+
+// setMeasure is a Jaccard, Dice or cosine cell: empty when the drift was
+// measured on fingerprints only.
+func setMeasure(d *audit.Drift, m float64) string {
+	if !d.TextMeasured {
+		return ""
+	}
+	return csvFloat(m)
+}
+
+// snapList joins one field of the link's snapshot rows with " | ".
+func snapList(f func(s *snapshotRow) string) func(r *csvRow) string {
+	return func(r *csvRow) string {
+		if len(r.snaps) == 0 {
+			return ""
+		}
+		parts := make([]string, len(r.snaps))
+		for i := range r.snaps {
+			parts[i] = f(&r.snaps[i])
+		}
+		return strings.Join(parts, " | ")
+	}
+}
+
+func i64(n int64) string  { return strconv.FormatInt(n, 10) }
+func bools(b bool) string { return strconv.FormatBool(b) }
+
+// driftColumns are the columns of one drift measurement, named prefix+...
+func driftColumns(first bool) []csvColumn {
+	p := "drift_"
+	if first {
+		p = "first_seen_"
+	}
+	cols := []csvColumn{}
+	if !first {
+		cols = append(cols, txt(p+"kind", onDrift(first, func(d *audit.Drift) string { return d.Kind })))
+	}
+	return append(cols,
+		txt(p+"band", onDrift(first, func(d *audit.Drift) string { return d.Band })),
+		val(p+"simhash_distance", onDrift(first, func(d *audit.Drift) string { return strconv.Itoa(d.SimHashDistance) })),
+		val(p+"text_measured", onDrift(first, func(d *audit.Drift) string { return bools(d.TextMeasured) })),
+		val(p+"jaccard", onDrift(first, func(d *audit.Drift) string { return setMeasure(d, d.Jaccard) })),
+		val(p+"dice", onDrift(first, func(d *audit.Drift) string { return setMeasure(d, d.Dice) })),
+		val(p+"cosine", onDrift(first, func(d *audit.Drift) string { return setMeasure(d, d.Cosine) })),
+		val(p+"words_reference", onDrift(first, func(d *audit.Drift) string { return strconv.Itoa(d.WordsReference) })),
+		val(p+"words_live", onDrift(first, func(d *audit.Drift) string { return strconv.Itoa(d.WordsLive) })),
+		val(p+"word_change", onDrift(first, func(d *audit.Drift) string { return csvFloat(d.WordChange) })),
+		txt(p+"reference_url", onDrift(first, func(d *audit.Drift) string { return d.ReferenceURL })),
+		val(p+"reference_time", onDrift(first, func(d *audit.Drift) string { return csvTime(d.ReferenceTime) })),
+		txt(p+"live_url", onDrift(first, func(d *audit.Drift) string { return d.LiveURL })),
+		val(p+"measured_at", onDrift(first, func(d *audit.Drift) string { return csvTime(d.MeasuredAt) })),
+	)
+}
+
+// csvColumns are the columns of the CSV output, one row per link, in
+// groups: the link, its target's check, its Robust Links data and declared
+// snapshots, its nearest memento, its own drift, its target's drift since
+// first seen, its findings. README documents each; names and order are
+// stable within a SchemaVersion (new columns are added at the end of their
+// group only with a new version).
+var csvColumns = func() []csvColumn {
+	cols := []csvColumn{
+		val("run_id", func(r *csvRow) string { return i64(r.run) }),
+		val("link_id", func(r *csvRow) string { return i64(r.link.ID) }),
+		txt("page_url", func(r *csvRow) string {
+			if r.page == nil {
+				return ""
+			}
+			return r.page.URL
+		}),
+		txt("page_title", func(r *csvRow) string {
+			if r.page == nil {
+				return ""
+			}
+			return r.page.Title
+		}),
+		txt("element", func(r *csvRow) string { return r.link.Element }),
+		txt("href", func(r *csvRow) string { return r.link.Href }),
+		txt("text", func(r *csvRow) string { return r.link.Text }),
+		val("resource", func(r *csvRow) string { return bools(r.link.Resource) }),
+		val("target_id", func(r *csvRow) string {
+			if r.link.TargetID == 0 {
+				return ""
+			}
+			return i64(r.link.TargetID)
+		}),
+		txt("target_url", func(r *csvRow) string {
+			if r.tgt == nil {
+				return ""
+			}
+			return r.tgt.URL
+		}),
+		txt("host", func(r *csvRow) string {
+			if r.tgt == nil {
+				return ""
+			}
+			return r.tgt.Host
+		}),
+		txt("verdict", func(r *csvRow) string { return string(r.verdict) }),
+		val("status", onCheck(func(c *audit.Check) string { return strconv.Itoa(c.Status) })),
+		txt("reason", onCheck(func(c *audit.Check) string { return c.Reason })),
+		txt("error_class", onCheck(func(c *audit.Check) string { return c.ErrorClass })),
+		txt("status_chain", onCheck(redirectChain)),
+		txt("final_url", onCheck(func(c *audit.Check) string { return c.FinalURL })),
+		txt("replacement", func(r *csvRow) string { return r.rep }),
+		val("attempts", onCheck(func(c *audit.Check) string { return strconv.Itoa(c.Attempts) })),
+		val("dns_ms", onCheck(func(c *audit.Check) string { return ms(c.Timings.DNS) })),
+		val("connect_ms", onCheck(func(c *audit.Check) string { return ms(c.Timings.Connect) })),
+		val("tls_ms", onCheck(func(c *audit.Check) string { return ms(c.Timings.TLS) })),
+		val("first_byte_ms", onCheck(func(c *audit.Check) string { return ms(c.Timings.FirstByte) })),
+		val("total_ms", onCheck(func(c *audit.Check) string { return ms(c.Timings.Total) })),
+		val("checked_at", onCheck(func(c *audit.Check) string { return csvTime(c.CheckedAt) })),
+		txt("soft404_probe_url", onSoft404(func(e *audit.Soft404Evidence) string { return e.ProbeURL })),
+		val("soft404_probe_status", onSoft404(func(e *audit.Soft404Evidence) string { return strconv.Itoa(e.ProbeStatus) })),
+		val("soft404_similarity", onSoft404(func(e *audit.Soft404Evidence) string { return csvFloat(e.Similarity) })),
+
+		val("robust_links", func(r *csvRow) string { return bools(r.link.Robust != nil) }),
+		txt("originalurl", func(r *csvRow) string {
+			if r.link.Robust == nil {
+				return ""
+			}
+			return r.link.Robust.OriginalURL
+		}),
+		val("versiondate", func(r *csvRow) string {
+			if r.link.Robust == nil {
+				return ""
+			}
+			return csvTime(r.link.Robust.VersionDate.Time)
+		}),
+		txt("mset", func(r *csvRow) string {
+			if r.link.Mset == nil {
+				return ""
+			}
+			return r.link.Mset.Raw
+		}),
+		txt("snapshot_sources", snapList(func(s *snapshotRow) string { return s.source })),
+		txt("snapshot_urls", snapList(func(s *snapshotRow) string { return s.declared })),
+		val("snapshot_datetimes", snapList(func(s *snapshotRow) string { return csvTime(s.declaredTime) })),
+		txt("snapshot_verdicts", snapList(func(s *snapshotRow) string { return s.verdict })),
+		val("snapshot_statuses", snapList(func(s *snapshotRow) string {
+			if s.verdict == string(Unchecked) {
+				return ""
+			}
+			return strconv.Itoa(s.status)
+		})),
+		val("snapshot_memento_datetimes", snapList(func(s *snapshotRow) string { return csvTime(s.mementoTime) })),
+		val("snapshot_datetime_mismatches", snapList(func(s *snapshotRow) string { return snapFlag(s, 1) })),
+		txt("snapshot_originals", snapList(func(s *snapshotRow) string { return s.actualOriginal })),
+		val("snapshot_original_mismatches", snapList(func(s *snapshotRow) string { return snapFlag(s, 2) })),
+		val("snapshot_checked_at", snapList(func(s *snapshotRow) string { return csvTime(s.checkedAt) })),
+
+		val("memento_scope", func(r *csvRow) string {
+			switch {
+			case r.mem == nil:
+				return ""
+			case r.memLink:
+				return "link"
+			}
+			return "target"
+		}),
+		txt("memento_url", onMemento(func(m *audit.Memento) string { return m.URL })),
+		val("memento_datetime", onMemento(func(m *audit.Memento) string { return csvTime(m.Datetime) })),
+		txt("memento_archive", onMemento(func(m *audit.Memento) string { return m.Archive })),
+		val("memento_wanted", onMemento(func(m *audit.Memento) string { return csvTime(m.Wanted) })),
+		txt("memento_wanted_from", onMemento(func(m *audit.Memento) string { return m.WantedFrom })),
+		val("memento_distance_s", onMemento(func(m *audit.Memento) string { return i64(int64(m.Distance / time.Second)) })),
+		val("memento_representative", onMemento(func(m *audit.Memento) string { return bools(m.Representative) })),
+	}
+	cols = append(cols, driftColumns(false)...)
+	cols = append(cols, driftColumns(true)...)
+	return append(cols, txt("findings", func(r *csvRow) string {
+		msgs := make([]string, len(r.findings))
+		for i, f := range r.findings {
+			msgs[i] = string(f.Verdict) + ": " + f.Message
+		}
+		return strings.Join(msgs, " | ")
+	}))
+}()
+
+// snapFlag is a mismatch cell of a snapshot: true or false when audited,
+// "" when not.
+func snapFlag(s *snapshotRow, bit int) string {
+	if s.verdict == string(Unchecked) {
+		return ""
+	}
+	return bools(s.flags&bit != 0)
+}
+
+// CSVHeader returns the names of the CSV output's columns, in order.
+func CSVHeader() []string {
+	names := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		names[i] = c.name
+	}
+	return names
 }
 
 // WriteCSV writes one row per link of ds with the evidence needed to
-// recompute rot and drift rates. Lists inside a cell (snapshots, findings)
-// are separated by " | ". A text cell that starts with =, +, -, @, tab or
+// recompute rot and drift rates. Every value in a row is the link's own:
+// the memento and drift columns never borrow another link's results, even
+// for the same target (memento_scope says when a memento is the target's,
+// not the link's; the first_seen_ columns are the target's drift since
+// linkrot first saw it). Lists inside a cell (snapshots, findings) are
+// separated by " | ". A text cell that starts with =, +, -, @, tab or
 // carriage return is prefixed with an apostrophe so that spreadsheets do
 // not run it as a formula; numeric columns are never altered.
 func WriteCSV(w io.Writer, ds *Dataset) error {
 	ix := newIndex(ds)
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvColumns); err != nil {
+	if err := cw.Write(CSVHeader()); err != nil {
 		return fmt.Errorf("write csv report: %w", err)
 	}
-	rows := snapshotRows(ix)
 	snapsByLink := map[int][]snapshotRow{}
-	for _, r := range rows {
+	for _, r := range snapshotRows(ix) {
 		snapsByLink[r.link] = append(snapsByLink[r.link], r)
 	}
 	rec := make([]string, len(csvColumns))
 	for i := range ds.Links {
 		l := &ds.Links[i]
-		for j := range rec {
-			rec[j] = ""
-		}
-		set := func(col int, s string) { rec[col] = cell(s) }
-		num := func(col int, s string) { rec[col] = s }
-		num(0, strconv.FormatInt(ds.Run.ID, 10))
-		num(1, strconv.FormatInt(l.ID, 10))
+		r := csvRow{run: ds.Run.ID, link: l, tgt: ix.targetByID[l.TargetID], check: ix.checkByTarget[l.TargetID],
+			snaps: snapsByLink[i], drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID]}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
-			set(2, ds.Pages[l.Page].URL)
-			set(3, ds.Pages[l.Page].Title)
+			r.page = ds.Pages[l.Page]
 		}
-		set(4, l.Element)
-		set(5, l.Href)
-		set(6, l.Text)
-		num(7, strconv.FormatBool(l.Resource))
-		if t := ix.targetByID[l.TargetID]; t != nil {
-			set(8, t.URL)
-			set(9, t.Host)
-		}
-		set(10, string(ix.linkVerdict(l)))
-		if c := ix.checkByTarget[l.TargetID]; c != nil {
-			num(11, strconv.Itoa(c.Status))
-			set(12, c.Reason)
-			set(13, c.ErrorClass)
-			set(14, redirectChain(c))
-			set(15, c.FinalURL)
-			rep := c.Replacement
-			if rep == "" {
-				rep = ix.fixesByTarget[c.URL]
-			}
-			set(16, rep)
-			num(17, strconv.Itoa(c.Attempts))
-			num(18, ms(c.Timings.DNS))
-			num(19, ms(c.Timings.Connect))
-			num(20, ms(c.Timings.TLS))
-			num(21, ms(c.Timings.FirstByte))
-			num(22, ms(c.Timings.Total))
-			num(23, csvTime(c.CheckedAt))
-			if e := c.Soft404; e != nil {
-				set(24, e.ProbeURL)
-				num(25, csvFloat(e.Similarity))
+		if r.check != nil {
+			r.rep = r.check.Replacement
+			if r.rep == "" {
+				r.rep = ix.fixesByTarget[r.check.URL]
 			}
 		}
-		if r := l.Robust; r != nil {
-			num(26, "true")
-			set(27, r.OriginalURL)
-			num(28, csvTime(r.VersionDate.Time))
-		} else {
-			num(26, "false")
+		r.mem, r.memLink = ix.nearestMemento(l)
+		if l.TargetID != 0 {
+			r.first = ix.firstSeenDrift[l.TargetID]
 		}
-		if m := l.Mset; m != nil {
-			set(29, m.Raw)
-		}
-		if ss := snapsByLink[i]; len(ss) > 0 {
-			var us, ds2, vs, ms2 []string
-			for _, s := range ss {
-				us = append(us, s.declared)
-				ds2 = append(ds2, csvTime(s.declaredTime))
-				vs = append(vs, s.verdict)
-				ms2 = append(ms2, csvTime(s.mementoTime))
+		for j, c := range csvColumns {
+			v := c.get(&r)
+			if c.text {
+				v = cell(v)
 			}
-			set(30, strings.Join(us, " | "))
-			num(31, strings.Join(ds2, " | "))
-			set(32, strings.Join(vs, " | "))
-			num(33, strings.Join(ms2, " | "))
-		}
-		if m := ix.nearestMemento(l); m != nil {
-			set(34, m.URL)
-			num(35, csvTime(m.Datetime))
-			set(36, m.Archive)
-			num(37, csvTime(m.Wanted))
-			num(38, strconv.FormatInt(int64(m.Distance/time.Second), 10))
-			num(39, strconv.FormatBool(m.Representative))
-		}
-		d := ix.driftByLink[l.ID]
-		if d == nil {
-			d = ix.driftByTarget[l.TargetID]
-		}
-		if d != nil {
-			set(40, d.Kind)
-			set(41, d.Band)
-			num(42, strconv.Itoa(d.SimHashDistance))
-			if d.TextMeasured {
-				num(43, csvFloat(d.Jaccard))
-				num(44, csvFloat(d.Dice))
-				num(45, csvFloat(d.Cosine))
-			}
-			num(46, strconv.Itoa(d.WordsReference))
-			num(47, strconv.Itoa(d.WordsLive))
-			num(48, csvFloat(d.WordChange))
-			set(49, d.ReferenceURL)
-			num(50, csvTime(d.ReferenceTime))
-		}
-		if fs := ix.findingsByLink[l.ID]; len(fs) > 0 {
-			var msgs []string
-			for _, f := range fs {
-				msgs = append(msgs, string(f.Verdict)+": "+f.Message)
-			}
-			set(51, strings.Join(msgs, " | "))
+			rec[j] = v
 		}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("write csv report: %w", err)

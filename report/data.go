@@ -241,7 +241,9 @@ func scriptData(ix *index) []byte {
 	}
 
 	// history: [first seen, first seen run, first broken, first broken run,
-	// last ok, last ok run, [[run, checked at, verdict, status], ...]]
+	// last ok, last ok run, [[run, checked at, verdict, status], ...],
+	// tracked, confirmed, confirmed at, confirmed run, failing since,
+	// failing since run, failed runs]
 	histIdx := map[int64]int{}
 	w.raw(`],"history":[`)
 	for i := range ds.History {
@@ -277,7 +279,21 @@ func scriptData(ix *index) []byte {
 			w.int(int64(e.Status))
 			w.raw("]")
 		}
-		w.raw("]]")
+		w.raw("],")
+		w.bool(h.Tracked)
+		w.comma()
+		w.bool(h.Confirmed)
+		w.comma()
+		w.time(h.ConfirmedAt)
+		w.comma()
+		w.int(h.ConfirmedRun)
+		w.comma()
+		w.time(h.FailingSince)
+		w.comma()
+		w.int(h.FailingSinceRun)
+		w.comma()
+		w.int(int64(h.FailedRuns))
+		w.raw("]")
 	}
 
 	// targets: [url, host, verdict, status, reason, redirect chain, links,
@@ -477,7 +493,8 @@ func scriptData(ix *index) []byte {
 	}
 
 	// identifiers: [access URL, identifier, rel, own page, resolves, leads
-	// back, status, how, reason, checked, linking pages]
+	// back, status, how, reason, checked, linking pages, access URL's
+	// target]
 	w.raw(`],"identifiers":[`)
 	for i, r := range identifierRows(ix) {
 		if i > 0 {
@@ -505,6 +522,31 @@ func scriptData(ix *index) []byte {
 		w.bool(r.checked)
 		w.comma()
 		w.int(int64(r.linkingPages))
+		w.comma()
+		w.int(int64(r.target))
+		w.raw("]")
+	}
+
+	// fragments: [link, missing fragment, message], one per
+	// fragment-missing finding of a link.
+	w.raw(`],"fragments":[`)
+	first = true
+	for i := range ds.Findings {
+		f := &ds.Findings[i]
+		li := linkIndex(ix, f.LinkID)
+		if f.Verdict != audit.VerdictFragmentMissing || li < 0 {
+			continue
+		}
+		if !first {
+			w.comma()
+		}
+		first = false
+		w.raw("[")
+		w.int(int64(li))
+		w.comma()
+		w.str(f.Fragment)
+		w.comma()
+		w.str(f.Message)
 		w.raw("]")
 	}
 
@@ -613,6 +655,7 @@ type snapshotRow struct {
 	deltaSeconds     int64
 	reason           string
 	finalURL         string
+	checkedAt        time.Time
 }
 
 // snapshotRows lists every declared snapshot (data-versionurl entries and
@@ -658,6 +701,7 @@ func snapshotRows(ix *index) []snapshotRow {
 				r.actualOriginal = s.Original
 				r.reason = s.Reason
 				r.finalURL = s.FinalURL
+				r.checkedAt = s.CheckedAt
 				if r.declaredTime.IsZero() {
 					r.declaredTime = s.DeclaredDatetime
 				}
@@ -701,28 +745,33 @@ type identifierRow struct {
 	status                       int
 	how, reason                  string
 	linkingPages                 int
+	target                       int // index in ds.Targets of the access URL, -1 when not linked
 }
 
 // identifierRows lists identifier checks; when the archive stage did not
 // run, the identifiers the crawled pages declare, unchecked.
 func identifierRows(ix *index) []identifierRow {
 	var rows []identifierRow
-	linking := make(map[string]int, len(ix.ds.Targets))
-	for _, t := range ix.ds.Targets {
-		linking[t.URL] = ix.pagesPerTarget[t.ID]
+	target := func(u string) (int, int) {
+		if i, ok := ix.targetByURL[u]; ok {
+			return i, ix.pagesPerTarget[ix.ds.Targets[i].ID]
+		}
+		return -1, 0
 	}
 	for _, c := range ix.ds.IdentifierChecks {
+		ti, pages := target(c.AccessURL)
 		rows = append(rows, identifierRow{
 			access: c.AccessURL, identifier: c.Identifier, rel: c.Rel, ownPage: c.OwnPage,
 			resolves: c.Resolves, leadsBack: c.LeadsBack, checked: true, status: c.Status,
-			how: c.How, reason: c.Reason, linkingPages: linking[c.AccessURL],
+			how: c.How, reason: c.Reason, linkingPages: pages, target: ti,
 		})
 	}
 	if len(ix.ds.IdentifierChecks) == 0 {
 		for _, p := range ix.ds.Pages {
 			for _, id := range p.Identifiers {
+				ti, pages := target(p.URL)
 				rows = append(rows, identifierRow{access: p.URL, identifier: id.URL, rel: id.Rel,
-					ownPage: true, linkingPages: linking[p.URL]})
+					ownPage: true, linkingPages: pages, target: ti})
 			}
 		}
 	}

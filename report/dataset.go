@@ -36,6 +36,11 @@ type Dataset struct {
 	// History is the status history of the run's targets across runs, at
 	// most one entry per target.
 	History []TargetHistory
+	// Since is what changed since the previous run of the same site (the
+	// "since last run" section); nil when not loaded. Its From is 0 when
+	// the run is the site's first: then everything broken counts as new
+	// and the report says there is nothing to compare with.
+	Since *audit.RunDiff
 	// GeneratedAt is when the report was made (fixed in tests).
 	GeneratedAt time.Time
 	// Generator names the program, e.g. "linkrot 0.1.0".
@@ -88,7 +93,24 @@ type TargetHistory struct {
 	FirstBroken    time.Time
 	FirstBrokenRun int64
 	LastOK         time.Time
-	LastOKRun      int64
+	LastOKRun      int64 // 0 when LastOK comes from the history summary (a pruned run, or older than Checks)
+	// Tracked is true when the fields below come from the target's
+	// history across every run (audit.TargetHistory, pruned runs
+	// included) as of the reported run; false when that history is not
+	// available for it (the run was not applied, or a later run was).
+	Tracked bool
+	// Confirmed is true when the failure is confirmed: it failed in
+	// enough consecutive runs (audit.ConfirmRule). ConfirmedAt and
+	// ConfirmedRun say when.
+	Confirmed    bool
+	ConfirmedAt  time.Time
+	ConfirmedRun int64
+	// FailingSince is the first failure of the current streak (zero when
+	// the target is not failing); FailedRuns counts the consecutive runs
+	// of the streak.
+	FailingSince    time.Time
+	FailingSinceRun int64
+	FailedRuns      int
 	// Checks are the target's checks, oldest first (bounded by the loader).
 	Checks []HistoryEntry
 }

@@ -47,10 +47,11 @@ func hashSource(s string) string {
 
 // ContentSecurityPolicy is the policy the HTML report declares in a <meta>
 // element: nothing may load or run but the report's own inline style and
-// script (by hash) and data: images.
+// script (by hash). The report has no images (its charts are inline SVG),
+// so none may load, data: URLs included.
 func ContentSecurityPolicy() string {
 	return "default-src 'none'; style-src " + cssHash + "; script-src " + jsHash +
-		"; img-src data:; base-uri 'none'; form-action 'none'"
+		"; base-uri 'none'; form-action 'none'"
 }
 
 // htmlView is what the template renders.
@@ -71,6 +72,7 @@ type htmlView struct {
 	Checked     int
 	Broken      int
 	NeedFix     int
+	FragOnly    int
 	Moved       int
 	Findings    int
 	Drifted     int
@@ -81,6 +83,90 @@ type htmlView struct {
 	Charts      charts
 	ArchiveRan  bool
 	Runs        int
+	Since       *sinceView
+}
+
+// sinceView is the "since last run" section of the overview.
+type sinceView struct {
+	From, To int64
+	// First is true when the run is the site's first: nothing to compare.
+	First bool
+	Empty bool
+	Lists []sinceList
+}
+
+// sinceList is one kind of change, with at most sinceItems of its targets.
+type sinceList struct {
+	Title, Class, Empty string
+	Count               int
+	Items               []sinceItem
+	More                int
+}
+
+type sinceItem struct {
+	URL string
+	// Target is the index of the target detail (#target/N), -1 when the
+	// target is not linked from the run.
+	Target            int
+	Now, Before       string
+	NowClass          string
+	Pages             int
+	Replacement       string
+	ReplacementIsLink bool
+}
+
+// sinceItems bounds each list of the section; the rest is counted.
+const sinceItems = 25
+
+func newSinceView(ix *index) *sinceView {
+	d := ix.ds.Since
+	if d == nil {
+		return nil
+	}
+	v := &sinceView{From: d.From, To: d.To, First: d.From == 0, Empty: d.Empty()}
+	if v.First {
+		return v
+	}
+	list := func(title, class, empty string, cs []audit.Change, drift bool) {
+		l := sinceList{Title: title, Class: class, Empty: empty, Count: len(cs)}
+		for i, c := range cs {
+			if i == sinceItems {
+				l.More = len(cs) - i
+				break
+			}
+			it := sinceItem{URL: c.URL, Target: -1, Pages: c.Pages, Replacement: c.Replacement}
+			if ti, ok := ix.targetIdx[c.TargetID]; ok {
+				it.Target = ti
+			}
+			if drift {
+				it.Now, it.Before, it.NowClass = c.Band, c.PreviousBand, bandClass(c.Band)
+			} else {
+				it.Now, it.Before, it.NowClass = string(c.Verdict), string(c.Previous), verdictClass(c.Verdict)
+				if c.Status != 0 {
+					it.Now += " (" + itoa(c.Status) + ")"
+				}
+			}
+			if it.Before == "" {
+				it.Before = "not checked"
+				if drift {
+					it.Before = "not measured"
+				}
+			}
+			it.ReplacementIsLink = linkable(c.Replacement)
+			l.Items = append(l.Items, it)
+		}
+		v.Lists = append(v.Lists, l)
+	}
+	list("Newly broken", "bad", "Nothing newly broken.", d.NewBroken, false)
+	list("Newly confirmed broken", "bad", "No failure newly confirmed.", d.NewlyConfirmed, false)
+	list("Recovered", "good", "Nothing recovered.", d.Recovered, false)
+	driftEmpty := "Nothing newly drifted."
+	if !d.DriftAvailable {
+		driftEmpty = "Drift was not measured in this run."
+	}
+	list("Newly drifted", "warn", driftEmpty, d.NewlyDrifted, true)
+	list("Newly moved", "warn", "Nothing newly moved.", d.NewlyMoved, false)
+	return v
 }
 
 type verdictCount struct {
@@ -128,6 +214,8 @@ func WriteHTML(w io.Writer, ds *Dataset) error {
 	}
 	v.Moved = counts[audit.VerdictMoved]
 	v.NeedFix = len(ix.brokenTargets())
+	v.FragOnly = v.NeedFix - v.Broken - v.Moved
+	v.Since = newSinceView(ix)
 	for _, d := range ix.driftByTarget {
 		if drifted(d.Band) {
 			v.Drifted++

@@ -28,9 +28,12 @@ type index struct {
 	findingsByLink  map[int64][]*audit.Finding
 	snapshotsByLink map[int64][]*audit.SnapshotCheck
 	mementosByLink  map[int64][]*audit.Memento
-	mementosByTgt   map[int64][]*audit.Memento
+	mementosByTgt   map[int64][]*audit.Memento // every memento of a target's links, and target-level ones
+	tgtMementos     map[int64][]*audit.Memento // target-level mementos only (LinkID 0)
 	driftByLink     map[int64]*audit.Drift
-	driftByTarget   map[int64]*audit.Drift
+	driftByTarget   map[int64]*audit.Drift // the largest drift of a target, link-level or not
+	firstSeenDrift  map[int64]*audit.Drift // target-level drift against the first fingerprint
+	targetByURL     map[string]int         // target URL -> index in ds.Targets
 	suggestByLink   map[int64]*audit.Suggestion
 	historyByTarget map[int64]*TargetHistory
 	fixesByTarget   map[string]string // target URL -> replacement
@@ -49,8 +52,11 @@ func newIndex(ds *Dataset) *index {
 		snapshotsByLink: map[int64][]*audit.SnapshotCheck{},
 		mementosByLink:  map[int64][]*audit.Memento{},
 		mementosByTgt:   map[int64][]*audit.Memento{},
+		tgtMementos:     map[int64][]*audit.Memento{},
 		driftByLink:     map[int64]*audit.Drift{},
 		driftByTarget:   map[int64]*audit.Drift{},
+		firstSeenDrift:  map[int64]*audit.Drift{},
+		targetByURL:     make(map[string]int, len(ds.Targets)),
 		suggestByLink:   map[int64]*audit.Suggestion{},
 		historyByTarget: make(map[int64]*TargetHistory, len(ds.History)),
 		fixesByTarget:   map[string]string{},
@@ -62,6 +68,9 @@ func newIndex(ds *Dataset) *index {
 	for i := range ds.Targets {
 		ix.targetByID[ds.Targets[i].ID] = &ds.Targets[i]
 		ix.targetIdx[ds.Targets[i].ID] = i
+		if _, ok := ix.targetByURL[ds.Targets[i].URL]; !ok {
+			ix.targetByURL[ds.Targets[i].URL] = i
+		}
 	}
 	lastPage := map[int64]int{}
 	for i := range ds.Links {
@@ -90,6 +99,8 @@ func newIndex(ds *Dataset) *index {
 		m := &ds.Mementos[i]
 		if m.LinkID != 0 {
 			ix.mementosByLink[m.LinkID] = append(ix.mementosByLink[m.LinkID], m)
+		} else if m.TargetID != 0 {
+			ix.tgtMementos[m.TargetID] = append(ix.tgtMementos[m.TargetID], m)
 		}
 		if m.TargetID != 0 {
 			ix.mementosByTgt[m.TargetID] = append(ix.mementosByTgt[m.TargetID], m)
@@ -100,6 +111,10 @@ func newIndex(ds *Dataset) *index {
 		if d.LinkID != 0 {
 			if old := ix.driftByLink[d.LinkID]; old == nil || driftRank(d) > driftRank(old) {
 				ix.driftByLink[d.LinkID] = d
+			}
+		} else if d.Kind == driftFirstSeen {
+			if old := ix.firstSeenDrift[d.TargetID]; old == nil || driftRank(d) > driftRank(old) {
+				ix.firstSeenDrift[d.TargetID] = d
 			}
 		}
 		if old := ix.driftByTarget[d.TargetID]; old == nil || driftRank(d) > driftRank(old) {
@@ -135,15 +150,19 @@ func (ix *index) linkVerdict(l *Link) audit.Verdict {
 	return Unchecked
 }
 
-// nearestMemento returns the best memento found for a link (or, failing
-// that, for its target): a representative one first, then the smallest
-// distance. It returns nil when no archive had one.
-func (ix *index) nearestMemento(l *Link) *audit.Memento {
-	best := bestMemento(ix.mementosByLink[l.ID])
-	if best == nil && l.TargetID != 0 {
-		best = bestMemento(ix.mementosByTgt[l.TargetID])
+// nearestMemento returns the best memento found for a link: a
+// representative one first, then the smallest distance. Only the link's own
+// lookups count (another link to the same target asked for another
+// datetime); failing those, a target-level memento (LinkID 0), and then
+// linkScope is false. It returns nil when no archive had one.
+func (ix *index) nearestMemento(l *Link) (m *audit.Memento, linkScope bool) {
+	if m := bestMemento(ix.mementosByLink[l.ID]); m != nil {
+		return m, true
 	}
-	return best
+	if l.TargetID != 0 {
+		return bestMemento(ix.tgtMementos[l.TargetID]), false
+	}
+	return nil, false
 }
 
 // targetMemento is nearestMemento for a target as a whole.
@@ -276,3 +295,9 @@ func redirectChain(c *audit.Check) string {
 	}
 	return b.String()
 }
+
+// Drift kinds (audit.Drift.Kind).
+const (
+	driftMemento   = "memento"
+	driftFirstSeen = "first-seen"
+)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,29 +15,10 @@ import (
 // changes meaning; new fields may appear within a version.
 const SchemaVersion = 1
 
-// The JSON document. Field names are stable within a SchemaVersion; times
-// are RFC 3339 UTC strings or null, durations are milliseconds or seconds as
-// their names say.
-type jsonReport struct {
-	SchemaVersion    int                  `json:"schema_version"`
-	Generator        string               `json:"generator"`
-	GeneratedAt      audit.Time           `json:"generated_at"`
-	Run              jsonRun              `json:"run"`
-	Stats            audit.RunStats       `json:"stats"`
-	Summary          jsonSummary          `json:"summary"`
-	VerdictCounts    map[string]int       `json:"verdict_counts"`
-	Pages            []jsonPage           `json:"pages"`
-	Targets          []jsonTarget         `json:"targets"`
-	Links            []jsonLink           `json:"links"`
-	Findings         []jsonFinding        `json:"findings"`
-	Fixes            []jsonFix            `json:"fixes"`
-	SnapshotChecks   []jsonSnapshotCheck  `json:"snapshot_checks"`
-	Mementos         []jsonMemento        `json:"mementos"`
-	Drifts           []jsonDrift          `json:"drifts"`
-	IdentifierChecks []jsonIdentifierChck `json:"identifier_checks"`
-	Suggestions      []jsonSuggestion     `json:"suggestions"`
-	Runs             []jsonRunSummary     `json:"runs"`
-}
+// The JSON document is written field by field (WriteJSON streams its
+// arrays one element at a time); its field names are stable within a
+// SchemaVersion. Times are RFC 3339 UTC strings or null, durations are
+// milliseconds or seconds as their names say.
 
 type jsonRun struct {
 	ID         int64      `json:"id"`
@@ -119,7 +101,46 @@ type jsonHistory struct {
 	FirstBrokenRun int64              `json:"first_broken_run"`
 	LastOK         audit.Time         `json:"last_ok"`
 	LastOKRun      int64              `json:"last_ok_run"`
+	Tracked        bool               `json:"tracked"`
+	Confirmed      bool               `json:"confirmed"`
+	ConfirmedAt    audit.Time         `json:"confirmed_at"`
+	ConfirmedRun   int64              `json:"confirmed_run"`
+	FailingSince   audit.Time         `json:"failing_since"`
+	FailingRun     int64              `json:"failing_since_run"`
+	FailedRuns     int                `json:"failed_runs"`
 	Checks         []jsonHistoryEntry `json:"checks"`
+}
+
+type jsonSince struct {
+	From           int64        `json:"from"`
+	To             int64        `json:"to"`
+	NewBroken      []jsonChange `json:"new_broken"`
+	NewlyConfirmed []jsonChange `json:"newly_confirmed"`
+	Recovered      []jsonChange `json:"recovered"`
+	NewlyDrifted   []jsonChange `json:"newly_drifted"`
+	NewlyMoved     []jsonChange `json:"newly_moved"`
+	DriftAvailable bool         `json:"drift_available"`
+}
+
+type jsonChange struct {
+	TargetID     int64  `json:"target_id"`
+	URL          string `json:"url"`
+	Verdict      string `json:"verdict"`
+	Status       int    `json:"status"`
+	Previous     string `json:"previous"`
+	Replacement  string `json:"replacement"`
+	Band         string `json:"band"`
+	PreviousBand string `json:"previous_band"`
+	Pages        int    `json:"pages"`
+}
+
+func jsonChanges(cs []audit.Change) []jsonChange {
+	out := make([]jsonChange, len(cs))
+	for i, c := range cs {
+		out[i] = jsonChange{TargetID: c.TargetID, URL: c.URL, Verdict: string(c.Verdict), Status: c.Status,
+			Previous: string(c.Previous), Replacement: c.Replacement, Band: c.Band, PreviousBand: c.PreviousBand, Pages: c.Pages}
+	}
+	return out
 }
 
 type jsonHistoryEntry struct {
@@ -273,42 +294,46 @@ func nonNil[T any](s []T) []T {
 }
 
 // WriteJSON writes the complete findings of ds as one JSON document
-// (schema: testdata/report.schema.json, version SchemaVersion).
+// (schema: testdata/report.schema.json, version SchemaVersion). The arrays
+// are streamed: each element is encoded and written on its own, so the
+// memory used does not grow with the size of the document.
 func WriteJSON(w io.Writer, ds *Dataset) error {
 	ix := newIndex(ds)
-	r := jsonReport{
-		SchemaVersion: SchemaVersion,
-		Generator:     ds.Generator,
-		GeneratedAt:   tm(ds.GeneratedAt),
-		Run: jsonRun{ID: ds.Run.ID, Status: string(ds.Run.Status), Mode: ds.Run.Mode, Seeds: nonNil(ds.Run.Seeds),
-			StartedAt: tm(ds.Run.StartedAt), FinishedAt: tm(ds.Run.FinishedAt), Version: ds.Run.Version, Error: ds.Run.Error},
-		Stats:         ds.Stats,
-		VerdictCounts: map[string]int{},
-	}
+	o := newJSONOut(w)
+	o.field("schema_version", SchemaVersion)
+	o.field("generator", ds.Generator)
+	o.field("generated_at", tm(ds.GeneratedAt))
+	o.field("run", jsonRun{ID: ds.Run.ID, Status: string(ds.Run.Status), Mode: ds.Run.Mode, Seeds: nonNil(ds.Run.Seeds),
+		StartedAt: tm(ds.Run.StartedAt), FinishedAt: tm(ds.Run.FinishedAt), Version: ds.Run.Version, Error: ds.Run.Error})
+	o.field("stats", ds.Stats)
+	var sum jsonSummary
+	counts := map[string]int{}
 	for v, n := range ix.verdictCounts() {
-		r.VerdictCounts[string(v)] = n
+		counts[string(v)] = n
 		if v.Broken() {
-			r.Summary.BrokenTargets += n
+			sum.BrokenTargets += n
 		}
 	}
-	r.Summary.TargetsChecked = len(ds.Checks)
-	r.Summary.MovedTargets = r.VerdictCounts[string(audit.VerdictMoved)]
-	r.Summary.Findings = len(ds.Findings)
-	r.Summary.Fixes = len(ds.Fixes)
+	sum.TargetsChecked = len(ds.Checks)
+	sum.MovedTargets = counts[string(audit.VerdictMoved)]
+	sum.Findings = len(ds.Findings)
+	sum.Fixes = len(ds.Fixes)
 	for _, d := range ix.driftByTarget {
 		if drifted(d.Band) {
-			r.Summary.DriftedTargets++
+			sum.DriftedTargets++
 		}
 	}
-	r.Pages = make([]jsonPage, 0, len(ds.Pages))
-	for _, p := range ds.Pages {
-		r.Pages = append(r.Pages, jsonPage{URL: p.URL, RequestURL: p.RequestURL, Title: p.Title, Status: p.Status,
+	o.field("summary", sum)
+	o.field("verdict_counts", counts)
+	o.array("pages", len(ds.Pages), func(i int) any {
+		p := ds.Pages[i]
+		return jsonPage{URL: p.URL, RequestURL: p.RequestURL, Title: p.Title, Status: p.Status,
 			Depth: p.Depth, ContentType: p.ContentType, FetchError: p.FetchError, FetchedAt: tm(p.FetchedAt),
 			Redirects: nonNil(p.Redirects), Identifiers: nonNil(p.Identifiers), PWIDs: nonNil(p.PWIDs),
-			Diagnostics: nonNil(p.Diagnostics)})
-	}
-	r.Targets = make([]jsonTarget, 0, len(ds.Targets))
-	for _, t := range ds.Targets {
+			Diagnostics: nonNil(p.Diagnostics)}
+	})
+	o.array("targets", len(ds.Targets), func(i int) any {
+		t := &ds.Targets[i]
 		jt := jsonTarget{ID: t.ID, URL: t.URL, Host: t.Host, Verdict: string(Unchecked), Redirects: []audit.Redirect{},
 			Headers: map[string]string{}, Links: len(ix.linksByTarget[t.ID]), Pages: ix.pagesPerTarget[t.ID]}
 		if c := ix.checkByTarget[t.ID]; c != nil {
@@ -329,16 +354,18 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		}
 		if h := ix.historyByTarget[t.ID]; h != nil {
 			jh := &jsonHistory{FirstSeen: tm(h.FirstSeen), FirstSeenRun: h.FirstSeenRun, FirstBroken: tm(h.FirstBroken),
-				FirstBrokenRun: h.FirstBrokenRun, LastOK: tm(h.LastOK), LastOKRun: h.LastOKRun, Checks: []jsonHistoryEntry{}}
+				FirstBrokenRun: h.FirstBrokenRun, LastOK: tm(h.LastOK), LastOKRun: h.LastOKRun,
+				Tracked: h.Tracked, Confirmed: h.Confirmed, ConfirmedAt: tm(h.ConfirmedAt), ConfirmedRun: h.ConfirmedRun,
+				FailingSince: tm(h.FailingSince), FailingRun: h.FailingSinceRun, FailedRuns: h.FailedRuns,
+				Checks: make([]jsonHistoryEntry, 0, len(h.Checks))}
 			for _, e := range h.Checks {
 				jh.Checks = append(jh.Checks, jsonHistoryEntry{RunID: e.RunID, CheckedAt: tm(e.CheckedAt), Verdict: string(e.Verdict), Status: e.Status})
 			}
 			jt.History = jh
 		}
-		r.Targets = append(r.Targets, jt)
-	}
-	r.Links = make([]jsonLink, 0, len(ds.Links))
-	for i := range ds.Links {
+		return jt
+	})
+	o.array("links", len(ds.Links), func(i int) any {
 		l := &ds.Links[i]
 		jl := jsonLink{ID: l.ID, Element: l.Element, Attr: l.Attr, Href: l.Href, Text: l.Text, Rel: nonNil(l.Rel),
 			Resource: l.Resource, Verdict: string(ix.linkVerdict(l)), Robust: l.Robust, Mset: l.Mset, Diagnostics: nonNil(l.Diagnostics)}
@@ -354,69 +381,142 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 			m.Temporal, m.Copies = nonNil(m.Temporal), nonNil(m.Copies)
 			jl.Mset = &m
 		}
-		r.Links = append(r.Links, jl)
-	}
-	r.Findings = make([]jsonFinding, 0, len(ds.Findings))
-	for _, f := range ds.Findings {
+		return jl
+	})
+	o.array("findings", len(ds.Findings), func(i int) any {
+		f := &ds.Findings[i]
 		jf := jsonFinding{PageURL: f.PageURL, Target: f.Target, Verdict: string(f.Verdict), Message: f.Message, Fragment: f.Fragment}
 		if f.LinkID != 0 {
 			id := f.LinkID
 			jf.LinkID = &id
 		}
-		r.Findings = append(r.Findings, jf)
-	}
-	r.Fixes = make([]jsonFix, 0, len(ds.Fixes))
-	for _, m := range ds.Fixes {
-		r.Fixes = append(r.Fixes, jsonFix{m.Source, m.Target, m.Replacement, m.Status})
-	}
-	r.SnapshotChecks = make([]jsonSnapshotCheck, 0, len(ds.SnapshotChecks))
-	for _, s := range ds.SnapshotChecks {
-		r.SnapshotChecks = append(r.SnapshotChecks, jsonSnapshotCheck{LinkID: s.LinkID, Source: s.Source, Declared: s.Declared,
+		return jf
+	})
+	o.array("fixes", len(ds.Fixes), func(i int) any {
+		m := &ds.Fixes[i]
+		return jsonFix{m.Source, m.Target, m.Replacement, m.Status}
+	})
+	o.array("snapshot_checks", len(ds.SnapshotChecks), func(i int) any {
+		s := &ds.SnapshotChecks[i]
+		return jsonSnapshotCheck{LinkID: s.LinkID, Source: s.Source, Declared: s.Declared,
 			URL: s.URL, FinalURL: s.FinalURL, Verdict: string(s.Verdict), Status: s.Status, Reason: s.Reason,
 			MementoDatetime: tm(s.MementoDatetime), DeclaredDatetime: tm(s.DeclaredDatetime), DeclaredDateOnly: s.DeclaredDateOnly,
 			DatetimeMismatch: s.DatetimeMismatch, DeclaredDeltaSeconds: int64(s.DeclaredDelta / time.Second),
 			VersionDateDeltaSeconds: int64(s.VersionDateDelta / time.Second), Original: s.Original,
-			OriginalMismatch: s.OriginalMismatch, CheckedAt: tm(s.CheckedAt)})
-	}
-	r.Mementos = make([]jsonMemento, 0, len(ds.Mementos))
-	for _, m := range ds.Mementos {
-		r.Mementos = append(r.Mementos, jsonMemento{LinkID: m.LinkID, TargetID: m.TargetID, Archive: m.Archive,
+			OriginalMismatch: s.OriginalMismatch, CheckedAt: tm(s.CheckedAt)}
+	})
+	o.array("mementos", len(ds.Mementos), func(i int) any {
+		m := &ds.Mementos[i]
+		return jsonMemento{LinkID: m.LinkID, TargetID: m.TargetID, Archive: m.Archive,
 			Wanted: tm(m.Wanted), WantedFrom: m.WantedFrom, URL: m.URL, Datetime: tm(m.Datetime),
 			DistanceSeconds: int64(m.Distance / time.Second), Representative: m.Representative, Count: m.Count,
-			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt)})
-	}
-	r.Drifts = make([]jsonDrift, 0, len(ds.Drifts))
-	for _, d := range ds.Drifts {
+			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt)}
+	})
+	o.array("drifts", len(ds.Drifts), func(i int) any {
+		d := &ds.Drifts[i]
 		var jac, dice, cos *float64
 		if d.TextMeasured { // fingerprints give no set measures: null
 			jac, dice, cos = finite(d.Jaccard), finite(d.Dice), finite(d.Cosine)
 		}
-		r.Drifts = append(r.Drifts, jsonDrift{Jaccard: jac, Dice: dice, Cosine: cos, LinkID: d.LinkID, TargetID: d.TargetID, Kind: d.Kind, ReferenceURL: d.ReferenceURL,
-			ReferenceTime: tm(d.ReferenceTime), LiveURL: d.LiveURL, SimHashDistance: d.SimHashDistance,
-			WordsReference: d.WordsReference,
-			WordsLive:      d.WordsLive, WordChange: finite(d.WordChange), Band: d.Band, ExcerptReference: d.ExcerptReference,
-			ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt)})
-	}
-	r.IdentifierChecks = make([]jsonIdentifierChck, 0, len(ds.IdentifierChecks))
-	for _, c := range ds.IdentifierChecks {
-		r.IdentifierChecks = append(r.IdentifierChecks, jsonIdentifierChck{AccessURL: c.AccessURL, Identifier: c.Identifier,
+		return jsonDrift{Jaccard: jac, Dice: dice, Cosine: cos, LinkID: d.LinkID, TargetID: d.TargetID, Kind: d.Kind,
+			ReferenceURL: d.ReferenceURL, ReferenceTime: tm(d.ReferenceTime), LiveURL: d.LiveURL, SimHashDistance: d.SimHashDistance,
+			WordsReference: d.WordsReference, WordsLive: d.WordsLive, WordChange: finite(d.WordChange), Band: d.Band,
+			ExcerptReference: d.ExcerptReference, ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt)}
+	})
+	o.array("identifier_checks", len(ds.IdentifierChecks), func(i int) any {
+		c := &ds.IdentifierChecks[i]
+		return jsonIdentifierChck{AccessURL: c.AccessURL, Identifier: c.Identifier,
 			Rel: c.Rel, OwnPage: c.OwnPage, Resolves: c.Resolves, LeadsBack: c.LeadsBack, Status: c.Status, How: c.How,
-			Reason: c.Reason, CheckedAt: tm(c.CheckedAt)})
+			Reason: c.Reason, CheckedAt: tm(c.CheckedAt)}
+	})
+	o.array("suggestions", len(ds.Suggestions), func(i int) any {
+		s := &ds.Suggestions[i]
+		return jsonSuggestion{LinkID: s.LinkID, PageURL: s.PageURL, Href: s.Href, Text: s.Text,
+			Reason: s.Reason, OriginalURL: s.OriginalURL, VersionDate: tm(s.VersionDate), VersionURL: s.VersionURL, HTML: s.HTML}
+	})
+	o.array("runs", len(ds.Runs), func(i int) any {
+		s := &ds.Runs[i]
+		return jsonRunSummary{ID: s.ID, StartedAt: tm(s.StartedAt), FinishedAt: tm(s.FinishedAt),
+			Status: string(s.Status), Pages: s.Pages, Links: s.Links, Checked: s.Checked, Broken: s.Broken, Drifted: s.Drifted}
+	})
+	var since *jsonSince
+	if d := ds.Since; d != nil {
+		since = &jsonSince{From: d.From, To: d.To, NewBroken: jsonChanges(d.NewBroken), NewlyConfirmed: jsonChanges(d.NewlyConfirmed),
+			Recovered: jsonChanges(d.Recovered), NewlyDrifted: jsonChanges(d.NewlyDrifted), NewlyMoved: jsonChanges(d.NewlyMoved),
+			DriftAvailable: d.DriftAvailable}
 	}
-	r.Suggestions = make([]jsonSuggestion, 0, len(ds.Suggestions))
-	for _, s := range ds.Suggestions {
-		r.Suggestions = append(r.Suggestions, jsonSuggestion{LinkID: s.LinkID, PageURL: s.PageURL, Href: s.Href, Text: s.Text,
-			Reason: s.Reason, OriginalURL: s.OriginalURL, VersionDate: tm(s.VersionDate), VersionURL: s.VersionURL, HTML: s.HTML})
-	}
-	r.Runs = make([]jsonRunSummary, 0, len(ds.Runs))
-	for _, s := range ds.Runs {
-		r.Runs = append(r.Runs, jsonRunSummary{ID: s.ID, StartedAt: tm(s.StartedAt), FinishedAt: tm(s.FinishedAt),
-			Status: string(s.Status), Pages: s.Pages, Links: s.Links, Checked: s.Checked, Broken: s.Broken, Drifted: s.Drifted})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(r); err != nil {
+	o.field("since_last_run", since)
+	if err := o.end(); err != nil {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// jsonOut writes a JSON object field by field, indented like
+// json.Encoder with SetIndent("", " "), encoding the elements of an array
+// one at a time.
+type jsonOut struct {
+	w   *bufio.Writer
+	n   int // fields written
+	err error
+}
+
+func newJSONOut(w io.Writer) *jsonOut { return &jsonOut{w: bufio.NewWriterSize(w, 1<<16)} }
+
+func (o *jsonOut) key(name string) {
+	if o.n == 0 {
+		o.w.WriteString("{\n \"")
+	} else {
+		o.w.WriteString(",\n \"")
+	}
+	o.n++
+	o.w.WriteString(name)
+	o.w.WriteString("\": ")
+}
+
+// value writes v, its lines after the first prefixed with prefix.
+func (o *jsonOut) value(v any, prefix string) {
+	if o.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, " ")
+	if err != nil {
+		o.err = err
+		return
+	}
+	if _, err := o.w.Write(b); err != nil {
+		o.err = err
+	}
+}
+
+// field writes "name": v.
+func (o *jsonOut) field(name string, v any) {
+	o.key(name)
+	o.value(v, " ")
+}
+
+// array writes "name": [...] with the n elements elem returns.
+func (o *jsonOut) array(name string, n int, elem func(i int) any) {
+	o.key(name)
+	if n == 0 {
+		o.w.WriteString("[]")
+		return
+	}
+	o.w.WriteString("[")
+	for i := 0; i < n && o.err == nil; i++ {
+		if i > 0 {
+			o.w.WriteString(",")
+		}
+		o.w.WriteString("\n  ")
+		o.value(elem(i), "  ")
+	}
+	o.w.WriteString("\n ]")
+}
+
+func (o *jsonOut) end() error {
+	o.w.WriteString("\n}\n")
+	if o.err != nil {
+		return o.err
+	}
+	return o.w.Flush()
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +70,10 @@ func fullDataset() *Dataset {
 		{ID: 7, Page: 1, TargetID: 16, Link: audit.Link{Element: "img", Attr: "src", Href: "https://cdn.example/logo.png", Text: "logo", Resource: true}},
 		{ID: 8, Page: 1, TargetID: 17, Link: audit.Link{Element: "a", Attr: "href", Href: "https://ext.example/moved", Text: "partner"}},
 		{ID: 9, Page: 1, Link: audit.Link{Element: "a", Attr: "href", Href: "javascript:void(0)", Text: "menu"}},
+		// A second link to the study, without Robust Links: it shares the
+		// target of link 4, not its memento or drift.
+		{ID: 10, Page: 0, TargetID: 13, Link: audit.Link{Element: "a", Attr: "href", Href: "https://ext.example/study", Text: "the study, again"}},
+		{ID: 11, Page: 0, TargetID: 11, Link: audit.Link{Element: "a", Attr: "href", Href: "https://site.example/refs#methods", Text: "our methods"}},
 	}
 	targets := []Target{
 		{11, "https://site.example/refs", "site.example"}, {12, "https://ext.example/gone", "ext.example"},
@@ -89,7 +95,7 @@ func fullDataset() *Dataset {
 	return &Dataset{
 		Run: audit.Run{ID: 3, StartedAt: t0, FinishedAt: t0.Add(90 * time.Second), Status: audit.RunComplete, Mode: "site",
 			Seeds: []string{"https://site.example/"}, Version: "test"},
-		Stats:   audit.RunStats{Pages: 3, ErrorPages: 1, Links: 9, Targets: 7, RobustLinks: 2, MsetLinks: 1, Snapshots: 4, Identifiers: 1, Diagnostics: 2},
+		Stats:   audit.RunStats{Pages: 3, ErrorPages: 1, Links: 11, Targets: 7, RobustLinks: 2, MsetLinks: 1, Snapshots: 4, Identifiers: 1, Diagnostics: 2},
 		Pages:   pages,
 		Links:   links,
 		Targets: targets,
@@ -99,6 +105,8 @@ func fullDataset() *Dataset {
 			{RunID: 3, PageURL: "https://site.example/", LinkID: 2, Target: "https://ext.example/gone", Verdict: audit.VerdictGone, Message: "gone (HTTP 410)"},
 			{RunID: 3, PageURL: "https://site.example/refs", LinkID: 3, Target: "https://ext.example/gone", Verdict: audit.VerdictGone, Message: "gone (HTTP 410)"},
 			{RunID: 3, PageURL: "https://site.example/refs", LinkID: 7, Target: "https://cdn.example/logo.png", Verdict: audit.VerdictTimeout, Message: "no answer in 30s"},
+			{RunID: 3, PageURL: "https://site.example/", LinkID: 11, Target: "https://site.example/refs", Verdict: audit.VerdictFragmentMissing,
+				Message: `the page has no element with id "methods"`, Fragment: "methods"},
 		},
 		Fixes: []audit.Maintenance{{RunID: 3, Source: "https://site.example/refs", Target: "https://ext.example/moved", Replacement: "https://ext.example/new", Status: 308}},
 		SnapshotChecks: []audit.SnapshotCheck{
@@ -125,6 +133,13 @@ func fullDataset() *Dataset {
 				Distance: 228 * time.Hour, Representative: true, CheckedAt: t0},
 			{RunID: 3, LinkID: 4, TargetID: 13, Archive: "timetravel", Wanted: at("2019-06-01T12:00:00Z"), WantedFrom: "versiondate",
 				Error: "no memento", CheckedAt: t0},
+			{RunID: 3, LinkID: 4, TargetID: 13, Archive: "wayback", Wanted: at("2019-06-01T12:00:00Z"), WantedFrom: "versiondate",
+				URL: "https://archive.example/web/20190601120000/https://ext.example/study", Datetime: at("2019-06-01T12:00:00Z"),
+				Representative: true, CheckedAt: t0},
+			// A target-level lookup (LinkID 0), not tied to one link.
+			{RunID: 3, TargetID: 15, Archive: "wayback", Wanted: at("2024-01-01T00:00:00Z"), WantedFrom: "first-seen",
+				URL: "https://archive.example/web/20231201000000/https://ext.example/dataset", Datetime: at("2023-12-01T00:00:00Z"),
+				Distance: 744 * time.Hour, Representative: false, CheckedAt: t0},
 		},
 		Drifts: []audit.Drift{
 			{RunID: 3, LinkID: 4, TargetID: 13, Kind: "memento", TextMeasured: true, ReferenceURL: "https://archive.example/web/20190601120000id_/https://ext.example/study",
@@ -137,7 +152,7 @@ func fullDataset() *Dataset {
 			{RunID: 3, TargetID: 15, Kind: "first-seen", ReferenceURL: "https://ext.example/dataset", ReferenceTime: at("2024-01-01T00:00:00Z"),
 				LiveURL: "https://ext.example/dataset", SimHashDistance: 9, Jaccard: 0.7, Dice: 0.82, Cosine: 0.91, WordsReference: 500, WordsLive: 540,
 				WordChange: 0.08, Band: audit.BandMinor, MeasuredAt: t0},
-			{RunID: 3, TargetID: 11, Kind: "memento", TextMeasured: true, ReferenceURL: "https://site.example/refs", LiveURL: "https://site.example/refs",
+			{RunID: 3, LinkID: 1, TargetID: 11, Kind: "memento", TextMeasured: true, ReferenceURL: "https://site.example/refs", LiveURL: "https://site.example/refs",
 				SimHashDistance: 20, Jaccard: 0.3, Dice: 0.46, Cosine: math.NaN(), WordsReference: 200, WordsLive: 90, WordChange: -0.55,
 				Band: audit.BandMajor, MeasuredAt: t0},
 		},
@@ -160,9 +175,22 @@ func fullDataset() *Dataset {
 		},
 		History: []TargetHistory{
 			{TargetID: 12, FirstSeen: at("2024-04-01T10:00:00Z"), FirstSeenRun: 1, FirstBroken: at("2024-05-01T10:01:00Z"), FirstBrokenRun: 2,
-				LastOK: at("2024-04-01T10:01:00Z"), LastOKRun: 1, Checks: []HistoryEntry{
+				LastOK: at("2024-04-01T10:01:00Z"), LastOKRun: 1, Tracked: true, Confirmed: true, ConfirmedAt: t0.Add(time.Minute), ConfirmedRun: 3,
+				FailingSince: at("2024-05-01T10:01:00Z"), FailingSinceRun: 2, FailedRuns: 2, Checks: []HistoryEntry{
 					{1, at("2024-04-01T10:01:00Z"), audit.VerdictOK, 200}, {2, at("2024-05-01T10:01:00Z"), audit.VerdictNotFound, 404},
 					{3, t0.Add(time.Minute), audit.VerdictGone, 410}}},
+		},
+		Since: &audit.RunDiff{From: 2, To: 3, DriftAvailable: true,
+			NewBroken: []audit.Change{{TargetID: 16, URL: "https://cdn.example/logo.png", Verdict: audit.VerdictTimeout,
+				Previous: audit.VerdictOK, Pages: 1}},
+			NewlyConfirmed: []audit.Change{{TargetID: 12, URL: "https://ext.example/gone", Verdict: audit.VerdictGone, Status: 410,
+				Previous: audit.VerdictNotFound, Pages: 2}},
+			Recovered: []audit.Change{{TargetID: 13, URL: "https://ext.example/study", Verdict: audit.VerdictOK, Status: 200,
+				Previous: audit.VerdictTimeout, Pages: 2}},
+			NewlyDrifted: []audit.Change{{TargetID: 14, URL: "https://ext.example/essay", Verdict: audit.VerdictOK, Status: 200,
+				Band: audit.BandOffTopic, PreviousBand: audit.BandMinor, Pages: 1}},
+			NewlyMoved: []audit.Change{{TargetID: 17, URL: "https://ext.example/moved", Verdict: audit.VerdictMoved, Status: 200,
+				Previous: audit.VerdictOK, Replacement: "https://ext.example/new", Pages: 1}},
 		},
 		GeneratedAt: at("2024-06-01T12:00:00Z"),
 		Generator:   "linkrot test",
@@ -211,7 +239,9 @@ func TestWriteJSON_Schema(t *testing.T) {
 	if err := json.Unmarshal(b, &schema); err != nil {
 		t.Fatal(err)
 	}
-	v := &validator{root: schema}
+	// Strict: every key the writer emits must be documented in the
+	// schema, although the schema lets consumers expect more.
+	v := &validator{root: schema, strict: true}
 	check := func(name string, doc []byte) {
 		var data any
 		dec := json.NewDecoder(bytes.NewReader(doc))
@@ -249,12 +279,107 @@ func TestWriteJSON_Schema(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("golden report.json", golden)
+	// New fields may appear within a schema version: a document with a
+	// key the schema does not know is still valid (not strict).
+	var doc2 map[string]any
+	json.Unmarshal(buf.Bytes(), &doc2)
+	doc2["a_future_field"] = true
+	future, _ := json.Marshal(doc2)
+	var data any
+	dec := json.NewDecoder(bytes.NewReader(future))
+	dec.UseNumber()
+	dec.Decode(&data)
+	if errs := (&validator{root: schema}).validate("$", data, schema); len(errs) > 0 {
+		t.Errorf("a document with an unknown field is invalid: %v", errs)
+	}
+}
+
+// TestReportSchema_Documented checks that the schema describes every
+// object and field, lists the values of the enumerated strings, and lets
+// objects gain fields within a schema version (no additionalProperties:
+// false).
+func TestReportSchema_Documented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "report.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, s map[string]any)
+	walk = func(path string, s map[string]any) {
+		if d, _ := s["description"].(string); d == "" {
+			t.Errorf("%s: no description", path)
+		}
+		if ap, ok := s["additionalProperties"].(bool); ok && !ap {
+			t.Errorf("%s: additionalProperties false forbids the fields a schema version may add", path)
+		}
+		props, _ := s["properties"].(map[string]any)
+		for k, p := range props {
+			walk(path+"."+k, p.(map[string]any))
+		}
+		if items, ok := s["items"].(map[string]any); ok && items["properties"] != nil {
+			walk(path+"[]", items)
+		}
+	}
+	walk("$", schema)
+	for name, d := range schema["$defs"].(map[string]any) {
+		walk("$defs."+name, d.(map[string]any))
+	}
+	prop := func(path ...string) map[string]any {
+		s := schema
+		for _, p := range path {
+			if p == "[]" {
+				s = s["items"].(map[string]any)
+				continue
+			}
+			s = s["properties"].(map[string]any)[p].(map[string]any)
+		}
+		return s
+	}
+	for _, e := range []struct {
+		path []string
+		want []string
+	}{
+		{[]string{"drifts", "[]", "kind"}, []string{driftMemento, driftFirstSeen}},
+		{[]string{"drifts", "[]", "band"}, []string{audit.BandUnchanged, audit.BandMinor, audit.BandMajor, audit.BandOffTopic}},
+		{[]string{"snapshot_checks", "[]", "verdict"}, []string{string(audit.SnapshotOK), string(audit.SnapshotMissing), string(audit.SnapshotError), string(audit.NotAMemento)}},
+		{[]string{"snapshot_checks", "[]", "source"}, []string{"versionurl", "mset", "pwid"}},
+		{[]string{"mementos", "[]", "wanted_from"}, []string{"versiondate", "mset", "first-seen"}},
+		{[]string{"suggestions", "[]", "reason"}, []string{"no-robustness-data", "broken-with-memento", "use-identifier"}},
+	} {
+		got := asStrings(prop(e.path...)["enum"])
+		sort.Strings(got)
+		want := slices.Clone(e.want)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: enum %v, want %v", e.path, got, want)
+		}
+	}
+	var verdicts []string
+	for _, v := range verdictList {
+		verdicts = append(verdicts, string(v))
+	}
+	if got := asStrings(schema["$defs"].(map[string]any)["verdict"].(map[string]any)["enum"]); !slices.Equal(got, verdicts) {
+		t.Errorf("verdict enum %v, want %v", got, verdicts)
+	}
+	for _, k := range []string{"0 for a target-level"} {
+		if d := prop("mementos", "[]", "link_id")["description"].(string) + prop("drifts", "[]", "link_id")["description"].(string); !strings.Contains(d, k) {
+			t.Errorf("link_id descriptions do not say what %q means: %s", k, d)
+		}
+	}
 }
 
 // validator checks a document against the subset of JSON Schema 2020-12
-// that report.schema.json uses: type, const, enum, properties, required,
-// additionalProperties (false or a schema), items and $ref to $defs.
-type validator struct{ root map[string]any }
+// that report.schema.json uses: type, const, enum, anyOf, properties,
+// required, additionalProperties (false or a schema), items and $ref to
+// $defs. When strict, a key an object's properties do not list is an error
+// even where the schema allows it (so every field written is documented).
+type validator struct {
+	root   map[string]any
+	strict bool
+}
 
 func (v *validator) validate(path string, data any, s map[string]any) []string {
 	if ref, ok := s["$ref"].(string); ok {
@@ -266,6 +391,15 @@ func (v *validator) validate(path string, data any, s map[string]any) []string {
 		return v.validate(path, data, def)
 	}
 	var errs []string
+	if alts, ok := s["anyOf"].([]any); ok {
+		match := false
+		for _, a := range alts {
+			match = match || len(v.validate(path, data, a.(map[string]any))) == 0
+		}
+		if !match {
+			errs = append(errs, fmt.Sprintf("%s: %v matches no anyOf branch", path, data))
+		}
+	}
 	if c, ok := s["const"]; ok && fmt.Sprint(c) != fmt.Sprint(data) {
 		errs = append(errs, fmt.Sprintf("%s: %v is not the constant %v", path, data, c))
 	}
@@ -316,11 +450,15 @@ func (v *validator) validate(path string, data any, s map[string]any) []string {
 			}
 			switch ap := s["additionalProperties"].(type) {
 			case bool:
-				if !ap {
+				if !ap || v.strict {
 					errs = append(errs, path+": undocumented key "+k)
 				}
 			case map[string]any:
 				errs = append(errs, v.validate(path+"."+k, d[k], ap)...)
+			default:
+				if v.strict && props != nil {
+					errs = append(errs, path+": undocumented key "+k)
+				}
 			}
 		}
 	case []any:
@@ -395,6 +533,11 @@ func TestWriteHTML_HostileArchiveAnswers(t *testing.T) {
 	ds.IdentifierChecks[0].Identifier = js
 	ds.IdentifierChecks[0].Reason = p2
 	ds.Run.Seeds = []string{js}
+	ds.Since.NewBroken[0].URL = p1 + js
+	ds.Since.NewlyMoved[0].Replacement = js
+	ds.Since.Recovered[0].URL = p3 // server-rendered text: escaped, checked by the tokenizer below
+	ds.Findings[3].Fragment = p3
+	ds.Findings[3].Message = p2
 	ds.Pages[0].Title = p3
 	ds.Generator = p1
 	var buf bytes.Buffer
@@ -494,13 +637,19 @@ func TestCSP(t *testing.T) {
 		t.Fatal("no inline style or script")
 	}
 	csp := ContentSecurityPolicy()
-	for _, want := range []string{"default-src 'none'", "style-src " + hashSource(style[1]), "script-src " + hashSource(script[1]), "img-src data:"} {
+	for _, want := range []string{"default-src 'none'", "style-src " + hashSource(style[1]), "script-src " + hashSource(script[1])} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
 	}
-	if strings.Contains(csp, "unsafe") {
-		t.Errorf("CSP allows unsafe sources: %s", csp)
+	// The report has no images: nothing, not even data: URLs, may load.
+	for _, bad := range []string{"unsafe", "img-src", "data:", "*"} {
+		if strings.Contains(csp, bad) {
+			t.Errorf("CSP %q allows more than the report's own code (%q)", csp, bad)
+		}
+	}
+	if strings.Contains(doc, "<img") {
+		t.Error("the report has an <img> element, which the CSP blocks")
 	}
 }
 
@@ -564,4 +713,166 @@ func BenchmarkWriteHTML_100k(b *testing.B) {
 		size = buf.Len()
 	}
 	b.ReportMetric(float64(size)/(1<<20), "MiB/report")
+}
+
+// TestWriteCSV_PerLink checks that every CSV row holds the link's own
+// results: two links to one target do not share a memento or a drift
+// measured for one of them, a target-level memento says so, and the drift
+// since first seen has its own columns.
+func TestWriteCSV_PerLink(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, fullDataset()); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"target_id", "soft404_probe_status", "snapshot_statuses", "snapshot_datetime_mismatches",
+		"snapshot_originals", "snapshot_original_mismatches", "snapshot_checked_at", "memento_scope", "memento_wanted_from",
+		"drift_text_measured", "drift_live_url", "drift_measured_at", "first_seen_band", "first_seen_simhash_distance", "first_seen_measured_at"} {
+		if _, ok := col[name]; !ok {
+			t.Errorf("no column %s", name)
+		}
+	}
+	row := map[string][]string{}
+	for _, r := range recs[1:] {
+		row[r[col["link_id"]]] = r
+	}
+	get := func(link, name string) string {
+		t.Helper()
+		r, ok := row[link]
+		if !ok {
+			t.Fatalf("no row for link %s", link)
+		}
+		return r[col[name]]
+	}
+	for _, c := range []struct{ link, column, want string }{
+		// Links 2 and 3 share a target; only link 2 had a memento lookup.
+		{"2", "memento_scope", "link"},
+		{"2", "memento_url", "https://archive.example/web/20231230000000/https://ext.example/gone"},
+		{"3", "memento_url", ""},
+		{"3", "memento_scope", ""},
+		// Links 4 and 10 share a target; the drift and memento are link 4's.
+		{"4", "drift_band", audit.BandUnchanged},
+		{"4", "drift_live_url", "https://ext.example/study"},
+		{"4", "drift_text_measured", "true"},
+		{"4", "memento_url", "https://archive.example/web/20190601120000/https://ext.example/study"},
+		{"10", "drift_band", ""},
+		{"10", "drift_jaccard", ""},
+		{"10", "memento_url", ""},
+		// Link 6's target has a drift since first seen and a target-level
+		// memento, but no drift of its own.
+		{"6", "drift_band", ""},
+		{"6", "first_seen_band", audit.BandMinor},
+		{"6", "first_seen_simhash_distance", "9"},
+		{"6", "first_seen_jaccard", ""},
+		{"6", "memento_scope", "target"},
+		{"6", "memento_url", "https://archive.example/web/20231201000000/https://ext.example/dataset"},
+		{"6", "snapshot_datetime_mismatches", "true"},
+		{"6", "snapshot_original_mismatches", "true"},
+		{"6", "snapshot_originals", "https://ext.example/press"},
+		{"6", "snapshot_statuses", "200"},
+		{"4", "snapshot_statuses", "200 | 404"},
+		{"11", "verdict", string(audit.VerdictFragmentMissing)},
+	} {
+		if _, ok := col[c.column]; !ok {
+			t.Errorf("no column %s", c.column)
+			continue
+		}
+		if got := get(c.link, c.column); got != c.want {
+			t.Errorf("link %s: %s = %q, want %q", c.link, c.column, got, c.want)
+		}
+	}
+}
+
+// TestCoverageChart checks the robustness coverage counts links, not
+// snapshots: a link with one working snapshot of two works, and the chart
+// has a legend.
+func TestCoverageChart(t *testing.T) {
+	ch := buildCharts(newIndex(fullDataset())).Coverage
+	if len(ch.Rows) != 2 {
+		t.Fatalf("%d coverage rows, want 2", len(ch.Rows))
+	}
+	// 10 hyperlinks; links 4 and 6 have a working snapshot, link 5 only a
+	// copy that is not a memento.
+	if want := "20% of 10 hyperlinks (2 of the 3 that declare a snapshot)"; ch.Rows[1].Note != want {
+		t.Errorf("snapshot row note %q, want %q", ch.Rows[1].Note, want)
+	}
+	var segs []string
+	for _, s := range ch.Rows[1].Segs {
+		segs = append(segs, s.Title)
+	}
+	if want := []string{"2 with a working snapshot", "1 whose snapshots are missing or not mementos", "7 declaring no snapshot"}; !slices.Equal(segs, want) {
+		t.Errorf("snapshot row segments %q, want %q", segs, want)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, fullDataset()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<div class="legend"><b>Hyperlinks whose snapshot works:</b><span><i class="good"></i>2 with a working snapshot</span>`) {
+		t.Error("the coverage chart has no legend")
+	}
+}
+
+// TestWriteHTML_Since checks the overview's "since last run" section:
+// the five lists, with links to the target details, and the note for a
+// site's first run.
+func TestWriteHTML_Since(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, fullDataset()); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	for _, want := range []string{`<h2 id="since">Since last run</h2>`, "What changed since run #2",
+		`Newly broken <span class="chip bad">1</span>`, `Newly confirmed broken <span class="chip bad">1</span>`,
+		`Recovered <span class="chip good">1</span>`, `Newly drifted <span class="chip warn">1</span>`, `Newly moved <span class="chip warn">1</span>`,
+		`<a class="url" href="#target/1">https://ext.example/gone</a>`, `<span class="badge bad">off-topic</span> was minor`,
+		`now at <a class="url" href="https://ext.example/new"`} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("since section lacks %s", want)
+		}
+	}
+	ds := fullDataset()
+	ds.Since = &audit.RunDiff{To: 3, NewBroken: ds.Since.NewBroken}
+	buf.Reset()
+	if err := WriteHTML(&buf, ds); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "This is the first run of this site") || strings.Contains(buf.String(), "Newly broken") {
+		t.Error("a first run shows changes instead of saying there is nothing to compare with")
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, fullDataset()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "### Since run #2\n\n1 newly broken · 1 newly confirmed broken · 1 recovered · 1 newly drifted · 1 newly moved") {
+		t.Errorf("markdown lacks the since section:\n%s", md.String())
+	}
+}
+
+// TestWriteHTML_Counts checks that the Broken links tab counts its rows
+// and the overview card says what it counts, and that the script gets the
+// missing #fragments of the links (for their evidence and fix).
+func TestWriteHTML_Counts(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, fullDataset()); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	// Rows: gone and timeout (broken), moved, and refs (#methods missing).
+	for _, want := range []string{
+		`Broken links<span class="n bad">4</span>`,
+		`<div class="num">2</div><div class="lbl">targets with a broken verdict (4 to fix in all, with moved and missing #fragments)</div>`,
+		`4 targets need fixing: 2 with a broken verdict, 1 moved, 1 linked with a missing <code>#fragment</code>.`,
+		`"fragments":[[10,"methods","the page has no element with id \"methods\""]]`,
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
 }

@@ -33,9 +33,12 @@ type Options struct {
 	// negative: never).
 	Retries int
 	// MaxRetryWait is the longest Retry-After waited for before a retry
-	// (default 60s). A longer one still pauses the host's budget for its
-	// whole length (the archive asked for it), but the request gives up at
-	// once and is recorded as rate limited.
+	// (default 60s). A 429 asking for longer pauses the host's budget for
+	// its whole length (the archive asked for it) and marks the host rate
+	// limited for the rest of the Client's life (the run): that request
+	// and every later one to the host, those already queued for its budget
+	// included, fail at once with ErrRateLimited instead of waiting (an
+	// hour-long pause must not hang a scheduled run).
 	MaxRetryWait time.Duration
 	// MaxBody caps the decoded bytes read of one body (default 5 MiB).
 	MaxBody int64
@@ -127,6 +130,54 @@ type hostState struct {
 	mu    sync.Mutex
 	fails int
 	down  error
+	// limitedUntil is set when the host asked (429) to wait longer than
+	// MaxRetryWait: it is not asked again in this run. limited is
+	// cancelled at that moment, to release the requests waiting for the
+	// host's budget.
+	limitedUntil time.Time
+	limitedWhy   string
+	limited      context.Context
+	markLimited  context.CancelFunc
+}
+
+func newHostState(perMinute float64) *hostState {
+	st := &hostState{lim: NewLimiter(perMinute)}
+	st.limited, st.markLimited = context.WithCancel(context.Background())
+	return st
+}
+
+// rateLimited returns the error of a request to a host marked rate
+// limited, or nil.
+func (st *hostState) rateLimited(r request) error {
+	st.mu.Lock()
+	until, why := st.limitedUntil, st.limitedWhy
+	st.mu.Unlock()
+	if until.IsZero() {
+		return nil
+	}
+	return &Error{Op: r.op, URL: r.url, Class: "rate-limited",
+		Err: fmt.Errorf("%w by archive until %s (%s); not asked again in this run", ErrRateLimited, until.UTC().Format(time.RFC3339), why)}
+}
+
+// setRateLimited marks the host rate limited until until (the first mark
+// stands) and releases the requests waiting for its budget.
+func (st *hostState) setRateLimited(until time.Time, why string) {
+	st.mu.Lock()
+	if st.limitedUntil.IsZero() {
+		st.limitedUntil, st.limitedWhy = until, why
+	}
+	st.mu.Unlock()
+	st.markLimited()
+}
+
+// wait waits for the host's budget; it returns early with an error when
+// ctx is done or the host is marked rate limited meanwhile.
+func (st *hostState) wait(ctx context.Context) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(st.limited, cancel)
+	defer stop()
+	return st.lim.Wait(wctx)
 }
 
 // NewClient returns a Client for opts, defaults filled in.
@@ -182,7 +233,7 @@ func NewClient(opts Options) *Client {
 			c.archive[h] = true
 			// Two archives on one host share one budget, at the lower rate.
 			if st, ok := c.hosts[h]; !ok || st.lim.Interval() < NewLimiter(a.rate()).Interval() {
-				c.hosts[h] = &hostState{lim: NewLimiter(a.rate())}
+				c.hosts[h] = newHostState(a.rate())
 			}
 		}
 		if a.Save != "" {
@@ -209,7 +260,7 @@ func (c *Client) host(h string) *hostState {
 	defer c.mu.Unlock()
 	st := c.hosts[h]
 	if st == nil {
-		st = &hostState{lim: NewLimiter(c.o.OtherHostRate)}
+		st = newHostState(c.o.OtherHostRate)
 		c.hosts[h] = st
 	}
 	return st
@@ -250,7 +301,15 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if down != nil {
 				return nil, &Error{Op: r.op, URL: r.url, Class: "unavailable", Err: fmt.Errorf("%w: %v", ErrUnavailable, down)}
 			}
-			if err := st.lim.Wait(ctx); err != nil {
+			if err := st.rateLimited(r); err != nil {
+				return nil, err
+			}
+			if err := st.wait(ctx); err != nil {
+				if ctx.Err() == nil {
+					if rerr := st.rateLimited(r); rerr != nil {
+						return nil, rerr
+					}
+				}
 				return nil, &Error{Op: r.op, URL: r.url, Class: "canceled", Err: err}
 			}
 		}
@@ -291,11 +350,17 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if resp.Status == http.StatusTooManyRequests {
 				// The whole host waits, not only this request: an archive
 				// that is ignored after a 429 blocks the client.
-				st.lim.PauseUntil(time.Now().Add(max(wait, st.lim.Interval())))
+				until := time.Now().Add(max(wait, st.lim.Interval()))
+				st.lim.PauseUntil(until)
 				c.log.Debug("archive asked to slow down", "host", u.Host, "retry_after", wait)
 				if wait > c.o.MaxRetryWait {
+					why := fmt.Sprintf("Retry-After %s exceeds the %s cap", wait.Round(time.Second), c.o.MaxRetryWait)
+					if r.budget {
+						st.setRateLimited(until, why)
+						c.log.Warn("archive host rate limited for the rest of the run", "host", u.Host, "until", until.UTC())
+					}
 					return resp, &Error{Op: r.op, URL: r.url, Class: "rate-limited",
-						Err: fmt.Errorf("%w: Retry-After %s exceeds the %s cap", ErrRateLimited, wait.Round(time.Second), c.o.MaxRetryWait)}
+						Err: fmt.Errorf("%w by archive until %s: %s", ErrRateLimited, until.UTC().Format(time.RFC3339), why)}
 				}
 			}
 		}

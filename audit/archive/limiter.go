@@ -9,13 +9,15 @@ import (
 // Limiter is a token bucket of capacity one: requests start at least
 // 1/rate apart, whichever goroutine makes them, so in any window of length
 // W at most W·rate + 1 requests start. It never lets a burst through, the
-// strictest reading of an archive's "N requests a minute". It is safe for
-// concurrent use.
+// strictest reading of an archive's "N requests a minute". The spacing is
+// measured from the moment each request was let go, not from a slot
+// reserved in advance: callers woken late (a loaded machine) do not go
+// together. It is safe for concurrent use.
 type Limiter struct {
 	interval time.Duration
 
 	mu     sync.Mutex
-	next   time.Time // earliest start of the next request
+	last   time.Time // when the last request was let go
 	paused time.Time // no request starts before this (Retry-After)
 }
 
@@ -29,41 +31,38 @@ func NewLimiter(perMinute float64) *Limiter {
 // Interval returns the least time between two request starts.
 func (l *Limiter) Interval() time.Duration { return l.interval }
 
-// Wait blocks until the caller may start a request, or until ctx is done
-// (then it returns ctx.Err() and the slot it held is lost, never given to
-// a request early). A pause (PauseUntil) that begins while a caller waits
-// sends it back to the queue behind the pause.
+// Wait blocks until the caller may start a request: one interval after
+// the last request let go, and not before a pause (PauseUntil) ends, a
+// pause that begins while the caller waits included. It returns
+// ctx.Err() when ctx is done first. Waiting callers are let go one at a
+// time, in no particular order.
 func (l *Limiter) Wait(ctx context.Context) error {
 	for {
-		l.mu.Lock()
-		now := time.Now()
-		slot := now
-		if l.next.After(slot) {
-			slot = l.next
-		}
-		if l.paused.After(slot) {
-			slot = l.paused
-		}
-		l.next = slot.Add(l.interval)
-		l.mu.Unlock()
-
-		if d := time.Until(slot); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
-		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		l.mu.Lock()
-		pausedLater := l.paused.After(slot)
-		l.mu.Unlock()
-		if !pausedLater {
+		now := time.Now()
+		at := now
+		if !l.last.IsZero() {
+			at = l.last.Add(l.interval)
+		}
+		if l.paused.After(at) {
+			at = l.paused
+		}
+		if !now.Before(at) {
+			l.last = now
+			l.mu.Unlock()
 			return nil
+		}
+		l.mu.Unlock()
+
+		t := time.NewTimer(time.Until(at))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
 		}
 	}
 }

@@ -2,8 +2,6 @@ package check
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/http"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/textsim"
 	"golang.org/x/net/html/charset"
 )
 
@@ -24,7 +21,17 @@ func (rs *runState) check(ctx context.Context, t Target, release func()) audit.C
 	if reason != "" {
 		return skipped(t, reason)
 	}
+	if c, ok := rs.checkKnown(ctx, t, u, release); ok {
+		return c // judged from the crawl's response (known.go)
+	}
 	c := audit.Check{TargetID: t.ID, URL: t.URL, CheckedAt: time.Now().UTC()}
+	if why, ok := rs.hosts.givenUp(hostKey(u)); ok {
+		// Bounded time per host: a host that kept answering 429 is not
+		// asked again in this run (hostTable.slowDown).
+		c.Verdict = audit.VerdictRateLimited
+		c.Reason = "not fetched: " + why
+		return c
+	}
 	s := &session{rs: rs}
 	ch := s.follow(ctx, u, conditional(t), rs.o.Retries)
 	c.Attempts = s.attempts
@@ -86,7 +93,7 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 		reuse(c, t.Previous, r.header)
 		return
 	}
-	if sig := challenge(r.status, r.header, r.body); sig != "" {
+	if sig := ch.challenge(); sig != "" {
 		c.Verdict = audit.VerdictBlocked
 		c.Reason = "bot challenge: " + sig
 		return
@@ -156,23 +163,24 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 		c.Reason = joinReason(c.Reason, "body not decoded: "+truncate(r.decodeErr.Error(), 200))
 	}
 	toRoot := !rs.o.DisableSoft404 && redirectToRoot(start, ch.final, ch.redirects)
-	isPage := r.html && r.body != nil
+	isPage := r.html && (r.body != nil || ch.known != nil)
 	var probe *probeResult
 	if isPage && !toRoot && !rs.o.DisableSoft404 {
 		probe = rs.probe(ctx, start)
+	}
+	if ch.known != nil && !ch.known.decides(probe, start, ch.final, rs.o.Soft404Threshold) {
+		ch.refetch = true // the slot is kept for the fetch
+		return
 	}
 	release() // no more requests
 
 	var words []string
 	if isPage {
-		sum := sha256.Sum256(r.body)
-		c.SHA256 = hex.EncodeToString(sum[:])
-		page := toUTF8(r.body, r.header.Get("Content-Type"))
-		words = textsim.Words(textsim.MainText(page))
-		c.SimHash = textsim.SimHash(words)
-		c.Words = len(words)
+		fp := ch.fingerprint(t.WantAnchors)
+		c.SHA256, c.SimHash, c.Words = fp.sha256, fp.simhash, fp.count
+		words = fp.words
 		if t.WantAnchors {
-			c.Anchors = anchors(page, MaxAnchors)
+			c.Anchors = fp.anchors
 		}
 	}
 	switch {
@@ -308,38 +316,4 @@ func isIndexName(s string) bool {
 		return true
 	}
 	return false
-}
-
-// isLocale reports whether s looks like a language path segment: "en",
-// "de", "pt-br", "zh_Hans", "en-US".
-func isLocale(s string) bool {
-	lang, region, hasRegion := strings.Cut(s, "-")
-	if !hasRegion {
-		lang, region, hasRegion = strings.Cut(s, "_")
-	}
-	if len(lang) != 2 || !isASCIIAlpha(lang) {
-		return false
-	}
-	if !hasRegion {
-		return true
-	}
-	if len(region) < 2 || len(region) > 4 {
-		return false
-	}
-	for i := 0; i < len(region); i++ {
-		c := region[i] | 0x20
-		if !('a' <= c && c <= 'z' || '0' <= region[i] && region[i] <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCIIAlpha(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return true
 }

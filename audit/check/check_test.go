@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,12 +28,14 @@ readers land on errors. An audit finds them before readers do.</p></main><footer
 
 func TestCheckOne_Verdicts(t *testing.T) {
 	type tc struct {
-		name    string
-		setup   func(t *testing.T, s *server) string // returns the target URL
-		opts    func(o *Options)
-		want    audit.Verdict
-		check   func(t *testing.T, c audit.Check, s *server)
-		maxTime time.Duration // bound on CheckOne's duration, 0 for none
+		name  string
+		setup func(t *testing.T, s *server) string // returns the target URL
+		opts  func(o *Options)
+		want  audit.Verdict
+		check func(t *testing.T, c audit.Check, s *server)
+		// maxTime bounds CheckOne's duration; 0: (Retries+1) attempts of
+		// Timeout plus Retries waits of MaxRetryWait.
+		maxTime time.Duration
 	}
 	tests := []tc{
 		{
@@ -185,6 +188,8 @@ func TestCheckOne_Verdicts(t *testing.T) {
 					t.Errorf("attempts %d, want 3 (2 retries)", c.Attempts)
 				}
 			},
+			// Two waits of at most MaxRetryWait (100ms), fast answers.
+			maxTime: 2*100*time.Millisecond + time.Second,
 		},
 		{
 			name: "ServerErrorThenOK",
@@ -273,7 +278,13 @@ func TestCheckOne_Verdicts(t *testing.T) {
 				if c.ErrorClass != "reset" && c.ErrorClass != "closed" {
 					t.Errorf("class %q, want reset or closed", c.ErrorClass)
 				}
+				if c.Attempts != 3 {
+					t.Errorf("attempts %d, want 3 (a reset is retried)", c.Attempts)
+				}
 			},
+			// Retried twice after at most MaxRetryWait (100ms) each; no
+			// attempt waits for its Timeout.
+			maxTime: 2*100*time.Millisecond + time.Second,
 		},
 		{
 			name: "TLSError",
@@ -323,6 +334,8 @@ func TestCheckOne_Verdicts(t *testing.T) {
 					t.Errorf("%d redirects, %d requests; want 11 and 11", len(c.Redirects), s.requests.Load())
 				}
 			},
+			// MaxRedirects+1 fast requests: far below one Timeout (2s).
+			maxTime: time.Second,
 		},
 		{
 			name: "RedirectLoop",
@@ -333,10 +346,11 @@ func TestCheckOne_Verdicts(t *testing.T) {
 			},
 			want: audit.VerdictRedirectLoop,
 			check: func(t *testing.T, c audit.Check, s *server) {
-				if len(c.Redirects) != 2 {
-					t.Errorf("%d redirects, want 2", len(c.Redirects))
+				if len(c.Redirects) != 2 || s.requests.Load() != 2 {
+					t.Errorf("%d redirects, %d requests; want 2, 2 (stopped at the repeat)", len(c.Redirects), s.requests.Load())
 				}
 			},
+			maxTime: time.Second,
 		},
 		{
 			// A site that sets a cookie and redirects to itself is not a loop.
@@ -391,17 +405,31 @@ func TestCheckOne_Verdicts(t *testing.T) {
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
 			start := time.Now()
 			c := New(o).CheckOne(context.Background(), Target{ID: 1, URL: target})
 			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
 			if c.Verdict != tt.want {
 				t.Fatalf("verdict %q (reason %q, status %d, class %q), want %q", c.Verdict, c.Reason, c.Status, c.ErrorClass, tt.want)
 			}
 			if c.URL != target || c.TargetID != 1 {
 				t.Errorf("URL %q ID %d", c.URL, c.TargetID)
 			}
-			if tt.maxTime > 0 && elapsed > tt.maxTime {
-				t.Errorf("took %v, want at most %v", elapsed, tt.maxTime)
+			maxTime := tt.maxTime
+			if maxTime == 0 {
+				no := New(o).o // defaults filled in
+				maxTime = time.Duration(no.Retries+1)*no.Timeout + time.Duration(no.Retries)*no.MaxRetryWait
+			}
+			if elapsed > maxTime {
+				t.Errorf("took %v, want at most %v", elapsed, maxTime)
+			}
+			// Memory: whatever the server does, a check allocates about
+			// one capped body, not what the server sends.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > maxCheckAlloc {
+				t.Errorf("allocated %d bytes, want at most %d", alloc, maxCheckAlloc)
 			}
 			if tt.check != nil {
 				tt.check(t, c, s)
@@ -409,6 +437,10 @@ func TestCheckOne_Verdicts(t *testing.T) {
 		})
 	}
 }
+
+// maxCheckAlloc bounds the bytes one CheckOne of the verdict table may
+// allocate (the default MaxBody is 2 MiB).
+const maxCheckAlloc = 8 << 20
 
 // status serves the status at /t.
 func status(code int) func(t *testing.T, s *server) string {
@@ -522,7 +554,7 @@ func TestCheckOne_ControlHookRefuses(t *testing.T) {
 
 func TestCheckOne_HugeBodies(t *testing.T) {
 	const size = 50 << 20
-	const maxBody = 1 << 20
+	const maxBody = 256 << 10
 	for _, ct := range []string{"text/html", "application/octet-stream"} {
 		t.Run(ct, func(t *testing.T) {
 			s := newServer(t)
@@ -541,13 +573,37 @@ func TestCheckOne_HugeBodies(t *testing.T) {
 			})
 			o := testOptions()
 			o.MaxBody = maxBody
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
 			c := New(o).CheckOne(context.Background(), Target{URL: s.URL + "/t"})
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
 			s.Close() // wait for the handler
+			// Time: the body is cut at MaxBody, not read to its end, and
+			// the soft-404 probe is answered at once: well within one
+			// attempt's Timeout.
+			if elapsed > o.Timeout {
+				t.Errorf("took %v, want under the %v Timeout", elapsed, o.Timeout)
+			}
+			// Memory: proportional to MaxBody, not to the 50 MB the server
+			// sends. The HTML parse of the capped body dominates: about 55
+			// bytes allocated (mostly garbage) per byte of markup as dense
+			// as this one's, a few per byte of ordinary text.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100*maxBody {
+				t.Errorf("allocated %d bytes for a %d-byte body with MaxBody %d", alloc, size, maxBody)
+			}
 			if c.Verdict != audit.VerdictOK {
 				t.Fatalf("verdict %q (%s), want ok", c.Verdict, c.Reason)
 			}
 			if ct == "text/html" && (!c.Truncated || c.Words == 0) {
 				t.Errorf("truncated %v words %d: want a truncated, fingerprinted body", c.Truncated, c.Words)
+			}
+			// Bytes read: one word per 11-byte "<p>word</p>", so the words
+			// tell how much of the body was read: at most MaxBody.
+			if max := maxBody/11 + 1; c.Words > max {
+				t.Errorf("%d words: read about %d bytes, want at most MaxBody (%d)", c.Words, 11*c.Words, maxBody)
 			}
 			if ct != "text/html" && (c.Truncated || c.SHA256 != "") {
 				t.Errorf("non-HTML body was read")

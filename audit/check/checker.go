@@ -29,6 +29,12 @@ type Target struct {
 	// has validators (ETag, Last-Modified) and a non-transient verdict, the
 	// request is conditional and a 304 answer reuses it.
 	Previous *audit.Check
+	// Known is the response the crawl of the same run got for the URL (a
+	// page of the audited site), or nil. When usable, the target is judged
+	// from it without a request (but for its soft-404 probe): see Known.
+	Known *Known
+
+	plan *knownPlan // set by Run for a usable Known
 }
 
 // Defaults of Options.
@@ -289,6 +295,7 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 			byHost[key] = q
 			hosts = append(hosts, q)
 		}
+		t.plan = rs.planKnown(t, u)
 		q.pending = append(q.pending, t)
 		n++
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -94,7 +95,7 @@ func (rs *runState) dispatch(ctx context.Context, hosts []*hostQueue, n int, wor
 			ready[0] = nil
 			ready = ready[1:]
 			head.queued = false
-			if _, delay := rs.hosts.policy(head.key); delay > 0 {
+			if _, delay := rs.hosts.policy(head.key); delay > 0 && !rs.free(j.t) {
 				head.next = now.Add(delay)
 			}
 			place(head, now)
@@ -140,16 +141,25 @@ func (h *hostHeap) Pop() any {
 }
 
 // hostTable keeps what a run learned about hosts that changes how they are
-// scheduled: a host that answered 429 is slowed for the rest of the run.
-// It is shared by the dispatcher and the workers.
+// scheduled: a host that answered 429 is slowed for the rest of the run,
+// and a host that goes on answering 429 is given up (see slowDown). It is
+// shared by the dispatcher and the workers.
 type hostTable struct {
 	o  *Options
 	mu sync.Mutex
 	m  map[string]*hostPenalty
 }
 
+// giveUpAfter429s is how many 429 answers in a row, to requests made
+// after the host was slowed, make linkrot give a host up for the rest of
+// the run (see hostTable.slowDown).
+const giveUpAfter429s = 3
+
 type hostPenalty struct {
-	delay time.Duration
+	delay  time.Duration
+	since  time.Time // the first 429: the host is slowed from then on
+	streak int       // 429s in a row to requests started after since
+	gaveUp bool      // the host's targets are no longer fetched
 }
 
 func newHostTable(o *Options) *hostTable {
@@ -166,25 +176,72 @@ func (t *hostTable) policy(key string) (limit int, delay time.Duration) {
 		limit, delay = cmp.Or(r.Concurrency, limit), cmp.Or(r.Delay, delay)
 	}
 	p := t.m[key]
-	if p == nil {
+	if p == nil || p.gaveUp {
+		// A host given up is not asked again: its targets pass through
+		// the workers at once (rs.check answers them without a request).
 		return limit, delay
 	}
 	return 1, max(delay, p.delay)
 }
 
-// slowDown records a 429 from the host: from now on one target at a time,
-// at least hint (its Retry-After) apart, the delay doubling with every
-// further 429, up to MaxRetryWait.
-func (t *hostTable) slowDown(key string, hint time.Duration) time.Duration {
+// slowDown records a 429 from the host to a request started at started:
+// from now on one target at a time, at least hint (its Retry-After) apart,
+// the delay doubling with every further 429, up to MaxRetryWait.
+//
+// The host is given up for the rest of the run when, counting only
+// requests made after it was slowed (the first wave of concurrent
+// requests is one answer, not several), it answers 429 to giveUpAfter429s
+// requests in a row, or answers 429 once more when already slowed to
+// MaxRetryWait; or at once when its Retry-After (hint) exceeds
+// MaxRetryWait. Then requests in progress are not retried and its
+// remaining targets are not fetched (verdict rate-limited, "not fetched"),
+// so the time a rate-limiting host costs is bounded by a few
+// MaxRetryWait, whatever the number of its targets.
+func (t *hostTable) slowDown(key string, hint time.Duration, started time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.m[key]
-	if p == nil {
-		p = &hostPenalty{}
+	switch {
+	case p == nil:
+		p = &hostPenalty{since: time.Now(), delay: min(max(t.o.RetryBase, hint), t.o.MaxRetryWait)}
 		t.m[key] = p
+	case !started.Before(p.since):
+		p.streak++
+		if p.delay >= t.o.MaxRetryWait {
+			p.gaveUp = true
+		}
+		p.delay = min(max(2*p.delay, t.o.RetryBase, hint), t.o.MaxRetryWait)
+	default:
+		// Sent before the host was slowed (the concurrent first wave):
+		// the same answer as the first 429, not a further one.
+		p.delay = max(p.delay, min(hint, t.o.MaxRetryWait))
 	}
-	p.delay = min(max(2*p.delay, t.o.RetryBase, hint), t.o.MaxRetryWait)
+	if p.streak >= giveUpAfter429s || hint > t.o.MaxRetryWait {
+		p.gaveUp = true
+	}
 	return p.delay
+}
+
+// answered records an answer other than 429 from the host to a request
+// started at started: a slowed host's streak of 429s is broken.
+func (t *hostTable) answered(key string, started time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.m[key]; p != nil && !started.Before(p.since) {
+		p.streak = 0
+	}
+}
+
+// givenUp reports whether the host was given up (see slowDown) and, if so,
+// why.
+func (t *hostTable) givenUp(key string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.m[key]
+	if p == nil || !p.gaveUp {
+		return "", false
+	}
+	return fmt.Sprintf("host %s kept answering 429 (slowed to %s between requests); given up for the rest of the run", key, p.delay), true
 }
 
 // delay returns the slowdown delay of the host (0 when it was never slowed).

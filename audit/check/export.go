@@ -9,7 +9,10 @@ package check
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -43,6 +46,56 @@ func NewTransport(opts Options) (http.RoundTripper, func()) {
 		cancel()
 		tr.CloseIdleConnections()
 	}
+}
+
+// NewTransportAllowing is NewTransport with a per-host exception to the
+// SSRF policy: connections to the host and port of each URL in privateOK
+// may go to loopback and private addresses (as with Options.AllowPrivate),
+// while every other host, redirect hops and URLs named by crawled pages or
+// archive answers included, stays under opts.AllowPrivate. It is for
+// endpoints the user configured (an archive on the intranet or on
+// loopback), so that trusting them does not open the private network to
+// whatever URL the crawled pages name. Link-local, unspecified, multicast
+// and broadcast addresses stay refused for every host.
+//
+// Entries are absolute http(s) URLs (the port defaults to the scheme's);
+// others are ignored. Host names match case-insensitively, on the name
+// in the URL, before resolution. With opts.AllowPrivate, no entry or
+// opts.Transport set, it is NewTransport.
+func NewTransportAllowing(opts Options, privateOK []string) (http.RoundTripper, func()) {
+	allowed := map[string]bool{}
+	for _, raw := range privateOK {
+		if hp, ok := dialAddr(raw); ok {
+			allowed[hp] = true
+		}
+	}
+	if opts.Transport != nil || opts.AllowPrivate || len(allowed) == 0 {
+		return NewTransport(opts)
+	}
+	return NewGuardedTransport(opts, func(addr string) bool { return allowed[addr] })
+}
+
+// dialAddr returns the address net/http dials for an absolute http(s)
+// URL: host and port (default 80 or 443), lower-cased.
+func dialAddr(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return "", false
+	}
+	port := u.Port()
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		if port == "" {
+			port = "443"
+		}
+	default:
+		return "", false
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port)), true
 }
 
 // ReadBody reads at most max decoded bytes of resp's body: gzip and deflate

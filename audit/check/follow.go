@@ -23,6 +23,11 @@ type chain struct {
 	stop      string    // why a redirect was not followed ("redirect without Location", ...)
 	retryNote string    // why retrying stopped early
 	condSent  bool      // the last request was conditional
+	// known is set for a chain taken from the crawl (checkKnown): the
+	// last response has no body, its fingerprint and challenge signal are
+	// here. refetch is set by judgeOK when they cannot decide the verdict.
+	known   *knownBody
+	refetch bool
 }
 
 // validators of a conditional request, sent to the URL they belong to.
@@ -119,11 +124,17 @@ func isPermanent(status int) bool {
 // challenges excepted). Waits grow exponentially from RetryBase with
 // jitter; a Retry-After on 429 or 503 replaces the backoff, and one longer
 // than MaxRetryWait ends the retries (note says so). Each 429 slows the
-// host for the rest of the run.
+// host for the rest of the run; once the host is given up (see
+// hostTable.slowDown), no further attempt is made at it.
 func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retries int) (*response, string) {
 	o := s.rs.o
+	key := hostKey(u)
 	for attempt := 0; ; attempt++ {
+		started := time.Now()
 		r := s.attempt(ctx, u, extra)
+		if r.err == nil && r.status != http.StatusTooManyRequests {
+			s.rs.hosts.answered(key, started)
+		}
 		transient := false
 		var wait time.Duration
 		switch {
@@ -144,7 +155,7 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 					if ra > o.MaxRetryWait {
 						note := fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
 						if r.status == http.StatusTooManyRequests {
-							s.rs.hosts.slowDown(hostKey(u), o.MaxRetryWait)
+							s.rs.hosts.slowDown(key, ra, started)
 						}
 						return r, note
 					}
@@ -152,22 +163,29 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 				}
 			}
 			if r.status == http.StatusTooManyRequests {
-				d := s.rs.hosts.slowDown(hostKey(u), wait)
-				s.rs.c.log.Debug("host slowed down", "host", hostKey(u), "delay", d)
+				d := s.rs.hosts.slowDown(key, wait, started)
+				s.rs.c.log.Debug("host slowed down", "host", key, "delay", d)
 			}
 		}
 		if !transient || attempt >= retries {
 			return r, ""
 		}
+		if why, ok := s.rs.hosts.givenUp(key); ok {
+			return r, why
+		}
 		if wait == 0 {
 			wait = backoff(o.RetryBase, attempt, o.MaxRetryWait)
 		}
 		// A slowed host is not retried sooner than it is scheduled.
-		wait = max(wait, s.rs.hosts.delay(hostKey(u)))
+		wait = max(wait, s.rs.hosts.delay(key))
 		wait = min(wait, o.MaxRetryWait)
 		s.rs.c.log.Debug("retry", "url", u.String(), "status", r.status, "err", r.err, "wait", wait)
 		if !sleep(ctx, wait) {
 			return r, ""
+		}
+		// Other targets' 429s may have made the host given up meanwhile.
+		if why, ok := s.rs.hosts.givenUp(key); ok {
+			return r, why
 		}
 	}
 }

@@ -291,7 +291,7 @@ func TestRun_RateLimitedHostSlowed(t *testing.T) {
 	o.Retries = -1
 	o.PerHost = 4
 	o.RetryBase = 10 * time.Millisecond
-	o.MaxRetryWait = 20 * time.Millisecond
+	o.MaxRetryWait = time.Second
 	got := collect(t, New(o), targets)
 	for u, c := range got {
 		if c.Verdict != audit.VerdictRateLimited {
@@ -299,9 +299,13 @@ func TestRun_RateLimitedHostSlowed(t *testing.T) {
 		}
 	}
 	// The first wave may run 4 at once; once the 429s are in, one at a
-	// time, at least the slowdown delay apart.
+	// time, at least the slowdown delay apart, until the host is given up
+	// (TestRun_RateLimitedHostGivenUp).
 	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
-	last := starts[len(starts)-4:]
+	if len(starts) > o.PerHost+giveUpAfter429s {
+		t.Errorf("%d requests, want at most %d (a wave, then %d in a row)", len(starts), o.PerHost+giveUpAfter429s, giveUpAfter429s)
+	}
+	last := starts[min(o.PerHost, len(starts)):]
 	for i := 1; i < len(last); i++ {
 		if d := last[i].Sub(last[i-1]); d < o.RetryBase-2*time.Millisecond {
 			t.Errorf("requests %v apart after 429s, want at least %v", d, o.RetryBase)
@@ -332,14 +336,24 @@ func TestCheckOne_RetryAfter(t *testing.T) {
 	o := testOptions()
 	o.MaxRetryWait = 2 * time.Second
 	c := New(o)
+	start := time.Now()
 	got := c.CheckOne(context.Background(), Target{URL: s.URL + "/soon"})
+	// Bounded time: the 1s Retry-After, not more (and under the cap).
+	if d := time.Since(start); d > o.MaxRetryWait {
+		t.Errorf("took %v, want about the 1s Retry-After, under MaxRetryWait %v", d, o.MaxRetryWait)
+	}
 	if got.Verdict != audit.VerdictOK || len(times) != 2 {
 		t.Fatalf("verdict %q after %d requests, want ok after 2", got.Verdict, len(times))
 	}
 	if d := times[1].Sub(times[0]); d < 900*time.Millisecond {
 		t.Errorf("retried after %v, want Retry-After's 1s honoured", d)
 	}
+	start = time.Now()
 	got = c.CheckOne(context.Background(), Target{URL: s.URL + "/later"})
+	// A Retry-After beyond the cap is not waited for at all.
+	if d := time.Since(start); d > o.MaxRetryWait/2 {
+		t.Errorf("took %v with Retry-After 3600 beyond the %v cap, want no wait", d, o.MaxRetryWait)
+	}
 	if got.Verdict != audit.VerdictRateLimited || got.Attempts != 1 || !strings.Contains(got.Reason, "exceeds") {
 		t.Errorf("verdict %q attempts %d reason %q; want rate-limited at once, Retry-After beyond the cap", got.Verdict, got.Attempts, got.Reason)
 	}

@@ -25,7 +25,10 @@
 //
 // The off-topic band uses the Toolkit's default thresholds
 // (otmt/timemap_measures.py, supported_timemap_measures): cosine < 0.12,
-// Jaccard distance > 0.96, Sørensen distance > 0.93, SimHash Hamming > 38
-// (its raw_simhash), word count change < -0.70. Minor and major are
-// linkrot's own split, documented on Thresholds. Everything is configurable.
+// Jaccard distance > 0.96, Sørensen distance > 0.93, word count change
+// < -0.70, and SimHash Hamming > 34, the threshold of its tf_simhash
+// (SimHash of the term frequencies of the boilerplate-free text, which is
+// what linkrot's SimHash is), not of its raw_simhash (38, on raw content
+// including markup). Minor and major are linkrot's own split, documented
+// on Thresholds. Everything is configurable.
 package drift

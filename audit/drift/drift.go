@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -8,19 +9,32 @@ import (
 	"github.com/linkrot/linkrot/audit/textsim"
 )
 
-// Thresholds split drift measures into bands. A zero field takes its
-// default (DefaultThresholds). Distances are 1 - similarity, the form the
-// Off-Topic Memento Toolkit uses; a measure crosses a threshold strictly
-// (a cosine of exactly 0.12 is not off-topic).
+// Thresholds split drift measures into bands. Distances are 1 - similarity,
+// the form the Off-Topic Memento Toolkit uses; a measure crosses a
+// threshold strictly, and by more than a rounding error (Epsilon): a
+// cosine of exactly 0.12, or a Jaccard distance of exactly 0.96 however it
+// was computed, is not off-topic.
+//
+// A zero field takes its default (DefaultThresholds), a convenience for
+// callers that set only a few, unless Exact is set: then every field is
+// used as it is and 0 means 0 (a command line that lets users set any
+// threshold, 0 included, fills every field and sets Exact).
 type Thresholds struct {
 	// Off-topic: any one of these makes the live page off-topic, a
-	// different page under the same URL. Defaults are the Off-Topic
-	// Memento Toolkit's (otmt/timemap_measures.py).
+	// different page under the same URL. The similarity thresholds are
+	// the Off-Topic Memento Toolkit's defaults (otmt/timemap_measures.py,
+	// supported_timemap_measures); see OffTopicSimHash for the SimHash one.
 	OffTopicCosine          float64 // cosine similarity below it (0.12)
 	OffTopicJaccardDistance float64 // Jaccard distance above it (0.96)
 	OffTopicDiceDistance    float64 // Sørensen–Dice distance above it (0.93)
-	OffTopicSimHash         int     // SimHash Hamming distance above it (38 of 64)
-	OffTopicWordDrop        float64 // word count fell by more than this fraction (0.70)
+	// OffTopicSimHash is the SimHash Hamming distance (of 64 bits) above
+	// which the page is off-topic (38, the Toolkit's raw_simhash default,
+	// which is the SimHash threshold the project's issue names). linkrot's
+	// SimHash is computed on the term frequencies of the words of the main
+	// text (boilerplate removed), which is closer to the Toolkit's
+	// tf_simhash (threshold 34): --drift-offtopic-simhash 34 selects it.
+	OffTopicSimHash  int
+	OffTopicWordDrop float64 // word count fell by more than this fraction (0.70)
 
 	// Major: not off-topic, but any one of these makes the change major.
 	// linkrot's own split, chosen so that a page keeps "minor" while most
@@ -37,6 +51,9 @@ type Thresholds struct {
 	MajorJaccardDistance float64
 	MajorSimHash         int
 	MajorWordChange      float64
+
+	// Exact uses every field as it is, 0 included (no defaults).
+	Exact bool
 }
 
 // Default thresholds.
@@ -52,7 +69,14 @@ const (
 	DefaultMajorWordChange         = 0.50
 )
 
-// DefaultThresholds returns the default thresholds.
+// Epsilon is how far past a threshold a similarity, distance or word
+// change must be to cross it: less is rounding (1 - 0.96 is
+// 0.040000000000000036 in float64, a Jaccard similarity of exactly 1/25
+// is 0.04).
+const Epsilon = 1e-9
+
+// DefaultThresholds returns the default thresholds (Exact: every field
+// set).
 func DefaultThresholds() Thresholds {
 	return Thresholds{
 		OffTopicCosine:          DefaultOffTopicCosine,
@@ -64,11 +88,16 @@ func DefaultThresholds() Thresholds {
 		MajorJaccardDistance:    DefaultMajorJaccardDistance,
 		MajorSimHash:            DefaultMajorSimHash,
 		MajorWordChange:         DefaultMajorWordChange,
+		Exact:                   true,
 	}
 }
 
-// WithDefaults returns t with every zero field set to its default.
+// WithDefaults returns t with every zero field set to its default, or t
+// itself when t.Exact.
 func (t Thresholds) WithDefaults() Thresholds {
+	if t.Exact {
+		return t
+	}
 	d := DefaultThresholds()
 	setF := func(v *float64, def float64) {
 		if *v == 0 {
@@ -89,7 +118,35 @@ func (t Thresholds) WithDefaults() Thresholds {
 	setF(&t.MajorJaccardDistance, d.MajorJaccardDistance)
 	setI(&t.MajorSimHash, d.MajorSimHash)
 	setF(&t.MajorWordChange, d.MajorWordChange)
+	t.Exact = true
 	return t
+}
+
+// Validate reports the first threshold out of its range, if any (zero
+// fields at their defaults unless Exact): similarities and distances in
+// [0, 1], SimHash distances in [0, 64], word-count fractions in [0, 1].
+func (t Thresholds) Validate() error {
+	t = t.WithDefaults()
+	for _, f := range []struct {
+		name   string
+		v      float64
+		lo, hi float64
+	}{
+		{"OffTopicCosine", t.OffTopicCosine, 0, 1},
+		{"OffTopicJaccardDistance", t.OffTopicJaccardDistance, 0, 1},
+		{"OffTopicDiceDistance", t.OffTopicDiceDistance, 0, 1},
+		{"OffTopicSimHash", float64(t.OffTopicSimHash), 0, 64},
+		{"OffTopicWordDrop", t.OffTopicWordDrop, 0, 1},
+		{"MajorCosine", t.MajorCosine, 0, 1},
+		{"MajorJaccardDistance", t.MajorJaccardDistance, 0, 1},
+		{"MajorSimHash", float64(t.MajorSimHash), 0, 64},
+		{"MajorWordChange", t.MajorWordChange, 0, 1},
+	} {
+		if !(f.v >= f.lo && f.v <= f.hi) { // NaN fails too
+			return fmt.Errorf("drift threshold %s = %v: want a value in [%v, %v]", f.name, f.v, f.lo, f.hi)
+		}
+	}
+	return nil
 }
 
 // Measures are the drift measures of a live text against a reference.
@@ -146,29 +203,31 @@ func CompareFingerprints(refHash uint64, refWords int, liveHash uint64, liveWord
 	}
 }
 
-// Band classifies m with t (zero fields at their defaults): unchanged for
-// identical text; off-topic when any off-topic threshold is crossed; major
-// when any major one is; minor otherwise. Measures that were not taken
-// (TextMeasured false) cross nothing.
+// Band classifies m with t (zero fields at their defaults unless Exact):
+// unchanged for identical text; off-topic when any off-topic threshold is
+// crossed; major when any major one is; minor otherwise. Measures that
+// were not taken (TextMeasured false) cross nothing. Similarities are
+// turned into distances (1 - similarity) and compared with the distance
+// thresholds, each crossing by more than Epsilon.
 func (t Thresholds) Band(m Measures) string {
 	t = t.WithDefaults()
 	if m.Identical {
 		return audit.BandUnchanged
 	}
-	// Similarities are compared with 1 - distance so that a value exactly
-	// at a threshold, however it was computed, stays on the lenient side.
-	off := m.SimHash > t.OffTopicSimHash || m.WordChange < -t.OffTopicWordDrop
+	above := func(x, threshold float64) bool { return x > threshold+Epsilon }
+	below := func(x, threshold float64) bool { return x < threshold-Epsilon }
+	off := m.SimHash > t.OffTopicSimHash || below(m.WordChange, -t.OffTopicWordDrop)
 	if m.TextMeasured {
-		off = off || m.Cosine < t.OffTopicCosine ||
-			m.Jaccard < 1-t.OffTopicJaccardDistance ||
-			m.Dice < 1-t.OffTopicDiceDistance
+		off = off || below(m.Cosine, t.OffTopicCosine) ||
+			above(1-m.Jaccard, t.OffTopicJaccardDistance) ||
+			above(1-m.Dice, t.OffTopicDiceDistance)
 	}
 	if off {
 		return audit.BandOffTopic
 	}
-	major := m.SimHash > t.MajorSimHash || math.Abs(m.WordChange) > t.MajorWordChange
+	major := m.SimHash > t.MajorSimHash || above(math.Abs(m.WordChange), t.MajorWordChange)
 	if m.TextMeasured {
-		major = major || m.Cosine < t.MajorCosine || m.Jaccard < 1-t.MajorJaccardDistance
+		major = major || below(m.Cosine, t.MajorCosine) || above(1-m.Jaccard, t.MajorJaccardDistance)
 	}
 	if major {
 		return audit.BandMajor

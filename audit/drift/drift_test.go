@@ -2,6 +2,7 @@ package drift
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -131,8 +132,10 @@ func TestCompareFingerprints(t *testing.T) {
 func TestBand_Thresholds(t *testing.T) {
 	th := DefaultThresholds()
 	base := Measures{TextMeasured: true, Jaccard: 1, Dice: 1, Cosine: 1, WordsReference: 100, WordsLive: 100}
-	below := func(x float64) float64 { return math.Nextafter(x, math.Inf(-1)) }
-	above := func(x float64) float64 { return math.Nextafter(x, math.Inf(1)) }
+	// Past a threshold is further than Epsilon; within it is rounding.
+	below := func(x float64) float64 { return x - 1e-6 }
+	above := func(x float64) float64 { return x + 1e-6 }
+	ulpBelow := func(x float64) float64 { return math.Nextafter(x, math.Inf(-1)) }
 	tests := []struct {
 		name string
 		set  func(m *Measures)
@@ -141,12 +144,15 @@ func TestBand_Thresholds(t *testing.T) {
 		{"Neutral", func(m *Measures) {}, audit.BandMinor},
 		{"OffTopicCosineAt", func(m *Measures) { m.Cosine = th.OffTopicCosine; m.Jaccard, m.Dice = 0.9, 0.9 }, audit.BandMajor},
 		{"OffTopicCosineBelow", func(m *Measures) { m.Cosine = below(th.OffTopicCosine) }, audit.BandOffTopic},
+		{"OffTopicCosineUlpBelow", func(m *Measures) { m.Cosine = ulpBelow(th.OffTopicCosine); m.Jaccard, m.Dice = 0.9, 0.9 }, audit.BandMajor},
 		{"OffTopicJaccardAt", func(m *Measures) { m.Jaccard = 1 - th.OffTopicJaccardDistance }, audit.BandMajor},
 		{"OffTopicJaccardPast", func(m *Measures) { m.Jaccard = below(1 - th.OffTopicJaccardDistance) }, audit.BandOffTopic},
+		{"OffTopicJaccardExact", func(m *Measures) { m.Jaccard = 0.04 }, audit.BandMajor},
 		{"OffTopicDiceAt", func(m *Measures) { m.Dice = 1 - th.OffTopicDiceDistance }, audit.BandMinor},
+		{"OffTopicDiceExact", func(m *Measures) { m.Dice = 0.07 }, audit.BandMinor},
 		{"OffTopicDicePast", func(m *Measures) { m.Dice = below(1 - th.OffTopicDiceDistance) }, audit.BandOffTopic},
-		{"OffTopicSimHashAt", func(m *Measures) { m.SimHash = 38 }, audit.BandMajor},
-		{"OffTopicSimHashPast", func(m *Measures) { m.SimHash = 39 }, audit.BandOffTopic},
+		{"OffTopicSimHashAt", func(m *Measures) { m.SimHash = th.OffTopicSimHash }, audit.BandMajor},
+		{"OffTopicSimHashPast", func(m *Measures) { m.SimHash = th.OffTopicSimHash + 1 }, audit.BandOffTopic},
 		{"OffTopicWordDropAt", func(m *Measures) { m.WordChange = -th.OffTopicWordDrop }, audit.BandMajor},
 		{"OffTopicWordDropPast", func(m *Measures) { m.WordChange = below(-th.OffTopicWordDrop) }, audit.BandOffTopic},
 		{"MajorCosineAt", func(m *Measures) { m.Cosine = th.MajorCosine }, audit.BandMinor},
@@ -172,6 +178,83 @@ func TestBand_Thresholds(t *testing.T) {
 				t.Errorf("Band(%+v) = %s, want %s", m, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestBand_JaccardExactlyAtThreshold: two real texts of 13 content words
+// each sharing one ("night"): Jaccard 1/25 = 0.04, distance exactly 0.96,
+// the Toolkit's threshold, which is not crossed (it must be exceeded).
+// Dice 2/26, distance 0.923: below 0.93. Cosine 1/13 = 0.077 would be
+// off-topic at 0.12, so the cosine threshold is lowered to 0.01, and the
+// SimHash one raised to 64, to judge the set measures alone: the change is
+// major (Jaccard distance 0.96 > 0.50), not off-topic. Comparing the
+// similarity with 1 - 0.96 = 0.040000000000000036 instead made it
+// off-topic.
+func TestBand_JaccardExactlyAtThreshold(t *testing.T) {
+	ref := "Harbor lighthouse keeper, rotating lamp, beacon, fog horn: rocky coast ships and sailors at night."
+	live := "Recipe: chocolate cake with butter, sugar, flour, eggs, oven, vanilla, frosting, sprinkles; dessert at night."
+	m := Compare(ref, live, 1)
+	if m.Jaccard != 1.0/25 || m.Dice != 2.0/26 || !near(m.Cosine, 1.0/13) || m.WordChange != 0 {
+		t.Fatalf("Compare = %+v, want Jaccard 1/25, Dice 2/26, cosine 1/13", m)
+	}
+	th := DefaultThresholds()
+	th.OffTopicCosine, th.OffTopicSimHash = 0.01, 64
+	if b := th.Band(m); b != audit.BandMajor {
+		t.Errorf("band = %s, want major (Jaccard distance exactly 0.96 is not past 0.96)", b)
+	}
+	th.OffTopicJaccardDistance = 0.95
+	if b := th.Band(m); b != audit.BandOffTopic {
+		t.Errorf("band at Jaccard distance threshold 0.95 = %s, want off-topic", b)
+	}
+}
+
+// TestThresholds_Exact: with Exact, a 0 threshold is 0, not the default.
+func TestThresholds_Exact(t *testing.T) {
+	m := Measures{TextMeasured: true, Jaccard: 1, Dice: 1, Cosine: 1, SimHash: 1, WordsReference: 10, WordsLive: 10}
+	th := DefaultThresholds()
+	th.MajorSimHash = 0
+	if b := th.Band(m); b != audit.BandMajor {
+		t.Errorf("MajorSimHash 0 (exact): %s, want major", b)
+	}
+	th.Exact = false
+	if b := th.Band(m); b != audit.BandMinor {
+		t.Errorf("MajorSimHash 0 (not exact: default 12): %s, want minor", b)
+	}
+	// Cosine 0 with an off-topic cosine threshold of 0: never below it.
+	zero := DefaultThresholds()
+	zero.OffTopicCosine, zero.MajorCosine = 0, 0
+	if b := zero.Band(Measures{TextMeasured: true, Jaccard: 0.9, Dice: 0.9, Cosine: 0, WordsReference: 1, WordsLive: 1}); b != audit.BandMinor {
+		t.Errorf("cosine thresholds 0: %s, want minor", b)
+	}
+}
+
+func TestThresholds_Validate(t *testing.T) {
+	if err := DefaultThresholds().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+	if err := (Thresholds{}).Validate(); err != nil {
+		t.Errorf("zero (defaults): %v", err)
+	}
+	zero := Thresholds{Exact: true}
+	if err := zero.Validate(); err != nil {
+		t.Errorf("all 0, exact: %v", err)
+	}
+	for name, set := range map[string]func(*Thresholds){
+		"OffTopicCosine":          func(t *Thresholds) { t.OffTopicCosine = 1.5 },
+		"OffTopicJaccardDistance": func(t *Thresholds) { t.OffTopicJaccardDistance = -0.1 },
+		"OffTopicDiceDistance":    func(t *Thresholds) { t.OffTopicDiceDistance = math.NaN() },
+		"OffTopicSimHash":         func(t *Thresholds) { t.OffTopicSimHash = 65 },
+		"OffTopicWordDrop":        func(t *Thresholds) { t.OffTopicWordDrop = 2 },
+		"MajorCosine":             func(t *Thresholds) { t.MajorCosine = -1 },
+		"MajorJaccardDistance":    func(t *Thresholds) { t.MajorJaccardDistance = 1.01 },
+		"MajorSimHash":            func(t *Thresholds) { t.MajorSimHash = -1 },
+		"MajorWordChange":         func(t *Thresholds) { t.MajorWordChange = 1.5 },
+	} {
+		th := DefaultThresholds()
+		set(&th)
+		if err := th.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s out of range: %v", name, err)
+		}
 	}
 }
 

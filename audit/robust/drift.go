@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"fmt"
 	"mime"
 	"net/http"
 	"slices"
@@ -14,79 +15,138 @@ import (
 	"github.com/linkrot/linkrot/audit/textsim"
 )
 
-// livePage is a live target fetched again by the stage: its main text (for
+// livePage is a live page fetched again by the stage: its main text (for
 // drift) and the identifiers it declares.
 type livePage struct {
 	url         string // the URL fetched
 	final       string
 	status      int
+	contentType string
 	text        string
-	html        bool
+	html        bool // a 2xx HTML page whose body was read
 	identifiers []audit.Identifier
 	err         error
 }
 
+// liveSet is what liveFetch fetched: pages by the URL fetched, and the
+// URL fetched for each external live target (identifiers).
+type liveSet struct {
+	pages  map[string]*livePage
+	target map[int64]string
+}
+
+// targetPage returns the page fetched for target id, or nil.
+func (ls *liveSet) targetPage(id int64) *livePage {
+	if ls == nil {
+		return nil
+	}
+	return ls.pages[ls.target[id]]
+}
+
+// driftLive returns the URL whose current state memento drift compares
+// with link l's memento, and the target the measurement is stored under:
+// its data-originalurl when that names another resource than its href
+// (robust-links §4.2: href a snapshot, data-originalurl the live page),
+// fetched by the stage whatever the live check found, stored under the
+// original's target when a link of the run points there, else under the
+// link's; otherwise the link's target, when its check found live HTML
+// (fingerprinted). ok is false when there is no live side or no target
+// to store the measurement under.
+func (s *stage) driftLive(l *Link) (u string, target int64, ok bool) {
+	if r := l.Link.Robust; r != nil && isHTTP(r.OriginalURL) && !sameResource(r.OriginalURL, l.TargetURL) {
+		u, target = normalize(r.OriginalURL), l.TargetID
+		if id := s.targetOf()[u]; id != 0 {
+			target = id
+		}
+		return u, target, target != 0
+	}
+	if c := s.in.Checks[l.TargetID]; alive(c) && c.SHA256 != "" && l.TargetID != 0 {
+		return checkURL(c), l.TargetID, true
+	}
+	return "", 0, false
+}
+
+// targetOf returns the run's target IDs by normalized URL (built once).
+func (s *stage) targetOf() map[string]int64 {
+	s.targetsOnce.Do(func() {
+		s.targets = map[string]int64{}
+		for i := range s.in.Links {
+			if l := &s.in.Links[i]; l.TargetURL != "" && l.TargetID != 0 {
+				s.targets[l.TargetURL] = l.TargetID
+			}
+		}
+	})
+	return s.targets
+}
+
 // driftLinks returns the links that get memento drift: a representative
-// memento and a live HTML target.
+// memento and a live side (driftLive).
 func (s *stage) driftLinks(nr map[int64]*near) []*Link {
 	var out []*Link
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		b := nr[l.ID].bestMemento()
-		c := s.in.Checks[l.TargetID]
-		if b != nil && b.Representative && alive(c) && c.SHA256 != "" {
+		if _, _, ok := s.driftLive(l); ok && b != nil && b.Representative {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-// liveFetch fetches, once each, the live targets that drift needs and the
-// external live HTML targets whose identifiers are wanted.
-func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) map[int64]*livePage {
-	want := map[int64]bool{}
+// liveFetch fetches, once each, the live pages that drift needs (with
+// their bodies) and the live targets on other sites, for the identifiers
+// they declare: HTML ones with their bodies (<link> elements), the others
+// (PDFs, data sets) for their headers only (Signposting Link headers).
+func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) *liveSet {
+	full := map[string]bool{} // URL → body wanted
 	for _, l := range s.driftLinks(nr) {
-		want[l.TargetID] = true
+		u, _, _ := s.driftLive(l)
+		full[u] = true
 	}
+	ls := &liveSet{pages: map[string]*livePage{}, target: map[int64]string{}}
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		c := s.in.Checks[l.TargetID]
-		if alive(c) && c.SHA256 != "" && s.external(l.TargetURL) {
-			want[l.TargetID] = true
+		if !alive(c) || !isHTTP(l.TargetURL) || !s.external(l.TargetURL) {
+			continue
 		}
+		u := checkURL(c)
+		ls.target[l.TargetID] = u
+		full[u] = full[u] || c.SHA256 != ""
 	}
-	ids := make([]int64, 0, len(want))
-	for id := range want {
-		ids = append(ids, id)
+	urls := make([]string, 0, len(full))
+	for u := range full {
+		urls = append(urls, u)
 	}
-	slices.Sort(ids)
-	pages := make([]*livePage, len(ids))
-	s.parallel(ctx, len(ids), func(i int) {
-		c := s.in.Checks[ids[i]]
-		u := c.FinalURL
-		if u == "" {
-			u = c.URL
-		}
-		pages[i] = s.fetchLive(ctx, u)
+	slices.Sort(urls)
+	pages := make([]*livePage, len(urls))
+	s.parallel(ctx, len(urls), func(i int) {
+		pages[i] = s.fetchLive(ctx, urls[i], full[urls[i]])
 	})
-	out := make(map[int64]*livePage, len(ids))
-	for i, id := range ids {
+	for i, u := range urls {
 		if pages[i] != nil {
-			out[id] = pages[i]
+			ls.pages[u] = pages[i]
 		}
 	}
-	return out
+	return ls
 }
 
-func (s *stage) fetchLive(ctx context.Context, u string) *livePage {
+// fetchLive fetches u: headers only unless withBody. Identifiers come
+// from the Link header, and from <link> elements of an HTML body.
+func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePage {
 	p := &livePage{url: u}
-	resp, _, _, err := s.o.Client.Fetch(ctx, u, s.o.MaxBody)
+	maxBody := s.o.MaxBody
+	if !withBody {
+		maxBody = -1
+	}
+	resp, _, _, err := s.o.Client.Fetch(ctx, u, maxBody)
 	if err != nil {
 		p.err = err
 		return p
 	}
 	p.final, p.status = resp.URL.String(), resp.Status
 	ct := resp.Header.Get("Content-Type")
+	p.contentType = ct
 	links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
 	for _, l := range audit.ResolveLinks(resp.URL, links) {
 		for _, rel := range []string{"identifier", "cite-as"} {
@@ -95,7 +155,7 @@ func (s *stage) fetchLive(ctx context.Context, u string) *livePage {
 			}
 		}
 	}
-	if resp.Status < 200 || resp.Status > 299 || !isHTMLType(ct, resp.Body) {
+	if !withBody || resp.Status < 200 || resp.Status > 299 || !isHTMLType(ct, resp.Body) {
 		return p
 	}
 	body := check.DecodeHTML(resp.Body, ct)
@@ -111,19 +171,41 @@ func (s *stage) fetchLive(ctx context.Context, u string) *livePage {
 	return p
 }
 
+// unusable says why a live page is no drift measurement's live side, or
+// "" when it is one.
+func (p *livePage) unusable() string {
+	switch {
+	case p == nil:
+		return "live page not fetched"
+	case p.err != nil:
+		return "live page: " + errText(p.err)
+	case p.status < 200 || p.status > 299:
+		return fmt.Sprintf("live page answered status %d", p.status)
+	case !p.html:
+		ct := p.contentType
+		if ct == "" {
+			ct = "none"
+		}
+		return "live page is not HTML (Content-Type " + truncate(ct, 100) + ")"
+	}
+	return ""
+}
+
 // mementoDrift compares live pages with their representative mementos,
 // fetched in raw mode (Wayback id_) so that banners and rewritten links do
-// not count as drift.
-func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live map[int64]*livePage) {
+// not count as drift. A measurement that cannot be made is recorded as a
+// DriftFailure.
+func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *liveSet) {
 	type key struct {
-		target int64
-		url    string
+		live    string
+		memento string
 	}
 	links := s.driftLinks(nr)
 	var keys []key
 	index := map[key]int{}
 	for _, l := range links {
-		k := key{l.TargetID, nr[l.ID].bestMemento().URL}
+		u, _, _ := s.driftLive(l)
+		k := key{u, nr[l.ID].bestMemento().URL}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, k)
@@ -131,6 +213,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live map[i
 	}
 	type result struct {
 		ok      bool
+		why     string // when not ok
 		raw     string
 		m       drift.Measures
 		refText string
@@ -139,17 +222,30 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live map[i
 	results := make([]result, len(keys))
 	s.parallel(ctx, len(keys), func(i int) {
 		k := keys[i]
-		lp := live[k.target]
-		if lp == nil || lp.err != nil || !lp.html {
-			s.log.Debug("drift: live page not usable", "target", k.target)
+		raw := archive.RawURL(k.memento)
+		lp := live.pages[k.live]
+		if why := lp.unusable(); why != "" {
+			s.log.Debug("drift: live page not usable", "url", k.live, "why", why)
+			results[i] = result{raw: raw, why: why}
 			return
 		}
-		raw := archive.RawURL(k.url)
 		mr, err := s.o.Client.FetchMemento(ctx, raw, s.o.MaxBody)
 		// Only a memento is a reference: an answer without
 		// Memento-Datetime may be anything (a live page, a login wall).
-		if err != nil || mr.Status < 200 || mr.Status > 299 || len(mr.Body) == 0 || mr.Datetime.IsZero() {
-			s.log.Debug("drift: memento not usable", "url", raw, "err", err)
+		var why string
+		switch {
+		case err != nil:
+			why = "memento: " + errText(err)
+		case mr.Status < 200 || mr.Status > 299:
+			why = fmt.Sprintf("memento answered status %d", mr.Status)
+		case mr.Datetime.IsZero():
+			why = "memento answered without Memento-Datetime: no reference"
+		case len(mr.Body) == 0:
+			why = "memento has an empty body"
+		}
+		if why != "" {
+			s.log.Debug("drift: memento not usable", "url", raw, "why", why)
+			results[i] = result{raw: raw, why: why}
 			return
 		}
 		ref := textsim.MainText(check.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
@@ -160,15 +256,24 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live map[i
 	}
 	for _, l := range links {
 		b := nr[l.ID].bestMemento()
-		r := results[index[key{l.TargetID, b.URL}]]
+		u, target, _ := s.driftLive(l)
+		r := results[index[key{u, b.URL}]]
+		liveURL := u
+		if lp := live.pages[u]; lp != nil && lp.final != "" {
+			liveURL = lp.final
+		}
 		if !r.ok {
 			s.count(func(sum *Summary) { sum.DriftErrors++ })
+			if s.sink.DriftFailure != nil {
+				s.sink.DriftFailure(audit.DriftFailure{RunID: s.in.RunID, LinkID: l.ID, TargetID: target, Kind: "memento",
+					ReferenceURL: r.raw, LiveURL: liveURL, Reason: truncate(r.why, 300), MeasuredAt: s.o.Now().UTC()})
+			}
 			continue
 		}
 		d := s.driftRecord(r.m)
-		d.LinkID, d.TargetID, d.Kind = l.ID, l.TargetID, "memento"
+		d.LinkID, d.TargetID, d.Kind = l.ID, target, "memento"
 		d.ReferenceURL, d.ReferenceTime = r.raw, b.Datetime
-		d.LiveURL = live[l.TargetID].final
+		d.LiveURL = liveURL
 		d.ExcerptReference, d.ExcerptLive = drift.Excerpts(r.refText, r.live, 25)
 		s.count(func(sum *Summary) { sum.Bands[d.Band]++ })
 		if s.sink.Drift != nil {

@@ -27,12 +27,16 @@ type identJob struct {
 	linking []string // pages linking to the access URI (targets only)
 }
 
-// identifiers checks the identifiers declared by live external targets
-// (fetched by liveFetch) and by the site's own pages: does the identifying
+// identifiers checks the identifiers declared by live targets on other
+// sites (fetched by liveFetch: Link headers of every target, <link>
+// elements of HTML ones) and by the site's own pages: does the identifying
 // URI resolve, and does it lead back to the access URI (redirects, or a
 // link in its page or Link header), as draft-vandesompel-identifier §4
-// says it SHOULD. It returns the checks of targets by target ID.
-func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[int64][]identResult {
+// says it SHOULD. The site's own pages are reported as such (own page),
+// never again as link targets, so one declaration gives one check. It
+// returns, by target ID, the checks that concern links to each target: its
+// own for targets on other sites, the page's for the site's own pages.
+func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]identResult {
 	linking := map[int64][]string{}
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
@@ -40,16 +44,37 @@ func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[i
 			linking[l.TargetID] = append(linking[l.TargetID], l.PageURL)
 		}
 	}
+	type jobKey struct {
+		access, id, rel string
+		own             bool
+	}
+	seenJob := map[jobKey]bool{}
 	var jobs []identJob
-	targets := make([]int64, 0, len(live))
-	for id := range live {
+	add := func(j identJob) {
+		k := jobKey{normalize(j.access), normalize(j.id.URL), j.id.Rel, j.target == 0}
+		if seenJob[k] {
+			return
+		}
+		seenJob[k] = true
+		jobs = append(jobs, j)
+	}
+	for _, pg := range s.in.Pages {
+		for _, id := range dedupIdentifiers(pg.Identifiers) {
+			if sameResource(id.URL, pg.URL) {
+				continue
+			}
+			add(identJob{access: pg.URL, id: id})
+		}
+	}
+	targets := make([]int64, 0, len(live.target))
+	for id := range live.target {
 		targets = append(targets, id)
 	}
 	slices.Sort(targets)
 	for _, tid := range targets {
-		p := live[tid]
+		p := live.targetPage(tid)
 		c := s.in.Checks[tid]
-		if p.err != nil || c == nil {
+		if p == nil || p.err != nil || c == nil || !s.external(c.URL) {
 			continue
 		}
 		pages := slices.Clone(linking[tid])
@@ -58,15 +83,7 @@ func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[i
 			if sameResource(id.URL, c.URL) || sameResource(id.URL, p.final) {
 				continue // the page names itself
 			}
-			jobs = append(jobs, identJob{access: c.URL, alsoAt: p.final, target: tid, id: id, linking: pages})
-		}
-	}
-	for _, pg := range s.in.Pages {
-		for _, id := range dedupIdentifiers(pg.Identifiers) {
-			if sameResource(id.URL, pg.URL) {
-				continue
-			}
-			jobs = append(jobs, identJob{access: pg.URL, id: id})
+			add(identJob{access: c.URL, alsoAt: p.final, target: tid, id: id, linking: pages})
 		}
 	}
 	// Each identifying URI is fetched once.
@@ -110,6 +127,7 @@ func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[i
 		return nil
 	}
 	out := map[int64][]identResult{}
+	own := map[string][]identResult{} // by normalized own page URL
 	for _, j := range jobs {
 		f := res[index[j.id.URL]]
 		ic := audit.IdentifierCheck{
@@ -164,6 +182,20 @@ func (s *stage) identifiers(ctx context.Context, live map[int64]*livePage) map[i
 		}
 		if j.target != 0 {
 			out[j.target] = append(out[j.target], identResult{check: ic})
+		} else {
+			own[normalize(j.access)] = append(own[normalize(j.access)], identResult{check: ic})
+		}
+	}
+	// A link to one of the site's own pages that declares an identifier
+	// uses the access URI too: it gets the own page's checks (for its
+	// use-identifier suggestion), not a second check of its own.
+	for i := range s.in.Links {
+		l := &s.in.Links[i]
+		if l.TargetID == 0 || s.external(l.TargetURL) || len(out[l.TargetID]) > 0 {
+			continue
+		}
+		if rs := own[l.TargetURL]; len(rs) > 0 {
+			out[l.TargetID] = rs
 		}
 	}
 	return out

@@ -48,17 +48,26 @@ func (n *near) bestMemento() *audit.Memento {
 	return &n.lookups[n.best].memento
 }
 
-// noneAnywhere reports that every archive answered "no memento".
-func (n *near) noneAnywhere() bool {
-	if n == nil || len(n.lookups) == 0 {
+// saveWanted reports whether to ask archive name to capture the link's
+// resource: no archive found a memento of it, and that archive itself
+// answered that it has none. What other archives answered (errors: an
+// aggregator down, a rate limit) does not matter; a lookup that archive
+// skipped (a private resource and a public archive) or failed is no
+// answer, and sends nothing.
+func (n *near) saveWanted(name string) bool {
+	if n == nil {
 		return false
 	}
+	none := false
 	for _, l := range n.lookups {
-		if !l.noMemento {
+		if l.found {
 			return false
 		}
+		if l.archive == name && l.noMemento {
+			none = true
+		}
 	}
-	return true
+	return none
 }
 
 // suggestible reports whether l is a hyperlink to another site without
@@ -71,7 +80,9 @@ func (s *stage) suggestible(l *Link) bool {
 
 // wantOf decides whether and what to ask the archives for l: its
 // versiondate, else its first mset temporal reference, else, for a broken
-// target or a suggestible live one, the date linkrot first saw the target.
+// target or a suggestible live one, the date linkrot first saw the link
+// (the same page linking to the same target; the target's first sight
+// when that is unknown).
 func (s *stage) wantOf(l *Link) (want, bool) {
 	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
 		u := expectedOriginal(l)
@@ -86,7 +97,10 @@ func (s *stage) wantOf(l *Link) (want, bool) {
 		return want{uriR: l.TargetURL, at: m.Temporal[0].Time, from: "mset"}, true
 	}
 	c := s.in.Checks[l.TargetID]
-	seen := s.in.FirstSeen[l.TargetID]
+	seen := s.in.LinkFirstSeen[l.ID]
+	if seen.IsZero() {
+		seen = s.in.FirstSeen[l.TargetID]
+	}
 	if seen.IsZero() {
 		return want{}, false
 	}

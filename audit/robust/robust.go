@@ -15,14 +15,20 @@
 //  3. Drift: a live page with a representative memento is compared with
 //     the memento's raw bytes (Wayback id_ mode), and every fingerprinted
 //     target with the fingerprint linkrot stored when it first saw it.
-//  4. Identifiers: targets and own pages declaring rel="identifier" or
-//     rel="cite-as" have the identifier followed back (redirects or links)
-//     to the access URI.
+//     The live side is the link's target, or its data-originalurl when
+//     that differs (a link whose href is a snapshot: robust-links §4.2).
+//     A measurement that cannot be made is a DriftFailure.
+//  4. Identifiers: live targets on other sites (of any media type: the
+//     HTTP Link header is read for all, <link> elements for HTML) and the
+//     site's own pages declaring rel="identifier" or rel="cite-as" have
+//     the identifier followed back (redirects or links) to the access URI.
 //  5. Suggestions: ready Robust Link HTML for links without robustness
 //     data whose target is alive, and for broken links with a memento;
 //     links to access URIs whose target declares an identifier get the
 //     identifier. With SaveMissing, targets without any memento are sent
 //     to an archive's Save Page Now.
+//
+// With Options.Offline only first-seen drift runs: it needs no network.
 //
 // Run takes plain data (Input) and hands results to a Sink as they are
 // known; it knows nothing of the database.
@@ -42,10 +48,12 @@ import (
 	"github.com/linkrot/linkrot/audit/drift"
 )
 
-// Options configure Run. Client is required; the rest has useful zero
-// values.
+// Options configure Run. Client is required unless Offline; the rest has
+// useful zero values.
 type Options struct {
 	Client *archive.Client
+	// Offline runs only what needs no network: first-seen drift.
+	Offline bool
 	// Archives are asked for nearest mementos, in order (default: the
 	// Client's).
 	Archives []archive.Archive
@@ -62,9 +70,16 @@ type Options struct {
 	Shingle    int
 	Thresholds drift.Thresholds
 	// SaveMissing asks the first archive with a Save endpoint to capture
-	// live targets no archive holds a memento of; Save tunes the requests.
+	// live targets of which no archive found a memento while that archive
+	// answered it has none (the errors of other archives do not count; a
+	// resource it was not asked about, a private one, is never sent); Save
+	// tunes the requests.
 	SaveMissing bool
 	Save        archive.SaveOptions
+	// Saved reports whether a URL was already sent to Save Page Now for
+	// this run (an interrupted run being resumed, its requests recorded):
+	// such a URL is not sent again. Nil: none was.
+	Saved func(url string) bool
 	// Workers is the number of concurrent lookups and fetches (default
 	// 8); archive budgets bound the request rate whatever their number.
 	Workers int
@@ -111,8 +126,13 @@ type Input struct {
 	Links []Link
 	// Checks are the run's live checks by target ID.
 	Checks map[int64]*audit.Check
-	// FirstSeen is when linkrot first saw each target (targets.first_seen_at).
-	FirstSeen map[int64]time.Time
+	// LinkFirstSeen is, by link ID, when linkrot first saw the link: the
+	// earliest run in which the same page linked to the same target. It
+	// dates the nearest-memento question of links without a date of
+	// their own; FirstSeen (when linkrot first saw the target, from any
+	// page: targets.first_seen_at) is the fallback for links missing here.
+	LinkFirstSeen map[int64]time.Time
+	FirstSeen     map[int64]time.Time
 	// Reference is, by target ID, the earliest fingerprinted check of the
 	// target (SHA256 set), from any run: first-seen drift compares the
 	// run's check with it when it comes from an earlier run.
@@ -127,6 +147,7 @@ type Sink struct {
 	SnapshotCheck func(audit.SnapshotCheck)
 	Memento       func(audit.Memento)
 	Drift         func(audit.Drift)
+	DriftFailure  func(audit.DriftFailure)
 	Identifier    func(audit.IdentifierCheck)
 	Suggestion    func(audit.Suggestion)
 	Save          func(audit.SaveRequest)
@@ -146,6 +167,8 @@ type Summary struct {
 	LinksRepresentative int
 	LookupErrors        int
 	// Bands count memento drift by band, FirstSeenBands first-seen drift.
+	// DriftErrors counts the memento drift measurements that could not be
+	// made (each one a DriftFailure).
 	Bands          map[string]int
 	FirstSeenBands map[string]int
 	DriftErrors    int
@@ -176,6 +199,9 @@ type stage struct {
 
 	mu  sync.Mutex
 	sum *Summary
+
+	targetsOnce sync.Once
+	targets     map[string]int64 // by normalized URL (targetOf)
 }
 
 // Run runs the stage over in and returns its summary. Results go to sink
@@ -184,7 +210,7 @@ type stage struct {
 // when it returns. Network failures are results, never errors.
 func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
 	o := opts
-	if len(o.Archives) == 0 {
+	if len(o.Archives) == 0 && o.Client != nil {
 		o.Archives = o.Client.Archives()
 	}
 	if o.Registry == nil {
@@ -210,6 +236,10 @@ func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, erro
 	s := &stage{o: o, in: in, sink: sink, log: log, sum: newSummary()}
 	if in.Checks == nil {
 		s.in.Checks = map[int64]*audit.Check{}
+	}
+	if o.Offline {
+		s.firstSeenDrift()
+		return s.sum, ctx.Err()
 	}
 
 	s.snapshots(ctx)
@@ -272,6 +302,14 @@ func (s *stage) parallel(ctx context.Context, n int, fn func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// checkURL is the URL a check ended at.
+func checkURL(c *audit.Check) string {
+	if c.FinalURL != "" {
+		return c.FinalURL
+	}
+	return c.URL
 }
 
 // alive reports whether a check found the target reachable.

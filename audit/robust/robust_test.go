@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,12 @@ func TestRun_Cancelled(t *testing.T) {
 // loopback archive (a local MemGator, the test fixture) is asked.
 func TestLookup_PrivateNotLeaked(t *testing.T) {
 	public := archive.Archive{Name: "ia", TimeGate: "https://web.archive.org/web/"}
-	s := &stage{o: Options{Client: archive.NewClient(archive.Options{}), Now: time.Now}}
+	// Any request at all fails the test: nothing may leave the machine.
+	noNetwork := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("request sent: %s %s", r.Method, r.URL)
+		return nil, errors.New("no network in this test")
+	})
+	s := &stage{o: Options{Client: archive.NewClient(archive.Options{Archives: []archive.Archive{public}, Transport: noNetwork}), Now: time.Now}}
 	for _, u := range []string{"http://127.0.0.1:8080/a", "http://10.1.2.3/x", "http://[::1]/", "http://intranet.localhost/"} {
 		res := s.lookup(context.Background(), public, want{uriR: u, at: time.Now(), from: "first-seen"})
 		if !res.skipped || res.found || !strings.Contains(res.memento.Error, "not asked") {
@@ -149,3 +155,7 @@ func TestLookup_PrivateNotLeaked(t *testing.T) {
 		}
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

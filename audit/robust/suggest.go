@@ -24,9 +24,9 @@ const (
 //     works again, with data-originalurl the dead resource;
 //   - a hyperlink to another site without robustness data whose target is
 //     alive gets a Robust Link keeping its href, dated the day linkrot
-//     first saw the target, with the nearest representative memento as
+//     first saw the link, with the nearest representative memento as
 //     data-versionurl when there is one;
-//   - a link to an access URI whose target declares a resolving
+//   - a hyperlink to an access URI whose target declares a resolving
 //     identifier gets that identifier as href.
 func (s *stage) suggestions(nr map[int64]*near, ids map[int64][]identResult) {
 	for i := range s.in.Links {
@@ -56,7 +56,10 @@ func (s *stage) suggestions(nr map[int64]*near, ids map[int64][]identResult) {
 			s.emitSuggestion(sg)
 		}
 		for _, r := range ids[l.TargetID] {
-			if !r.check.Resolves {
+			// Hyperlinks only, and not one that names the identifier
+			// already.
+			if !r.check.Resolves || l.Link.Resource || l.Link.Element != "a" && l.Link.Element != "area" ||
+				sameResource(r.check.Identifier, l.TargetURL) {
 				continue
 			}
 			s.emitSuggestion(audit.Suggestion{
@@ -117,7 +120,8 @@ func linkText(text, href string) string {
 }
 
 // saveMissing asks the first archive taking capture requests to save the
-// live targets no archive holds any memento of, once per resource.
+// live targets of which no archive found a memento while that archive
+// answered it has none (near.saveWanted), once per resource.
 func (s *stage) saveMissing(ctx context.Context, nr map[int64]*near) {
 	var arch *archive.Archive
 	for i := range s.o.Archives {
@@ -135,10 +139,13 @@ func (s *stage) saveMissing(ctx context.Context, nr map[int64]*near) {
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		n := nr[l.ID]
-		if !n.noneAnywhere() || !alive(s.in.Checks[l.TargetID]) || seen[n.want.uriR] {
+		if !n.saveWanted(arch.Name) || !alive(s.in.Checks[l.TargetID]) || seen[n.want.uriR] {
 			continue
 		}
 		seen[n.want.uriR] = true
+		if s.o.Saved != nil && s.o.Saved(n.want.uriR) {
+			continue // requested before the run was interrupted: never twice
+		}
 		urls = append(urls, n.want.uriR)
 	}
 	s.parallel(ctx, len(urls), func(i int) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -55,9 +56,13 @@ func (db *DB) saveBatch(ctx context.Context, what string, runIDs []int64, query 
 	return nil
 }
 
-// ClearArchives deletes everything the archives stage stored for a run, in
-// one write transaction, so that the stage can run again. An unknown run
-// yields an error wrapping audit.ErrNotFound.
+// ClearArchives deletes what the archives stage found for a run (snapshot
+// checks and the pwid snapshots they resolved, mementos, drift and drift
+// failures, identifier checks, suggestions), in one write
+// transaction, so that the stage can run again. The run's Save Page Now
+// requests are kept: they were sent, and the stage run again does not send
+// them again (robust.Options.Saved). An unknown run yields an error
+// wrapping audit.ErrNotFound.
 func (db *DB) ClearArchives(ctx context.Context, runID int64) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -67,11 +72,16 @@ func (db *DB) ClearArchives(ctx context.Context, runID int64) error {
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return fmt.Errorf("clear archive results: %w", err)
 	}
-	for _, t := range []string{"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions", "save_requests"} {
+	for _, t := range []string{"snapshot_checks", "mementos", "drifts", "drift_failures", "identifier_checks", "suggestions"} {
 		// Table names are constants of this function.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("clear archive results: %s: %w", t, err)
 		}
+	}
+	// The pwid snapshots the stage resolved (SaveSnapshotChecks).
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE source = 'pwid'
+		AND link_id IN (SELECT id FROM links WHERE run_id = ?)`, runID); err != nil {
+		return fmt.Errorf("clear archive results: pwid snapshots: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("clear archive results: commit: %w", err)
@@ -89,20 +99,120 @@ func runIDsOf[T any](items []T, id func(*T) int64) []int64 {
 
 // SaveSnapshotChecks stores snapshot checks. Durations are stored in whole
 // milliseconds. It is safe for concurrent use.
+//
+// The check of a pwid that resolved to a replay URL (Source "pwid", URL
+// set, LinkID set) also stores that snapshot in the snapshots table, with
+// source 'pwid' (in the same transaction): url the resolved URL, datetime
+// the pwid's archival time (DeclaredDatetime), ord the order of the link's
+// pwid snapshots, target_id the URL's target (created if new), so that a
+// pwid is a snapshot of its link like a data-versionurl entry.
+// ClearArchives deletes them with the checks.
 func (db *DB) SaveSnapshotChecks(ctx context.Context, checks []audit.SnapshotCheck) error {
 	const q = `INSERT INTO snapshot_checks (run_id, link_id, source, declared, url, final_url, verdict,
 		status, reason, memento_datetime, declared_datetime, declared_date_only, datetime_mismatch,
 		declared_delta_ms, versiondate_delta_ms, original, original_mismatch, checked_at)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
 		WHERE ` + linkOfRun
-	return db.saveBatch(ctx, "snapshot check", runIDsOf(checks, func(c *audit.SnapshotCheck) int64 { return c.RunID }), q, len(checks),
-		func(i int) ([]any, string) {
+	if len(checks) == 0 {
+		return nil
+	}
+	now := formatInstant(time.Now())
+	err := db.writeBatch(ctx, runIDsOf(checks, func(c *audit.SnapshotCheck) int64 { return c.RunID }), q, len(checks),
+		func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 			c := &checks[i]
-			return []any{c.RunID, nullID(c.LinkID), c.Source, c.Declared, c.URL, c.FinalURL, string(c.Verdict),
+			res, err := stmt.ExecContext(ctx, c.RunID, nullID(c.LinkID), c.Source, c.Declared, c.URL, c.FinalURL, string(c.Verdict),
 				c.Status, c.Reason, formatInstant(c.MementoDatetime), formatInstant(c.DeclaredDatetime),
 				boolInt(c.DeclaredDateOnly), boolInt(c.DatetimeMismatch), millis(c.DeclaredDelta),
-				millis(c.VersionDateDelta), c.Original, boolInt(c.OriginalMismatch), formatInstant(c.CheckedAt)}, quote(c.Declared)
+				millis(c.VersionDateDelta), c.Original, boolInt(c.OriginalMismatch), formatInstant(c.CheckedAt))
+			if err == nil {
+				var k int64
+				if k, err = res.RowsAffected(); err == nil && k == 0 {
+					err = fmt.Errorf("link %v of run %v: %w", c.LinkID, c.RunID, audit.ErrNotFound)
+				}
+			}
+			if err == nil && c.Source == "pwid" && c.URL != "" && c.LinkID != 0 {
+				err = savePWIDSnapshot(ctx, tx, c, now)
+			}
+			if err != nil {
+				return fmt.Errorf("snapshot check %d of the batch (%s): %w", i, quote(c.Declared), err)
+			}
+			return nil
 		})
+	if err != nil {
+		return fmt.Errorf("save snapshot checks: %w", err)
+	}
+	return nil
+}
+
+// savePWIDSnapshot stores the snapshot a pwid resolved to (see
+// SaveSnapshotChecks).
+func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, now any) error {
+	var target any
+	if norm, err := audit.NormalizeURL(c.URL); err == nil {
+		if u, err := url.Parse(norm); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
+				VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`, norm, u.Host, u.Scheme, c.RunID, now); err != nil {
+				return fmt.Errorf("pwid snapshot target: %w", err)
+			}
+			var id int64
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM targets WHERE url = ?`, norm).Scan(&id); err != nil {
+				return fmt.Errorf("pwid snapshot target: %w", err)
+			}
+			target = id
+		}
+	}
+	raw := ""
+	if !c.DeclaredDatetime.IsZero() {
+		raw = c.DeclaredDatetime.UTC().Format(time.RFC3339)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO snapshots (link_id, source, ord, url, datetime, date_only, datetime_raw, rel, target_id)
+		SELECT ?1, 'pwid', (SELECT count(*) FROM snapshots WHERE link_id = ?1 AND source = 'pwid'), ?2, ?3, 0, ?4, NULL, ?5`,
+		c.LinkID, c.URL, formatSpecTime(audit.NewTime(c.DeclaredDatetime)), raw, target)
+	if err != nil {
+		return fmt.Errorf("pwid snapshot: %w", err)
+	}
+	return nil
+}
+
+// PWIDSnapshot is a snapshot the archives stage resolved from a pwid of a
+// link (snapshots rows with source 'pwid').
+type PWIDSnapshot struct {
+	LinkID   int64
+	Ord      int
+	URL      string
+	Datetime time.Time
+	TargetID int64
+}
+
+// PWIDSnapshots returns the pwid snapshots of a run's links, by link and
+// order. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) PWIDSnapshots(ctx context.Context, runID int64) ([]PWIDSnapshot, error) {
+	var out []PWIDSnapshot
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT s.link_id, s.ord, s.url, s.datetime, s.target_id
+			FROM snapshots s JOIN links l ON l.id = s.link_id
+			WHERE l.run_id = ? AND s.source = 'pwid' ORDER BY s.link_id, s.ord`, runID, func(rows *sql.Rows) error {
+			var (
+				p      PWIDSnapshot
+				dt     sql.NullString
+				target sql.NullInt64
+			)
+			if err := rows.Scan(&p.LinkID, &p.Ord, &p.URL, &dt, &target); err != nil {
+				return err
+			}
+			t, err := parseSpecTime(dt)
+			if err != nil {
+				return err
+			}
+			p.Datetime, p.TargetID = t.Time, target.Int64
+			out = append(out, p)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pwid snapshots of run %d: %w", runID, err)
+	}
+	return out, nil
 }
 
 // SnapshotChecks returns the snapshot checks of a run in the order they
@@ -265,6 +375,71 @@ func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
 		return nil, fmt.Errorf("drifts of run %d: %w", runID, err)
 	}
 	return out, nil
+}
+
+// SaveDriftFailures stores drift measurements that could not be made
+// (migration 0005). It is safe for concurrent use.
+func (db *DB) SaveDriftFailures(ctx context.Context, fs []audit.DriftFailure) error {
+	const q = `INSERT INTO drift_failures (run_id, link_id, target_id, kind, reference_url, live_url, reason, measured_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE ` + linkOfRun
+	return db.saveBatch(ctx, "drift failure", runIDsOf(fs, func(f *audit.DriftFailure) int64 { return f.RunID }), q, len(fs),
+		func(i int) ([]any, string) {
+			f := &fs[i]
+			return []any{f.RunID, nullID(f.LinkID), f.TargetID, f.Kind, f.ReferenceURL, f.LiveURL, f.Reason,
+				formatInstant(f.MeasuredAt)}, quote(f.LiveURL)
+		})
+}
+
+// DriftFailures returns the drift measurements of a run that could not be
+// made, by link. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) DriftFailures(ctx context.Context, runID int64) ([]audit.DriftFailure, error) {
+	var out []audit.DriftFailure
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, target_id, kind, reference_url, live_url, reason, measured_at
+			FROM drift_failures WHERE run_id = ? ORDER BY link_id, id`, runID, func(rows *sql.Rows) error {
+			var (
+				f        audit.DriftFailure
+				link     sql.NullInt64
+				measured sql.NullString
+			)
+			if err := rows.Scan(&f.RunID, &link, &f.TargetID, &f.Kind, &f.ReferenceURL, &f.LiveURL, &f.Reason, &measured); err != nil {
+				return err
+			}
+			f.LinkID = link.Int64
+			var err error
+			if f.MeasuredAt, err = parseInstant(measured); err != nil {
+				return err
+			}
+			out = append(out, f)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("drift failures of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// ClearFirstSeenDrift deletes a run's first-seen drift measurements, so
+// that they can be measured again without the rest of the archives stage
+// (--no-archives). An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) ClearFirstSeenDrift(ctx context.Context, runID int64) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("clear first-seen drift: %w", err)
+	}
+	defer tx.Rollback()
+	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
+		return fmt.Errorf("clear first-seen drift: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM drifts WHERE run_id = ? AND kind = 'first-seen'`, runID); err != nil {
+		return fmt.Errorf("clear first-seen drift: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("clear first-seen drift: commit: %w", err)
+	}
+	return nil
 }
 
 // SaveIdentifierChecks stores identifier checks (LinkingPages as a JSON
@@ -443,6 +618,50 @@ func (db *DB) TargetsFirstSeen(ctx context.Context, runID int64) (map[int64]time
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the targets of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// LinksFirstSeen returns, for every link of a run with a target, when
+// linkrot first saw that link: the earliest fetch (pages.fetched_at, else
+// the run's start) of the same page URL linking to the same target, in
+// this run or an earlier one (by start time). Runs removed by prune no
+// longer count. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) LinksFirstSeen(ctx context.Context, runID int64) (map[int64]time.Time, error) {
+	out := map[int64]time.Time{}
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			WITH first AS (
+				SELECT p2.url AS page_url, l2.target_id AS target_id,
+					min(coalesce(p2.fetched_at, r2.started_at)) AS seen
+				FROM links l2
+				JOIN pages p2 ON p2.id = l2.page_id
+				JOIN runs r2 ON r2.id = l2.run_id
+				WHERE l2.target_id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
+					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = ?1)
+				GROUP BY p2.url, l2.target_id)
+			SELECT l.id, f.seen
+			FROM links l
+			JOIN pages p ON p.id = l.page_id
+			JOIN first f ON f.page_url = p.url AND f.target_id = l.target_id
+			WHERE l.run_id = ?1`, runID, func(rows *sql.Rows) error {
+			var (
+				id   int64
+				seen sql.NullString
+			)
+			if err := rows.Scan(&id, &seen); err != nil {
+				return err
+			}
+			t, err := parseInstant(seen)
+			if err != nil {
+				return err
+			}
+			out[id] = t
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("first sight of the links of run %d: %w", runID, err)
 	}
 	return out, nil
 }

@@ -122,14 +122,18 @@ func TestArchives_RoundTrip(t *testing.T) {
 		t.Error(err)
 	}
 
-	// ClearArchives empties the run's six tables, nothing else.
+	// ClearArchives empties the run's five result tables, nothing else:
+	// the save requests that were sent stay recorded.
 	if err := db.ClearArchives(ctx, runID); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions", "save_requests"} {
+	for _, table := range []string{"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions"} {
 		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID); n != 0 {
 			t.Errorf("%s: %d rows after ClearArchives", table, n)
 		}
+	}
+	if gotR, err := db.SaveRequests(ctx, runID); err != nil || len(gotR) != 1 {
+		t.Errorf("SaveRequests after ClearArchives = %+v, %v", gotR, err)
 	}
 	if n := count(t, db, `SELECT count(*) FROM links WHERE run_id = ?`, runID); n != 2 {
 		t.Errorf("links: %d rows after ClearArchives", n)

@@ -83,6 +83,12 @@ func placeholders(n int) string {
 // verdictSet returns the verdicts satisfying pred as an SQL list of
 // placeholders and its arguments, so that the SQL follows the domain's
 // Transient and Broken.
+// notReusable reports verdicts an earlier run's check cannot stand for:
+// transient ones, and those that depend on that run's settings.
+func notReusable(v audit.Verdict) bool {
+	return v.Transient() || v == audit.VerdictSkipped || v == audit.VerdictRefused
+}
+
 func verdictSet(pred func(audit.Verdict) bool) (string, []any) {
 	var args []any
 	for _, v := range audit.Verdicts {
@@ -489,7 +495,10 @@ func (db *DB) CheckedTargetIDs(ctx context.Context, runID int64) (map[int64]bool
 
 // PreviousChecks returns, for each of targetIDs, its most recent check
 // (latest CheckedAt, then highest run ID) from a run before runID (lower
-// ID) whose verdict is not transient (audit.Verdict.Transient). Checks of
+// ID) whose verdict says something about the target: not transient
+// (audit.Verdict.Transient), and not skipped or refused, which depend on the
+// earlier run's settings (--skip, --allow-private) rather than on the
+// target. Checks of
 // runID itself and of later runs are ignored. A target without such a check
 // is absent from the map; duplicate or unknown IDs are harmless. The run
 // runID must exist (otherwise an error wraps audit.ErrNotFound).
@@ -543,7 +552,7 @@ func previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
 		ids = strconv.AppendInt(ids, id, 10)
 	}
 	ids = append(ids, ']')
-	transient, transientArgs := verdictSet(audit.Verdict.Transient)
+	transient, transientArgs := verdictSet(notReusable)
 	query := selectCheckSQL + `
 		FROM (SELECT DISTINCT value AS id FROM json_each(?)) w
 		JOIN checks c ON c.rowid = (

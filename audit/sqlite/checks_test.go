@@ -453,7 +453,7 @@ func TestPreviousChecks(t *testing.T) {
 	db := MustOpen(t)
 	urls := map[string]string{}
 	for _, name := range []string{"okThenTimeout", "okThenNotFound", "sameRunOnly", "noHistory",
-		"laterRun", "transientOnly", "newerInOlderRun", "tie", "noTime", "old"} {
+		"laterRun", "transientOnly", "newerInOlderRun", "tie", "noTime", "old", "okThenSkipped", "refusedOnly"} {
 		urls[name] = "https://example.com/" + name
 	}
 	r1, ids := linkedRun(t, db, slices.Sorted(maps.Values(urls))...)
@@ -484,6 +484,10 @@ func TestPreviousChecks(t *testing.T) {
 		check(r1, "noTime", audit.VerdictOK, day(1)),
 		check(r2, "noTime", audit.VerdictBlocked, time.Time{}),
 		check(r1, "old", audit.VerdictOK, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)),
+		// Skipped and refused depend on that run's settings, not the target.
+		check(r1, "okThenSkipped", audit.VerdictOK, day(1)),
+		check(r2, "okThenSkipped", audit.VerdictSkipped, day(2)),
+		check(r2, "refusedOnly", audit.VerdictRefused, day(2)),
 	}
 	full := fullCheck(r1, ids[urls["noHistory"]], urls["noHistory"])
 	full.Verdict = audit.VerdictOK
@@ -498,6 +502,7 @@ func TestPreviousChecks(t *testing.T) {
 		"tie":             saved[13], // same time: the later run
 		"noTime":          saved[14], // a dated check beats an undated one
 		"old":             saved[16], // whatever its age
+		"okThenSkipped":   saved[17],
 	}
 	allIDs := make([]int64, 0, len(ids)+2)
 	for _, id := range ids {

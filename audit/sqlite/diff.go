@@ -155,9 +155,11 @@ func (db *DB) confirmedBetween(ctx context.Context, from, to int64) ([]int64, er
 	return ids, rows.Err()
 }
 
-// NewlyConfirmed returns how many targets run runID confirmed broken (see
-// ApplyHistory) that its checks still find broken. It is what
-// --fail-on new counts. It is safe for concurrent use.
+// NewlyConfirmed returns how many targets run runID itself confirmed
+// broken (see ApplyHistory) that its checks still find broken. It is not
+// what --fail-on new counts: that is SinceLastRun's NewlyConfirmed, which
+// also holds the targets that runs of other sites in the same database
+// confirmed since the site's previous run. It is safe for concurrent use.
 func (db *DB) NewlyConfirmed(ctx context.Context, runID int64) (int, error) {
 	broken, args := verdictSet(audit.Verdict.Broken)
 	var n int

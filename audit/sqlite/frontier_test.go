@@ -70,34 +70,35 @@ func TestStore_SaveCrawlFrontier(t *testing.T) {
 func TestStore_RunState(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	if _, err := db.UnfinishedRun(ctx, ""); !errors.Is(err, audit.ErrNotFound) {
+	any := ResumeQuery{Command: CommandAudit}
+	if _, err := db.UnfinishedRun(ctx, any); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("UnfinishedRun on an empty database = %v", err)
 	}
 	run1 := mustCreateRun(t, db)
 	run2 := mustCreateRun(t, db)
-	if err := db.SaveRunSettings(ctx, run1, "fp-a", []byte(`{"x":1}`)); err != nil {
+	if err := db.SaveRunSettings(ctx, run1, CommandAudit, "fp-a", []byte(`{"x":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveRunSettings(ctx, run2, "fp-b", []byte(`{"x":2}`)); err != nil {
+	if err := db.SaveRunSettings(ctx, run2, CommandAudit, "fp-b", []byte(`{"x":2}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveRunSettings(ctx, run2, "fp-b", []byte(`not json`)); err == nil {
+	if err := db.SaveRunSettings(ctx, run2, CommandAudit, "fp-b", []byte(`not json`)); err == nil {
 		t.Error("invalid settings JSON stored")
 	}
 	fp, s, err := db.RunSettings(ctx, run2)
 	if err != nil || fp != "fp-b" || string(s) != `{"x":2}` {
 		t.Errorf("RunSettings = %q, %q, %v", fp, s, err)
 	}
-	if r, err := db.UnfinishedRun(ctx, "fp-a"); err != nil || r.ID != run1 {
+	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp-a"}); err != nil || r.ID != run1 {
 		t.Errorf("UnfinishedRun(fp-a) = %+v, %v", r, err)
 	}
-	if r, err := db.UnfinishedRun(ctx, ""); err != nil || r.ID != run2 {
+	if r, err := db.UnfinishedRun(ctx, any); err != nil || r.ID != run2 {
 		t.Errorf("UnfinishedRun(any) = %+v, %v", r, err)
 	}
 	if err := db.FinishRun(ctx, run2, audit.RunComplete, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UnfinishedRun(ctx, "fp-b"); !errors.Is(err, audit.ErrNotFound) {
+	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp-b"}); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("a complete run is unfinished: %v", err)
 	}
 	if err := db.FinishRun(ctx, run1, audit.RunInterrupted, time.Time{}, "x"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -103,30 +104,43 @@ type TargetStatus struct {
 	// (when that run was deleted, the time the target was first stored).
 	FirstSeen    time.Time
 	FirstSeenRun int64 // 0 when the run that first saw it was deleted
-	// FirstBroken is the first check with a broken verdict; LastOK the
-	// last with ok, redirected or moved. Zero when there is none.
+	// FirstBroken is the first of Checks with a broken verdict; LastOK the
+	// last with ok, redirected or moved. Zero when there is none among
+	// Checks: older runs, and pruned ones, are summarised by
+	// TargetHistories instead.
 	FirstBroken    time.Time
 	FirstBrokenRun int64
 	LastOK         time.Time
 	LastOKRun      int64
-	// Checks are the target's latest checks, oldest first.
+	// Checks are the target's checks in the site's latest runs, oldest
+	// first.
 	Checks []StatusEntry
 }
 
 // TargetStatuses returns the status history of every target the links of
-// runID point to, in target ID order: its checks in runID and every
-// earlier run still in the database (at most perTarget of the latest in
-// Checks, perTarget <= 0 meaning all; first broken and last OK consider
-// them all). An unknown run yields an error wrapping audit.ErrNotFound. It
-// is safe for concurrent use.
+// runID point to, in target ID order: its checks in the latest perTarget
+// runs of the same site (same mode and seeds) up to and including runID
+// (perTarget <= 0: every such run still in the database), with the first
+// broken and last OK among them.
+//
+// The cost is bounded by perTarget checks per target however long the
+// site's history: SQLite reads only the checks of those runs, through the
+// (run_id, target_id) key. The whole history of a target, pruned runs
+// included (first seen, failing since, last OK, confirmation), is
+// TargetHistories'. An unknown run yields an error wrapping
+// audit.ErrNotFound. It is safe for concurrent use.
 func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]TargetStatus, error) {
+	if perTarget <= 0 {
+		perTarget = -1
+	}
+	const linked = `(SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)`
 	var out []TargetStatus
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		byID := map[int64]int{}
 		err := each(ctx, tx, `
 			SELECT t.id, coalesce(r.started_at, t.first_seen_at), t.first_seen_run
 			FROM targets t LEFT JOIN runs r ON r.id = t.first_seen_run
-			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ? AND target_id IS NOT NULL)
+			WHERE t.id IN `+strings.ReplaceAll(linked, "?1", "?")+`
 			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
 			var (
 				s     TargetStatus
@@ -149,11 +163,14 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `
-			SELECT c.target_id, c.run_id, coalesce(c.checked_at, r.started_at), c.verdict, c.status
-			FROM checks c JOIN runs r ON r.id = c.run_id
-			WHERE c.run_id <= ?1
-				AND c.target_id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
-			ORDER BY c.target_id, c.run_id`, runID)
+			WITH site AS (
+				SELECT r.id, r.started_at FROM runs r JOIN runs me ON me.id = ?1
+				WHERE r.mode = me.mode AND r.seeds = me.seeds AND r.id <= me.id
+				ORDER BY r.id DESC LIMIT ?2)
+			SELECT c.target_id, c.run_id, coalesce(c.checked_at, s.started_at), c.verdict, c.status
+			FROM site s JOIN checks c ON c.run_id = s.id
+			WHERE c.target_id IN `+linked+`
+			ORDER BY c.target_id, c.run_id`, runID, perTarget)
 		if err != nil {
 			return err
 		}
@@ -180,26 +197,15 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 			if e.Verdict.Broken() && s.FirstBrokenRun == 0 {
 				s.FirstBroken, s.FirstBrokenRun = e.CheckedAt, e.RunID
 			}
-			switch e.Verdict {
-			case audit.VerdictOK, audit.VerdictRedirected, audit.VerdictMoved:
+			if audit.Classify(e.Verdict) == audit.OutcomeOK {
 				s.LastOK, s.LastOKRun = e.CheckedAt, e.RunID
 			}
 			s.Checks = append(s.Checks, e)
-			if perTarget > 0 && len(s.Checks) > 2*perTarget {
-				s.Checks = append(s.Checks[:0], s.Checks[len(s.Checks)-perTarget:]...)
-			}
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("target statuses of run %d: %w", runID, err)
-	}
-	if perTarget > 0 {
-		for i := range out {
-			if n := len(out[i].Checks); n > perTarget {
-				out[i].Checks = out[i].Checks[n-perTarget:]
-			}
-		}
 	}
 	return out, nil
 }

@@ -20,6 +20,10 @@ type RunSummary struct {
 	// Confirmed is the number of targets the run confirmed broken
 	// (history events; 0 before the run's history is applied).
 	Confirmed int `json:"newly_confirmed"`
+	// Abandoned is true for an unfinished run that will never be resumed
+	// (AbandonRun): a newer run of its settings completed, or it grew too
+	// old. Its Status is still what it was when it stopped.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // RunSummaries returns the runs, newest first, at most limit of them
@@ -38,7 +42,8 @@ func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error)
 			(SELECT count(*) FROM checks WHERE run_id = r.id),
 			(SELECT count(*) FROM checks WHERE run_id = r.id AND verdict IN (`+broken+`)),
 			(SELECT count(*) FROM findings WHERE run_id = r.id),
-			(SELECT count(*) FROM history_events WHERE run_id = r.id AND event = 'confirmed')
+			(SELECT count(*) FROM history_events WHERE run_id = r.id AND event = 'confirmed'),
+			EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+StageAbandoned+`')
 		FROM runs r
 		ORDER BY r.started_at DESC, r.id DESC
 		LIMIT ?`, args...)
@@ -49,7 +54,7 @@ func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error)
 	var out []RunSummary
 	for rows.Next() {
 		var s RunSummary
-		r, err := scanRunRow(rows.Scan, &s.Pages, &s.Links, &s.Targets, &s.Checked, &s.Broken, &s.Findings, &s.Confirmed)
+		r, err := scanRunRow(rows.Scan, &s.Pages, &s.Links, &s.Targets, &s.Checked, &s.Broken, &s.Findings, &s.Confirmed, &s.Abandoned)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}

@@ -204,9 +204,10 @@ func (db *DB) LatestRun(ctx context.Context) (*audit.Run, error) {
 // RunStats counts what a run recorded. Targets counts the distinct targets
 // its links point to; RobustLinks and MsetLinks count links carrying Robust
 // Links attributes and an mset attribute; Snapshots counts data-versionurl
-// entries and mset copies; Diagnostics counts page- and link-level ones;
-// ErrorPages counts pages with a status of 400 or more or a fetch error. An
-// unknown run yields an error wrapping audit.ErrNotFound.
+// entries and mset copies (not the pwid snapshots the archives stage
+// resolves: PWIDs counts pwids); Diagnostics counts page- and link-level
+// ones; ErrorPages counts pages with a status of 400 or more or a fetch
+// error. An unknown run yields an error wrapping audit.ErrNotFound.
 func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error) {
 	var s audit.RunStats
 	err := db.read.QueryRowContext(ctx, `
@@ -217,7 +218,7 @@ func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error
 			(SELECT count(DISTINCT target_id) FROM links WHERE run_id = r.id),
 			(SELECT count(*) FROM links WHERE run_id = r.id AND has_robust = 1),
 			(SELECT count(*) FROM links WHERE run_id = r.id AND has_mset = 1),
-			(SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id WHERE l.run_id = r.id),
+			(SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id WHERE l.run_id = r.id AND s.source <> 'pwid'),
 			(SELECT count(*) FROM identifiers i JOIN pages p ON p.id = i.page_id WHERE p.run_id = r.id),
 			(SELECT count(*) FROM pwids w JOIN pages p ON p.id = w.page_id WHERE p.run_id = r.id),
 			(SELECT count(*) FROM diagnostics WHERE run_id = r.id),

@@ -13,16 +13,33 @@ import (
 
 // Stage names recorded by MarkStage. Other stages may use any name.
 const (
-	StageCrawl   = "crawl"
-	StageCheck   = "check"
-	StageHistory = "history"
+	StageCrawl    = "crawl"
+	StageCheck    = "check"
+	StageArchives = "archives"
+	StageHistory  = "history"
+	// StageReport is recorded once the run's report is written (or when
+	// the run writes none): a complete run without it has a report to
+	// write (ResumeQuery.WithReport).
+	StageReport = "report"
+	// StageAbandoned marks an unfinished run that will never be resumed
+	// (AbandonRun): its status stays what it was.
+	StageAbandoned = "abandoned"
 )
 
-// SaveRunSettings records the effective settings of a run (JSON, as the
-// command writes it) and their fingerprint, replacing earlier ones, so an
-// interrupted run can be resumed with the same settings. settings must be
-// valid JSON. An unknown run yields an error wrapping audit.ErrNotFound.
-func (db *DB) SaveRunSettings(ctx context.Context, runID int64, fingerprint string, settings []byte) error {
+// Commands whose runs have settings (SaveRunSettings): a run is resumed
+// by the command that started it.
+const (
+	CommandAudit = "audit"
+	CommandCrawl = "crawl"
+)
+
+// SaveRunSettings records the command that started a run, the run's
+// effective settings (JSON, as the command writes it; secrets such as
+// header values must not be in it) and their fingerprint, replacing
+// earlier ones, so an interrupted run can be resumed with the same
+// settings. settings must be valid JSON. An unknown run yields an error
+// wrapping audit.ErrNotFound.
+func (db *DB) SaveRunSettings(ctx context.Context, runID int64, command, fingerprint string, settings []byte) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("save run settings: %w", err)
@@ -31,9 +48,13 @@ func (db *DB) SaveRunSettings(ctx context.Context, runID int64, fingerprint stri
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return fmt.Errorf("save run settings: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, fingerprint, settings) VALUES (?, ?, ?)
-		ON CONFLICT (run_id) DO UPDATE SET fingerprint = excluded.fingerprint, settings = excluded.settings`,
-		runID, fingerprint, string(settings)); err != nil {
+	if command == "" {
+		return fmt.Errorf("save run settings of run %d: no command", runID)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, command, fingerprint, settings) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET command = excluded.command, fingerprint = excluded.fingerprint,
+			settings = excluded.settings`,
+		runID, command, fingerprint, string(settings)); err != nil {
 		return fmt.Errorf("save run settings of run %d: %w", runID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -113,23 +134,68 @@ func (db *DB) Stages(ctx context.Context, runID int64) (map[string]time.Time, er
 	return out, nil
 }
 
-// UnfinishedRun returns the latest run that did not finish (status running
-// or interrupted) and has settings saved by SaveRunSettings with the given
-// fingerprint, or any fingerprint when fingerprint is "". It returns an
-// error wrapping audit.ErrNotFound when there is none.
+// ResumeQuery selects the run a command resumes (UnfinishedRun).
+type ResumeQuery struct {
+	// Command is the command that started the run (CommandAudit, ...).
+	Command string
+	// Fingerprint selects runs with these settings; "" selects any.
+	Fingerprint string
+	// WithReport also selects complete runs whose report stage is not
+	// recorded (StageReport): killed while writing their report.
+	WithReport bool
+}
+
+// UnfinishedRun returns the latest run (highest start time, then ID) that
+// q.Command started with settings saved by SaveRunSettings, that matches
+// q.Fingerprint, that did not finish (status running or interrupted; or,
+// with q.WithReport, complete without StageReport) and that was not
+// abandoned (AbandonRun). It returns an error wrapping audit.ErrNotFound
+// when there is none. Whether the run is still worth resuming is the
+// caller's decision (NewerCompleteRun, the run's age).
 //
 // A run still "running" may belong to a live process: callers hold the
 // run lock (TryLock) first, so that any run found is dead.
-func (db *DB) UnfinishedRun(ctx context.Context, fingerprint string) (*audit.Run, error) {
+func (db *DB) UnfinishedRun(ctx context.Context, q ResumeQuery) (*audit.Run, error) {
 	r, err := scanRun(db.read.QueryRowContext(ctx, `
 		SELECT `+prefixed("r.", runColumns)+`
 		FROM runs r JOIN run_settings s ON s.run_id = r.id
-		WHERE r.status IN ('running', 'interrupted') AND (?1 = '' OR s.fingerprint = ?1)
-		ORDER BY r.started_at DESC, r.id DESC LIMIT 1`, fingerprint))
+		WHERE s.command = ?1 AND (?2 = '' OR s.fingerprint = ?2)
+			AND (r.status IN ('running', 'interrupted') OR (?3 AND r.status = 'complete'
+				AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?4)))
+			AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?5)
+		ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
+		q.Command, q.Fingerprint, q.WithReport, StageReport, StageAbandoned))
 	if err != nil {
 		return nil, fmt.Errorf("unfinished run: %w", err)
 	}
 	return r, nil
+}
+
+// NewerCompleteRun returns the earliest complete run started after runID
+// (a higher ID) by the same command with the same settings fingerprint:
+// when there is one, runID is stale and not worth resuming. It returns an
+// error wrapping audit.ErrNotFound when there is none, or when runID has
+// no settings.
+func (db *DB) NewerCompleteRun(ctx context.Context, runID int64) (*audit.Run, error) {
+	r, err := scanRun(db.read.QueryRowContext(ctx, `
+		SELECT `+prefixed("n.", runColumns)+`
+		FROM run_settings s
+		JOIN run_settings ns ON ns.command = s.command AND ns.fingerprint = s.fingerprint AND ns.run_id > s.run_id
+		JOIN runs n ON n.id = ns.run_id
+		WHERE s.run_id = ? AND n.status = 'complete'
+		ORDER BY n.id LIMIT 1`, runID))
+	if err != nil {
+		return nil, fmt.Errorf("newer complete run than %d: %w", runID, err)
+	}
+	return r, nil
+}
+
+// AbandonRun records that an unfinished run will never be resumed
+// (StageAbandoned): UnfinishedRun skips it from now on, and linkrot runs
+// shows it as abandoned. Its status and data are left as they are. An
+// unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) AbandonRun(ctx context.Context, runID int64) error {
+	return db.MarkStage(ctx, runID, StageAbandoned)
 }
 
 // ReopenRun marks a run as running again, for resuming it: its end time

@@ -29,44 +29,80 @@ func fnv1a(s string) uint64 {
 // Katakana characters, which are written without spaces between words, are
 // each a token of their own.
 func Words(text string) []string {
-	var words []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			words = append(words, strings.ToLower(text[start:end]))
-			start = -1
-		}
+	// About one word per 7 bytes of prose: one allocation for most texts
+	// instead of a dozen as the slice grows.
+	words := make([]string, 0, len(text)/7+1)
+	EachWord(text, func(w string) { words = append(words, w) })
+	if len(words) == 0 {
+		return nil
 	}
+	return words
+}
+
+// EachWord calls yield with each word of text, in order: the words Words
+// returns, without collecting them.
+func EachWord(text string, yield func(string)) {
+	start := -1
+	// lower: the word so far is ASCII without upper-case letters, so it is
+	// its own lower case (what strings.ToLower would return).
+	lower := true
 	for i, r := range text {
 		if r < utf8.RuneSelf {
 			// ASCII fast path.
-			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			switch {
+			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
 				if start < 0 {
 					start = i
 				}
-			} else {
-				flush(i)
+			case 'A' <= r && r <= 'Z':
+				if start < 0 {
+					start = i
+				}
+				lower = false
+			case start >= 0:
+				yield(wordAt(text, start, i, lower))
+				start, lower = -1, true
 			}
 			continue
 		}
+		lower = false
 		switch {
 		case r == utf8.RuneError:
-			flush(i)
 		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
-			flush(i)
-			words = append(words, text[i:i+utf8.RuneLen(r)])
+			if start >= 0 {
+				yield(wordAt(text, start, i, false))
+				start = -1
+			}
+			yield(text[i : i+utf8.RuneLen(r)])
+			lower = true
+			continue
 		case unicode.IsLetter(r) || unicode.IsNumber(r):
 			if start < 0 {
 				start = i
 			}
+			continue
 		case unicode.IsMark(r):
 			// A mark continues a word; a leading mark is dropped.
-		default:
-			flush(i)
+			continue
 		}
+		// Anything else ends the word.
+		if start >= 0 {
+			yield(wordAt(text, start, i, false))
+			start = -1
+		}
+		lower = true
 	}
-	flush(len(text))
-	return words
+	if start >= 0 {
+		yield(wordAt(text, start, len(text), lower))
+	}
+}
+
+// wordAt returns text[start:end] lower-cased; lower says it is already.
+func wordAt(text string, start, end int, lower bool) string {
+	if lower {
+		return text[start:end]
+	}
+	return strings.ToLower(text[start:end])
 }
 
 // Shingles returns the set of hashed k-word shingles of words: the FNV-1a
@@ -129,27 +165,49 @@ func Jaccard(a, b map[uint64]struct{}) float64 {
 // a tie gives 0). So a single word's SimHash is its hash, and no words give
 // 0. Near-identical texts get fingerprints a small Hamming distance apart.
 func SimHash(words []string) uint64 {
-	if len(words) == 0 {
-		return 0
-	}
-	counts := make(map[string]int, len(words))
+	var h SimHasher
 	for _, w := range words {
-		counts[w]++
+		h.Add(w)
 	}
-	var v [64]int
-	for w, n := range counts {
-		h := fnv1a(w)
-		for i := range 64 {
-			if h&(1<<i) != 0 {
-				v[i] += n
-			} else {
-				v[i] -= n
-			}
-		}
+	return h.Sum()
+}
+
+// SimHasher computes a SimHash word by word: adding the words of a slice
+// one by one and calling Sum gives SimHash of the slice. The zero value is
+// ready to use (the SimHash of no words).
+type SimHasher struct {
+	// Bit i of the result is set when more occurrences of words have bit
+	// i of their hash set than clear: count, per bit, the hashes that have
+	// it set. The 64 counts are kept as vertical (bit-sliced) counters:
+	// bit i of planes[j] is bit j of bit i's count, and adding a hash is a
+	// binary increment of every counter whose bit is set in it, done for
+	// all 64 at once. Summing per occurrence equals weighting each
+	// distinct word by its number of occurrences.
+	planes [64]uint64
+	top    int    // planes in use
+	n      uint64 // words added
+}
+
+// Add adds one occurrence of word w.
+func (s *SimHasher) Add(w string) {
+	carry := fnv1a(w)
+	j := 0
+	for ; carry != 0; j++ {
+		s.planes[j], carry = s.planes[j]^carry, s.planes[j]&carry
 	}
+	s.top = max(s.top, j)
+	s.n++
+}
+
+// Sum returns the SimHash of the words added so far.
+func (s *SimHasher) Sum() uint64 {
 	var out uint64
 	for i := range 64 {
-		if v[i] > 0 {
+		var ones uint64
+		for j := range s.top {
+			ones |= (s.planes[j] >> i & 1) << j
+		}
+		if 2*ones > s.n {
 			out |= 1 << i
 		}
 	}

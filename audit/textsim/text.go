@@ -3,6 +3,8 @@ package textsim
 import (
 	"bytes"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -35,13 +37,34 @@ func MainText(htmlBody []byte) string {
 		// elements; fall back to a flat scan of the tokens.
 		return tokenText(htmlBody)
 	}
+	return MainTextOf(doc)
+}
+
+// MainTextOf is MainText of a document already parsed by html.Parse, for
+// callers that read the tree for other things too. The tree is not
+// modified.
+func MainTextOf(doc *html.Node) string {
+	return collapse(rawMainText(doc))
+}
+
+// EachMainWord calls yield with each word of MainTextOf(doc), in order
+// (see EachWord), without building the main text: the words do not
+// depend on how white space is collapsed or invalid bytes replaced, since
+// both only ever separate words.
+func EachMainWord(doc *html.Node, yield func(string)) {
+	EachWord(rawMainText(doc), yield)
+}
+
+// rawMainText is the main text of doc before collapse.
+func rawMainText(doc *html.Node) string {
 	roots := contentRoots(doc)
 	var b strings.Builder
+	b.Grow(4 << 10) // most pages' main text, without growing
 	for _, r := range roots {
 		writeText(&b, r)
 		b.WriteByte(' ')
 	}
-	return collapse(b.String())
+	return b.String()
 }
 
 // contentRoots picks the nodes whose text is the page's main content.
@@ -197,10 +220,56 @@ func textLen(n *html.Node) int {
 }
 
 // collapse joins the white-space separated fields of s with single spaces
-// and makes the result valid UTF-8.
+// and makes the result valid UTF-8: strings.ToValidUTF8 of
+// strings.Join(strings.Fields(s), " ") with U+FFFD as the replacement of
+// each run of invalid bytes, in one pass.
 func collapse(s string) string {
-	return strings.ToValidUTF8(strings.Join(strings.Fields(s), " "), "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false   // white space seen since the last byte written
+	invalid := false // the last thing written replaced invalid bytes
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if asciiSpace[c] {
+				space = true
+				continue
+			}
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space, invalid = false, false
+			b.WriteByte(c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size > 1 && unicode.IsSpace(r) {
+			i += size
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+			invalid = false
+		}
+		space = false
+		if size == 1 { // r == utf8.RuneError: an invalid byte
+			if !invalid {
+				b.WriteString("\uFFFD")
+				invalid = true
+			}
+		} else {
+			b.WriteString(s[i : i+size])
+			invalid = false
+		}
+		i += size
+	}
+	return b.String()
 }
+
+// asciiSpace are the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // tokenText is MainText for documents html.Parse refuses: the text of
 // every token outside skipped elements.

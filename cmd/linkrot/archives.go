@@ -46,12 +46,13 @@ type archiveFlags struct {
 	th          drift.Thresholds
 
 	summary *robust.Summary // set by runArchives, printed by printSummary
+	offline bool            // --no-archives: the summary has first-seen drift only
 }
 
 func (f *archiveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.archives, "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,save=url]`, or a default name (ia, timetravel) with options; repeatable (default: ia and timetravel)")
 	fs.Var(&f.pwids, "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
-	fs.BoolVar(&f.noArchives, "no-archives", false, "skip the archives stage: no snapshot audit, mementos, drift, identifiers or suggestions (offline runs)")
+	fs.BoolVar(&f.noArchives, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
 	fs.BoolVar(&f.timemap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
 	fs.DurationVar(&f.maxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
 	fs.BoolVar(&f.saveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
@@ -68,6 +69,34 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.th.MajorJaccardDistance, "drift-major-jaccard", drift.DefaultMajorJaccardDistance, "major drift when Jaccard distance is above this")
 	fs.IntVar(&f.th.MajorSimHash, "drift-major-simhash", drift.DefaultMajorSimHash, "major drift when SimHash Hamming distance is above this")
 	fs.Float64Var(&f.th.MajorWordChange, "drift-major-wordcount", drift.DefaultMajorWordChange, "major drift when the word count changed by more than this fraction")
+}
+
+// thresholds checks the drift threshold flags and returns them. Every
+// field holds its flag's value (the default unless set, 0 when set to 0),
+// so they are used exactly.
+func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
+	th := f.th
+	th.Exact = true
+	for _, c := range []struct {
+		flag   string
+		v      float64
+		lo, hi float64
+	}{
+		{"drift-offtopic-cosine", th.OffTopicCosine, 0, 1},
+		{"drift-offtopic-jaccard", th.OffTopicJaccardDistance, 0, 1},
+		{"drift-offtopic-sorensen", th.OffTopicDiceDistance, 0, 1},
+		{"drift-offtopic-simhash", float64(th.OffTopicSimHash), 0, 64},
+		{"drift-offtopic-wordcount", th.OffTopicWordDrop, 0, 1},
+		{"drift-major-cosine", th.MajorCosine, 0, 1},
+		{"drift-major-jaccard", th.MajorJaccardDistance, 0, 1},
+		{"drift-major-simhash", float64(th.MajorSimHash), 0, 64},
+		{"drift-major-wordcount", th.MajorWordChange, 0, 1},
+	} {
+		if !(c.v >= c.lo && c.v <= c.hi) {
+			return th, usagef("--%s %v: want a value from %v to %v", c.flag, c.v, c.lo, c.hi)
+		}
+	}
+	return th, th.Validate()
 }
 
 // config checks the flags and builds the stage's configuration, without
@@ -104,6 +133,9 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 	if f.maxDistance <= 0 || f.workers < 1 || f.shingle < 1 {
 		return nil, nil, 0, usagef("--max-memento-distance, --archive-workers and --drift-shingle must be positive")
 	}
+	if _, err := f.thresholds(); err != nil {
+		return nil, nil, 0, err
+	}
 	return archives, reg, rate, nil
 }
 
@@ -114,10 +146,14 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 // could not go on (store failure, cancellation).
 func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, f *archiveFlags, kopts check.Options, log *slog.Logger) error {
 	if f.noArchives {
-		log.Info("archives stage skipped (--no-archives)")
-		return nil
+		log.Info("archives stage skipped (--no-archives): first-seen drift only")
+		return firstSeenDriftOnly(ctx, store, run, f, log)
 	}
 	archives, reg, fetchRate, err := f.config()
+	if err != nil {
+		return err
+	}
+	th, err := f.thresholds()
 	if err != nil {
 		return err
 	}
@@ -125,20 +161,8 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 	if err != nil {
 		return err
 	}
-	// Loopback or private addresses are allowed when the audited site
-	// lives there (as for the live check), or when the user configured an
-	// archive there explicitly.
-	allow := kopts.AllowPrivate || hostsArePrivate(ctx, runHosts(run))
-	if !allow && len(f.archives) > 0 {
-		hosts := map[string]bool{}
-		for _, a := range archives {
-			hosts[hostOf(a.TimeGate)] = true
-		}
-		allow = hostsArePrivate(ctx, hosts)
-	}
-	topts := kopts
-	topts.AllowPrivate = allow
-	rt, closeRT := check.NewTransport(topts)
+	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
+	rt, closeRT := check.NewTransportAllowing(topts, privateOK)
 	defer closeRT()
 	client := archive.NewClient(archive.Options{
 		Archives:      archives,
@@ -149,6 +173,16 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		OtherHostRate: fetchRate,
 		Logger:        log,
 	})
+	// Save Page Now requests an interrupted pass of the stage sent are
+	// kept (ClearArchives leaves them) and never sent again.
+	prior, err := store.SaveRequests(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	sent := make(map[string]bool, len(prior))
+	for _, r := range prior {
+		sent[r.URL] = true
+	}
 	if err := store.ClearArchives(ctx, run.ID); err != nil {
 		return err
 	}
@@ -158,6 +192,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 	snaps := audit.NewBatcher(wctx, store.SaveSnapshotChecks, wo)
 	mems := audit.NewBatcher(wctx, store.SaveMementos, wo)
 	drifts := audit.NewBatcher(wctx, store.SaveDrifts, wo)
+	driftFails := audit.NewBatcher(wctx, store.SaveDriftFailures, wo)
 	idents := audit.NewBatcher(wctx, store.SaveIdentifierChecks, wo)
 	suggs := audit.NewBatcher(wctx, store.SaveSuggestions, wo)
 	saves := audit.NewBatcher(wctx, store.SaveSaveRequests, wo)
@@ -165,6 +200,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		SnapshotCheck: snaps.Add,
 		Memento:       mems.Add,
 		Drift:         drifts.Add,
+		DriftFailure:  driftFails.Add,
 		Identifier:    idents.Add,
 		Suggestion:    suggs.Add,
 		Save:          saves.Add,
@@ -176,9 +212,10 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		MaxDistance: f.maxDistance,
 		TimeMaps:    f.timemap,
 		Shingle:     f.shingle,
-		Thresholds:  f.th,
+		Thresholds:  th,
 		SaveMissing: f.saveMissing,
 		Save:        archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
+		Saved:       func(u string) bool { return sent[u] },
 		Workers:     f.workers,
 		MaxBody:     kopts.MaxBody,
 		SiteHosts:   runHosts(run),
@@ -192,13 +229,81 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 	log.Info("archives stage", "run", run.ID, "links", len(in.Links), "archives", strings.Join(names, ","))
 	sum, runErr := robust.Run(ctx, opts, in, sink)
 	var errs []error
-	for _, b := range []interface{ Close() error }{snaps, mems, drifts, idents, suggs, saves} {
+	for _, b := range []interface{ Close() error }{snaps, mems, drifts, driftFails, idents, suggs, saves} {
 		errs = append(errs, b.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("save archive results: %w", err)
 	}
+	if sum != nil {
+		for _, r := range prior {
+			sum.Saves[r.Status]++
+		}
+	}
 	f.summary = sum
+	return runErr
+}
+
+// archiveTransport returns the options of the stage's guarded transport
+// and the endpoints allowed to be private. Loopback and private addresses
+// are allowed everywhere when the audited site lives there (as for the
+// live check) or with --allow-private; else only for the archives the user
+// configured (--archive, --pwid-archive) that are there: a snapshot URL,
+// identifier or redirect naming another private host stays refused.
+func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
+	topts := kopts
+	topts.AllowPrivate = kopts.AllowPrivate || hostsArePrivate(ctx, runHosts(run))
+	if topts.AllowPrivate {
+		return topts, nil
+	}
+	var endpoints []string
+	if len(f.archives) > 0 {
+		for _, a := range archives {
+			endpoints = append(endpoints, a.TimeGate, a.TimeMap, a.Save)
+		}
+	}
+	for _, p := range f.pwids {
+		if _, tmpl, err := archive.ParseRegistryEntry(p); err == nil {
+			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
+		}
+	}
+	var private []string
+	for _, u := range endpoints {
+		if h := hostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
+			private = append(private, u)
+		}
+	}
+	return topts, private
+}
+
+// firstSeenDriftOnly is the archives stage under --no-archives: first-seen
+// drift (each fingerprinted target against its first fingerprint), which
+// needs no network, replacing what an earlier pass measured for the run.
+func firstSeenDriftOnly(ctx context.Context, store *sqlite.DB, run *audit.Run, f *archiveFlags, log *slog.Logger) error {
+	th, err := f.thresholds()
+	if err != nil {
+		return err
+	}
+	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
+	checks, err := store.Checks(ctx, run.ID)
+	if err != nil {
+		return fmt.Errorf("load checks: %w", err)
+	}
+	for i := range checks {
+		in.Checks[checks[i].TargetID] = &checks[i]
+	}
+	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
+		return err
+	}
+	if err := store.ClearFirstSeenDrift(ctx, run.ID); err != nil {
+		return err
+	}
+	drifts := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveDrifts, audit.WriterOptions{BatchSize: 500})
+	sum, runErr := robust.Run(ctx, robust.Options{Offline: true, Thresholds: th, Logger: log}, in, robust.Sink{Drift: drifts.Add})
+	if err := drifts.Close(); err != nil {
+		return fmt.Errorf("save drift: %w", err)
+	}
+	f.summary, f.offline = sum, true
 	return runErr
 }
 
@@ -241,6 +346,9 @@ func archiveInput(ctx context.Context, store *sqlite.DB, run *audit.Run) (robust
 	if in.FirstSeen, err = store.TargetsFirstSeen(ctx, run.ID); err != nil {
 		return in, err
 	}
+	if in.LinkFirstSeen, err = store.LinksFirstSeen(ctx, run.ID); err != nil {
+		return in, err
+	}
 	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
 		return in, err
 	}
@@ -278,6 +386,17 @@ func (f *archiveFlags) printSummary(w io.Writer) {
 	if s == nil {
 		return
 	}
+	bands := func(m map[string]int) string {
+		var b []string
+		for _, band := range []string{audit.BandUnchanged, audit.BandMinor, audit.BandMajor, audit.BandOffTopic} {
+			b = append(b, fmt.Sprintf("%d %s", m[band], band))
+		}
+		return strings.Join(b, ", ")
+	}
+	if f.offline {
+		fmt.Fprintf(w, "Drift since first seen: %s (archives not asked: --no-archives).\n", bands(s.FirstSeenBands))
+		return
+	}
 	var parts []string
 	for _, v := range []audit.SnapshotVerdict{audit.SnapshotOK, audit.SnapshotMissing, audit.SnapshotError, audit.NotAMemento} {
 		parts = append(parts, fmt.Sprintf("%d %s", s.Snapshots[v], strings.TrimPrefix(string(v), "snapshot-")))
@@ -286,14 +405,11 @@ func (f *archiveFlags) printSummary(w io.Writer) {
 		strings.Join(parts, ", "), s.DatetimeMismatches, s.OriginalMismatches)
 	fmt.Fprintf(w, "Mementos: %d links looked up, %d with a memento, %d with a representative memento; %d lookups failed.\n",
 		s.LinksLookedUp, s.LinksWithMemento, s.LinksRepresentative, s.LookupErrors)
-	bands := func(m map[string]int) string {
-		var b []string
-		for _, band := range []string{audit.BandUnchanged, audit.BandMinor, audit.BandMajor, audit.BandOffTopic} {
-			b = append(b, fmt.Sprintf("%d %s", m[band], band))
-		}
-		return strings.Join(b, ", ")
+	failed := ""
+	if s.DriftErrors > 0 {
+		failed = fmt.Sprintf("; %d could not be measured", s.DriftErrors)
 	}
-	fmt.Fprintf(w, "Drift against mementos: %s. Since first seen: %s.\n", bands(s.Bands), bands(s.FirstSeenBands))
+	fmt.Fprintf(w, "Drift against mementos: %s%s. Since first seen: %s.\n", bands(s.Bands), failed, bands(s.FirstSeenBands))
 	fmt.Fprintf(w, "Identifiers: %d checked, %d do not resolve, %d do not lead back. Suggestions: %d (linkrot suggest).",
 		s.Identifiers, s.IdentifiersBroken, s.IdentifiersNoReturn,
 		s.Suggestions[robust.ReasonNoRobustData]+s.Suggestions[robust.ReasonBrokenMemento]+s.Suggestions[robust.ReasonUseIdentifier])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +18,8 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
 	"github.com/linkrot/linkrot/audit/archive/archivetest"
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/drift"
 )
 
 // archPage wraps a paragraph the way every fixture page here is written, so
@@ -154,7 +158,7 @@ func TestAuditCommand_Archives(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
 	for _, want := range []string{"Snapshots: 5 ok, 1 missing, 0 error, 1 not-a-memento (2 datetime mismatches, 1 of another original).",
-		"Drift against mementos: 2 unchanged, 1 minor, 1 major, 1 off-topic.", "Save requests: 4 success."} {
+		"Drift against mementos: 2 unchanged, 1 minor, 1 major, 1 off-topic; 1 could not be measured.", "Save requests: 4 success."} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -274,6 +278,34 @@ func TestAuditCommand_Archives(t *testing.T) {
 	if _, ok := mem[mkey{"moved", "fx"}]; ok {
 		t.Error("a live link with only an mset copy was looked up")
 	}
+	// nodt: the TimeGate's Link header dates the capture, so the lookup
+	// finds it (the missing Memento-Datetime shows in the snapshot audit
+	// and in drift). never: no archive holds it; nor the live links nobody
+	// archived, looked up at the date linkrot first saw them.
+	if m := nearestOf["nodt"]; m.Archive != "fx" || m.URL != f.fx.URLOf(s+"/nodt", ts("2022-02-02T02:02:02Z"), "") ||
+		m.WantedFrom != "versiondate" || m.Distance != 9*time.Hour+57*time.Minute+58*time.Second || !m.Representative {
+		t.Errorf("nodt nearest = %+v", m)
+	}
+	for _, text := range []string{"never", "unarchived", "paper", "paper2"} {
+		for _, arch := range []string{"fx", "slow"} {
+			m, ok := mem[mkey{text, arch}]
+			wantFrom := "first-seen"
+			if text == "never" {
+				wantFrom = "versiondate"
+			}
+			if !ok || m.URL != "" || m.Error != "no memento" || m.Nearest || m.WantedFrom != wantFrom || m.Count != 0 {
+				t.Errorf("%s @%s = %+v (found %v), want no memento", text, arch, m, ok)
+			}
+		}
+		if _, ok := nearestOf[text]; ok {
+			t.Errorf("%s: a nearest memento is marked", text)
+		}
+	}
+	// 11 links looked up (stable, changed, nodt, never, deleted, garden,
+	// paper, paper2, volcanoes, unarchived, mset), one record per archive.
+	if len(mems) != 22 || len(nearestOf) != 7 {
+		t.Errorf("%d memento records (%d nearest), want 22 (7)", len(mems), len(nearestOf))
+	}
 
 	// 3. Drift.
 	drifts, err := db.Drifts(ctx, r.ID)
@@ -303,6 +335,24 @@ func TestAuditCommand_Archives(t *testing.T) {
 	}
 	if len(band) != 5 {
 		t.Errorf("%d memento drifts, want 5: %+v", len(band), band)
+	}
+	// nodt's drift was due but its memento is no reference: recorded.
+	fails, err := db.DriftFailures(ctx, r.ID)
+	if err != nil || len(fails) != 1 || textOf[fails[0].LinkID] != "nodt" || !strings.Contains(fails[0].Reason, "without Memento-Datetime") ||
+		fails[0].LiveURL != s+"/nodt" {
+		t.Errorf("drift failures = %+v, %v", fails, err)
+	}
+	// The pwids that resolved are snapshots of their links too.
+	pw, err := db.PWIDSnapshots(ctx, r.ID)
+	if err != nil || len(pw) != 2 {
+		t.Fatalf("pwid snapshots = %+v, %v", pw, err)
+	}
+	for _, p := range pw {
+		want := map[string]string{"pwid ok": f.fx.URL + "/web/20240301120000/" + s + "/stable",
+			"pwid gone": f.fx.URL + "/web/20240302000000/" + s + "/stable"}[textOf[p.LinkID]]
+		if p.URL != want || p.Ord != 0 || p.TargetID == 0 {
+			t.Errorf("pwid snapshot of %q = %+v, want %s", textOf[p.LinkID], p, want)
+		}
 	}
 
 	// 4. Identifiers.
@@ -428,8 +478,23 @@ func TestAuditCommand_Archives(t *testing.T) {
 			first[d.LiveURL] = d
 		}
 	}
-	if d := first[e+"/page"]; d.Band != audit.BandMajor || d.TextMeasured || d.WordsReference != 21 || d.WordsLive != 12 || d.LinkID != 0 {
+	// The garden page became a bread recipe: SimHash distance 36, past the
+	// major threshold (12), short of the off-topic one (38); fingerprints
+	// carry no word sets, so the set measures cannot call it off-topic.
+	if d := first[e+"/page"]; d.Band != audit.BandMajor || d.SimHashDistance != 36 || d.TextMeasured || d.WordsReference != 21 || d.WordsLive != 12 || d.LinkID != 0 {
 		t.Errorf("first-seen drift of the changed page = %+v", d)
+	}
+	// Every target fingerprinted in both runs, once each: the site's five
+	// live pages linked from the index, its identifier /id/home (which
+	// redirects to the index page) and the other site's six pages.
+	var others []string
+	for u, d := range first {
+		if u != e+"/page" && d.Band != audit.BandUnchanged {
+			others = append(others, u)
+		}
+	}
+	if len(first) != 12 || len(others) != 0 {
+		t.Errorf("%d first-seen drifts (changed besides the garden page: %v), want 12", len(first), others)
 	}
 	if d := first[s+"/stable"]; d.Band != audit.BandUnchanged {
 		t.Errorf("first-seen drift of the stable page = %+v", d)
@@ -439,18 +504,26 @@ func TestAuditCommand_Archives(t *testing.T) {
 	}
 }
 
+// closedPort returns the URL of a loopback port that refuses connections
+// (listened on, then closed), without any DNS query.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	u := closed.URL
+	closed.Close()
+	return u
+}
+
 // TestAuditCommand_ArchivesUnreachable: the default archives are real
-// services; an archive that cannot be reached (here a closed loopback port
-// and an unresolvable name) degrades to recorded errors quickly.
+// services; archives that cannot be reached (here two loopback ports that
+// refuse connections) degrade to recorded errors quickly.
 func TestAuditCommand_ArchivesUnreachable(t *testing.T) {
 	f := newArchiveFixture(t)
-	closed := httptest.NewServer(http.NotFoundHandler())
-	dead := closed.URL
-	closed.Close()
+	dead, dead2 := closedPort(t), closedPort(t)
 	dbPath := filepath.Join(t.TempDir(), "dead.db")
 	start := time.Now()
 	code, stdout, stderr := run(t, "", "audit", f.site.URL+"/", "--db", dbPath, "--timeout", "2s", "--no-report", "--fail-on", "none",
-		"--archive", "dead="+dead+"/web/,rate=6000/min", "--archive", "nxdomain=http://archive.invalid/web/,rate=6000/min",
+		"--archive", "dead="+dead+"/web/,rate=6000/min", "--archive", "dead2="+dead2+"/web/,rate=6000/min",
 		"--fetch-rate", "6000/min")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -487,6 +560,13 @@ func TestArchiveFlags_Usage(t *testing.T) {
 		{"--archive", "x=http://a/", "--archive", "x=http://b/"},
 		{"--pwid-archive", "nope"},
 		{"--fetch-rate", "fast"},
+		{"--drift-offtopic-cosine", "1.5"},
+		{"--drift-offtopic-jaccard", "-0.1"},
+		{"--drift-offtopic-simhash", "65"},
+		{"--drift-major-simhash", "-1"},
+		{"--drift-major-wordcount", "1.01"},
+		{"--drift-offtopic-wordcount", "NaN"},
+		{"--no-archives", "--drift-offtopic-sorensen", "2"},
 	} {
 		a := append([]string{"audit", site.URL + "/", "--db", dbPath, "--no-report"}, args...)
 		if code, _, _ := run(t, "", a...); code != exitUsage {
@@ -495,5 +575,133 @@ func TestArchiveFlags_Usage(t *testing.T) {
 	}
 	if d := archive.Defaults(); len(d) != 2 || d[0].Name != "ia" || d[1].Name != "timetravel" {
 		t.Errorf("defaults = %+v", d)
+	}
+}
+
+// TestArchiveFlags_Thresholds: a drift threshold set to 0 is 0 (not the
+// default), the others keep their defaults, and the values in range are
+// accepted.
+func TestArchiveFlags_Thresholds(t *testing.T) {
+	var f archiveFlags
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--drift-major-simhash", "0", "--drift-offtopic-cosine", "0", "--drift-major-wordcount", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	th, err := f.thresholds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := drift.DefaultThresholds()
+	want.MajorSimHash, want.OffTopicCosine, want.MajorWordChange = 0, 0, 1
+	if th != want {
+		t.Errorf("thresholds = %+v\nwant %+v", th, want)
+	}
+	// One SimHash bit of difference is major now; cosine 0 is not
+	// off-topic at an off-topic cosine threshold of 0.
+	m := drift.Measures{TextMeasured: true, SimHash: 1, Jaccard: 0.9, Dice: 0.9, Cosine: 0.9, WordsReference: 10, WordsLive: 10}
+	if b := th.Band(m); b != audit.BandMajor {
+		t.Errorf("band = %s, want major at --drift-major-simhash 0", b)
+	}
+	if _, _, _, err := f.config(); err != nil {
+		t.Errorf("config: %v", err)
+	}
+}
+
+// TestArchiveTransport: the audited site is public, a configured archive
+// is on loopback: only that archive may be reached on a private address;
+// a snapshot on another loopback host is refused.
+func TestArchiveTransport(t *testing.T) {
+	fa := archivetest.New(t, archivetest.Options{})
+	fa.Add(archivetest.Memento{Original: "http://example.org/", Time: ts("2024-01-01T00:00:00Z"), Body: "<p>x</p>"})
+	other := archivetest.New(t, archivetest.Options{})
+	other.Add(archivetest.Memento{Original: "http://example.org/", Time: ts("2024-01-01T00:00:00Z"), Body: "<p>x</p>"})
+	var f archiveFlags
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--archive", fa.Flag("fx", "6000/min"), "--pwid-archive", "fx.archive=" + fa.URL + "/web/{timestamp}{raw}/{item}"}); err != nil {
+		t.Fatal(err)
+	}
+	archives, _, _, err := f.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A public address literal: no DNS query.
+	run := &audit.Run{Seeds: []string{"http://93.184.215.14/"}}
+	topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{})
+	if topts.AllowPrivate || len(private) != 4 {
+		t.Fatalf("AllowPrivate %v, private endpoints %v; want false and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
+	}
+	rt, done := check.NewTransportAllowing(topts, private)
+	defer done()
+	client := archive.NewClient(archive.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second})
+	if _, err := client.Negotiate(context.Background(), archives[0], "http://example.org/", ts("2024-01-01T00:00:00Z")); err != nil {
+		t.Errorf("configured archive: %v", err)
+	}
+	_, err = client.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1)
+	var ae *archive.Error
+	if !errors.As(err, &ae) || ae.Class != "policy" {
+		t.Errorf("snapshot on another loopback host: %v, want a policy refusal", err)
+	}
+	// A site on loopback allows private addresses everywhere, as the live
+	// check does.
+	run.Seeds = []string{fa.URL + "/"}
+	if topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{}); !topts.AllowPrivate || private != nil {
+		t.Errorf("site on loopback: AllowPrivate %v, private %v", topts.AllowPrivate, private)
+	}
+}
+
+// TestAuditCommand_NoArchivesFirstSeenDrift: --no-archives asks no
+// archive, yet measures first-seen drift, which needs no network.
+func TestAuditCommand_NoArchivesFirstSeenDrift(t *testing.T) {
+	f := newArchiveFixture(t)
+	dbPath := filepath.Join(t.TempDir(), "offline.db")
+	args := []string{"audit", f.site.URL + "/", "--db", dbPath, "--timeout", "5s", "--no-report", "--fail-on", "none", "--no-archives"}
+	code, stdout, stderr := run(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Drift since first seen: 0 unchanged, 0 minor, 0 major, 0 off-topic (archives not asked: --no-archives).") ||
+		strings.Contains(stdout, "Snapshots:") {
+		t.Errorf("first run summary:\n%s", stdout)
+	}
+	f.extV2.Store(true)
+	code, stdout, stderr = run(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Drift since first seen: 11 unchanged, 0 minor, 1 major, 0 off-topic") ||
+		!strings.Contains(stdout, "1 newly drifted") {
+		t.Errorf("second run summary:\n%s", stdout)
+	}
+	if n := len(f.fx.Requests()) + len(f.slow.Requests()); n != 0 {
+		t.Errorf("%d archive requests under --no-archives", n)
+	}
+	db := openDB(t, dbPath)
+	ctx := context.Background()
+	r, err := db.LatestRun(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drifts, err := db.Drifts(ctx, r.ID)
+	if err != nil || len(drifts) != 12 {
+		t.Fatalf("drifts = %+v, %v", drifts, err)
+	}
+	for _, d := range drifts {
+		if d.Kind != "first-seen" || d.LiveURL == f.ext.URL+"/page" && d.Band != audit.BandMajor {
+			t.Errorf("drift = %+v", d)
+		}
+	}
+	if mems, err := db.Mementos(ctx, r.ID); err != nil || len(mems) != 0 {
+		t.Errorf("mementos = %+v, %v", mems, err)
+	}
+	// linkrot check --no-archives on the same run measures it again,
+	// without duplicates.
+	code, _, stderr = run(t, "", "check", "--db", dbPath, "--run", fmt.Sprint(r.ID), "--timeout", "5s", "--fail-on", "none", "--no-archives")
+	if code != exitOK {
+		t.Fatalf("check again: exit %d: %s", code, stderr)
+	}
+	if drifts, err := db.Drifts(ctx, r.ID); err != nil || len(drifts) != 12 {
+		t.Errorf("after check again: %d drifts, %v", len(drifts), err)
 	}
 }

@@ -14,10 +14,11 @@ import (
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
-// of the crawl, look up archives and record history, in one run. It holds
-// the database's run lock throughout; with --resume it continues the
-// latest interrupted run of the same settings, skipping the stages that
-// run finished.
+// of the crawl, look up archives, record history and write the report, in
+// one run. It holds the database's run lock throughout; with --resume it
+// continues the latest interrupted run of the same settings, skipping the
+// stages that run finished (and only writes the report of a complete run
+// killed while writing it).
 func runAudit(ctx context.Context, e *env, args []string) error {
 	var cf crawlFlags
 	var kf checkFlags
@@ -42,6 +43,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	pos = cfg.withURL(pos)
+	if _, _, _, err := af.config(); err != nil { // before a long crawl
+		return err
+	}
 	failNew, err := takeFailOnNew(&kf.failOn)
 	if err != nil {
 		return err
@@ -95,7 +99,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, fs); err != nil {
+		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandAudit, fs, hosts); err != nil {
 			return err
 		}
 		if err := build(); err != nil {
@@ -103,20 +107,29 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	run, resumed, err := startRun(ctx, e, store, in, cf.sitemaps, newRunSettings(fs, in, hosts), jf.resume, log)
+	run, resumed, err := startRun(ctx, e, store, sqlite.CommandAudit, in, cf.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
 	if err != nil {
 		return err
 	}
 	lk.setRun(ctx, run.ID)
 	if resumed {
-		fmt.Fprintf(e.stdout, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
+		printResuming(e.stdout, run)
 	}
+	// A complete run resumed had only its report left to write: its
+	// stages are all done, and its status and end time stay.
+	reportOnly := run.Status == audit.RunComplete
 	stages, err := store.Stages(ctx, run.ID)
 	if err != nil {
 		return withRun(err, run)
 	}
 	// finish records how the run ended, whatever stage it is in.
 	finish := func(err error) error {
+		if reportOnly {
+			if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("stopped: %w", context.Canceled)
+			}
+			return err
+		}
 		status, msg := audit.RunComplete, ""
 		switch {
 		case ctx.Err() != nil:
@@ -158,9 +171,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err == nil {
 		err = store.MarkStage(ctx, run.ID, sqlite.StageCheck)
 	}
-	if err == nil {
+	if _, done := stages[sqlite.StageArchives]; done && err == nil {
+		// Finished before the interruption: not one archive request again.
+		log.Info("archives stage finished before: skipped", "run", run.ID)
+	} else if err == nil {
 		stageHook("archives")
 		err = runArchives(ctx, e, store, run, &af, kopts, log)
+		if err == nil {
+			err = store.MarkStage(ctx, run.ID, sqlite.StageArchives)
+		}
 	}
 	if err == nil {
 		stageHook("history")
@@ -177,6 +196,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err := printSince(ctx, e.stdout, store, run.ID); err != nil {
 		return withRun(err, run)
 	}
+	// The report stage is recorded once the report is written (or when
+	// there is none to write): a run killed while writing it is complete,
+	// and linkrot audit --resume writes the report.
 	if !*noReport {
 		stageHook("report")
 		dir := *reportDir
@@ -186,6 +208,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if err := writeAuditReport(ctx, e, store, run.ID, dir); err != nil {
 			return withRun(err, run)
 		}
+	}
+	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+		return withRun(err, run)
 	}
 	if failNew {
 		return failOnNew(ctx, store, run.ID)

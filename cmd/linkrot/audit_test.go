@@ -114,15 +114,36 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 		t.Errorf("unlinkr output = %q", out)
 	}
 
-	// A second run with --max-age reuses the non-transient results and only
-	// fetches again what failed transiently.
-	before := rot.Hits("/gone")
-	code, _, stderr = run(t, "", "check", "--db", dbPath, "--max-age", "1h", "--timeout", "1s", "--retries", "0", "--no-archives")
+	// A second audit (a new run) with --max-age reuses the non-transient
+	// results of the first and checks again only what failed transiently.
+	// (/gone is still requested by the crawler: it is a page of the site.)
+	slowBefore := rot.SlowHits()
+	code, _, stderr = run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--max-age", "1h", "--timeout", "1s", "--retries", "0", "--no-archives", "--no-report")
 	if code != exitFindings {
-		t.Fatalf("check exit %d: %s", code, stderr)
+		t.Fatalf("second audit exit %d: %s", code, stderr)
 	}
-	if rot.Hits("/gone") != before {
-		t.Errorf("--max-age did not reuse the result for /gone")
+	if rot.SlowHits() == slowBefore {
+		t.Errorf("--max-age: the transient timeout was reused instead of checked again")
+	}
+	r2, err := db.LatestRun(ctx)
+	if err != nil || r2.ID == r.ID {
+		t.Fatalf("second run = %+v, %v", r2, err)
+	}
+	checks2, err := db.Checks(ctx, r2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks2 {
+		switch {
+		case strings.HasSuffix(c.URL, "/gone"):
+			if !c.Reused || c.ReusedFrom != r.ID || c.Verdict != audit.VerdictGone {
+				t.Errorf("/gone in run 2 = %+v, want reused from run %d", c, r.ID)
+			}
+		case strings.HasSuffix(c.URL, "/slow"):
+			if c.Reused {
+				t.Errorf("transient /slow was reused: %+v", c)
+			}
+		}
 	}
 }
 

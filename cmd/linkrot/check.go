@@ -55,7 +55,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
 	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
 	f.maxBody = 2 << 20
-	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints)")
+	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow checking loopback and private addresses (automatic when the audited site lives there); link-local addresses are never allowed")
 	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
 	fs.BoolVar(&f.noSoft404, "no-soft404", false, "do not probe for soft 404s")
@@ -112,6 +112,9 @@ func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict
 	if f.concurrency < 1 || f.perHost < 1 {
 		return check.Options{}, nil, usagef("--concurrency and --per-host must be at least 1")
 	}
+	if f.maxBody > 64<<20 { // parsing HTML costs many times the body: 100 MiB took 1.5 GB
+		return check.Options{}, nil, usagef("--check-max-body %d is above the 64MiB limit", int64(f.maxBody))
+	}
 	return check.Options{
 		Concurrency:    f.concurrency,
 		PerHost:        f.perHost,
@@ -150,6 +153,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	if len(pos) != 0 {
 		return usagef("check takes no arguments (use --run N)")
+	}
+	if _, _, _, err := af.config(); err != nil { // before a long check
+		return err
 	}
 	failNew, err := takeFailOnNew(&f.failOn)
 	if err != nil {
@@ -227,6 +233,8 @@ type checkResult struct {
 	top      []sqlite.BrokenTarget
 	findings int
 	fixes    int
+	// fragments counts fragment-missing findings (links, not targets).
+	fragments int
 }
 
 func (r *checkResult) failOn(set map[audit.Verdict]bool) error {
@@ -336,6 +344,14 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 	if res.counts, err = store.VerdictCounts(ctx, run.ID); err != nil {
 		return nil, err
 	}
+	// fragment-missing is a verdict of links, not of targets: it lives in
+	// the findings, and counts (summary, --fail-on) include it from there.
+	if res.fragments > 0 {
+		if res.counts == nil {
+			res.counts = map[audit.Verdict]int{}
+		}
+		res.counts[audit.VerdictFragmentMissing] += res.fragments
+	}
 	if res.top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
 		return nil, err
 	}
@@ -395,6 +411,12 @@ func deriveFindings(ctx context.Context, store *sqlite.DB, runID int64, links []
 		return fmt.Errorf("save maintenance records: %w", err)
 	}
 	res.findings, res.fixes = len(findings), len(fixes)
+	res.fragments = 0
+	for _, f := range findings {
+		if f.Verdict == audit.VerdictFragmentMissing {
+			res.fragments++
+		}
+	}
 	return nil
 }
 
@@ -443,7 +465,9 @@ func hostOf(raw string) string {
 }
 
 // hostsArePrivate reports whether any audited host resolves to a loopback
-// or private address: then linkrot may connect to such addresses.
+// or private address, by the checker's own policy (check.IsPrivateAddr:
+// RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
+// connect to such addresses.
 func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 	for h := range hosts {
 		name := h
@@ -452,7 +476,7 @@ func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 		}
 		name = strings.Trim(name, "[]")
 		if ip, err := netip.ParseAddr(name); err == nil {
-			if ip.IsLoopback() || ip.IsPrivate() {
+			if check.IsPrivateAddr(ip) {
 				return true
 			}
 			continue
@@ -464,7 +488,7 @@ func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 			continue
 		}
 		for _, a := range addrs {
-			if a.Unmap().IsLoopback() || a.Unmap().IsPrivate() {
+			if check.IsPrivateAddr(a) {
 				return true
 			}
 		}

@@ -425,7 +425,7 @@ var exampleSections = []struct {
 	title string
 	flags []string
 }{
-	{"Database and scheduled runs", []string{"db", "resume", "wait", "fail-on", "log-format", "log-level", "quiet", "verbose"}},
+	{"Database and scheduled runs", []string{"db", "resume", "resume-max-age", "wait", "fail-on", "log-format", "log-level", "quiet", "verbose"}},
 	{"What to crawl", []string{"sitemap", "urls", "base", "allow-domain", "include", "exclude", "max-depth", "max-pages", "ignore-robots"}},
 	{"Politeness and limits (both stages)", []string{"concurrency", "per-host", "delay", "host-delay", "user-agent", "timeout", "max-redirects", "max-body", "check-max-body"}},
 	{"Checking", []string{"retries", "max-retry-wait", "allow-private", "skip", "no-soft404", "check-external-fragments", "max-age"}},

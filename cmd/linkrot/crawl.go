@@ -184,12 +184,15 @@ func readURLList(e *env, name string) ([]string, error) {
 	return out, nil
 }
 
+// runCrawl is linkrot crawl: the crawl stage of linkrot audit alone, into
+// a run of its own. The frontier is stored as the crawl goes, so with
+// --resume a killed crawl continues where it stopped (crawlStage).
 func runCrawl(ctx context.Context, e *env, args []string) error {
 	var f crawlFlags
-	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE")
+	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE | --resume")
 	f.register(fs, true)
 	var jf jobFlags
-	jf.register(fs, jobLock|jobLog)
+	jf.register(fs, jobLock|jobResume|jobLog)
 	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -197,20 +200,33 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 		}
 		return usagef("%v", err)
 	}
-	in, err := f.input(e, cfg.withURL(pos))
-	if err != nil {
-		return err
+	pos = cfg.withURL(pos)
+	// --resume without a URL takes the input and settings of the latest
+	// interrupted crawl, read after the database is open.
+	fromStored := jf.resume && len(pos) == 0 && f.urls == "" && len(f.sitemaps) == 0
+	hosts := cfg.hostRules()
+	var in crawlInput
+	if !fromStored {
+		if in, err = f.input(e, pos); err != nil {
+			return err
+		}
 	}
 	log, err := jf.logger(e.stderr, f.logFormat, f.verbose, f.quiet)
 	if err != nil {
 		return err
 	}
-	opts, err := f.options(log)
-	if err != nil {
-		return err
+	var opts crawler.Options
+	build := func() error {
+		var err error
+		if opts, err = f.options(log); err != nil {
+			return err
+		}
+		return applyHostRules(hosts, &opts, &check.Options{})
 	}
-	if err := applyHostRules(cfg.hostRules(), &opts, &check.Options{}); err != nil {
-		return err
+	if !fromStored {
+		if err := build(); err != nil {
+			return err
+		}
 	}
 	store, err := sqlite.Open(ctx, f.db)
 	if err != nil {
@@ -222,81 +238,57 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lk.release()
+	if fromStored {
+		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandCrawl, fs, hosts); err != nil {
+			return err
+		}
+		if err := build(); err != nil {
+			return err
+		}
+	}
 
-	_, stats, err := crawlRun(ctx, e, store, in, f.sitemaps, opts, log)
-	if stats != nil {
-		printCrawlSummary(e.stdout, stats)
+	run, resumed, err := startRun(ctx, e, store, sqlite.CommandCrawl, in, f.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
+	if err != nil {
+		return err
 	}
-	return err
-}
-
-// crawlRun creates a run, crawls into it through the single batched writer,
-// and finishes the run as complete, interrupted or failed.
-func crawlRun(ctx context.Context, e *env, store audit.Store, in crawlInput, sitemaps []string, opts crawler.Options, log *slog.Logger) (*audit.Run, *audit.RunStats, error) {
-	seeds := in.seeds
-	if in.mode == "sitemap" {
-		seeds = append(append([]string{}, sitemaps...), in.seeds...)
+	lk.setRun(ctx, run.ID)
+	if resumed {
+		printResuming(e.stdout, run)
 	}
-	if in.mode == "dir" {
-		seeds = []string{in.dir + " as " + in.seeds[0]}
+	stages, err := store.Stages(ctx, run.ID)
+	if err != nil {
+		return withRun(err, run)
 	}
-	run := &audit.Run{StartedAt: time.Now().UTC(), Mode: in.mode, Seeds: seeds, Args: e.args, Version: Version}
-	// The run record is written even when the context is already cancelled,
-	// so an interrupted run is always visible.
-	if err := store.CreateRun(context.WithoutCancel(ctx), run); err != nil {
-		return nil, nil, fmt.Errorf("create run: %w", err)
+	if _, done := stages[sqlite.StageCrawl]; !done {
+		_, err = crawlStage(ctx, e, store, run, in, f.sitemaps, opts, log)
+		if err == nil {
+			err = store.MarkStage(ctx, run.ID, sqlite.StageCrawl)
+		}
 	}
-	log.Info("run started", "run", run.ID, "mode", in.mode, "seeds", strings.Join(seeds, " "))
-
-	w := audit.NewWriter(context.WithoutCancel(ctx), store, run.ID, audit.WriterOptions{})
-	prog := newProgressN(e.stderr, log, "crawling", -1)
-	opts.OnPage = func(p *audit.Page) { prog.addN(int64(len(p.Links))) }
-	c := crawler.New(opts, w)
-
-	var (
-		st  crawler.Stats
-		err error
-	)
-	switch in.mode {
-	case "site":
-		st, err = c.Crawl(ctx, in.seeds)
-	case "urls":
-		st, err = c.CrawlList(ctx, in.seeds)
-	case "dir":
-		st, err = c.CrawlDir(ctx, in.dir, in.seeds[0])
-	case "sitemap":
-		st, err = c.CrawlSitemaps(ctx, sitemaps, in.seeds)
-	}
-	prog.done()
-	werr := w.Close()
 
 	status, msg := audit.RunComplete, ""
 	switch {
 	case ctx.Err() != nil:
 		status = audit.RunInterrupted
-		err = fmt.Errorf("crawl stopped after %d pages: %w", st.Pages, context.Canceled)
-	case werr != nil:
-		status, msg, err = audit.RunFailed, werr.Error(), werr
+		if !errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("crawl stopped: %w", context.Canceled)
+		}
 	case err != nil:
 		status, msg = audit.RunFailed, err.Error()
 	}
 	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
 		err = fmt.Errorf("finish run: %w", ferr)
 	}
-	log.Info("run finished", "run", run.ID, "status", status, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
-	if st.BudgetHit {
-		log.Warn("--max-pages reached: the crawl is incomplete", "max_pages", opts.MaxPages)
-	}
+	run.Status = status
+	log.Info("run finished", "run", run.ID, "status", status)
 	stats, serr := store.RunStats(context.WithoutCancel(ctx), run.ID)
 	if serr != nil && err == nil {
 		err = fmt.Errorf("run stats: %w", serr)
 	}
-	run.Status = status
 	if stats != nil {
-		stats2 := *stats
-		return run, &stats2, withRun(err, run)
+		printCrawlSummary(e.stdout, stats)
 	}
-	return run, nil, withRun(err, run)
+	return withRun(err, run)
 }
 
 func withRun(err error, run *audit.Run) error {

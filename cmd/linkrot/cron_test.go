@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +60,9 @@ func TestCron_Nightly(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.From != 1 || d.To != 2 || len(d.NewlyConfirmed) != 4 || len(d.NewBroken) != 0 || d.DriftAvailable ||
+	// --no-archives still measures first-seen drift (no network needed):
+	// drift is available, and nothing drifted.
+	if d.From != 1 || d.To != 2 || len(d.NewlyConfirmed) != 4 || len(d.NewBroken) != 0 || !d.DriftAvailable || len(d.NewlyDrifted) != 0 ||
 		d.NewlyConfirmed[0].URL != s.ext.URL+"/gone" || d.NewlyConfirmed[0].Pages != cronPages-1 {
 		t.Errorf("diff 1..2 = %+v", d)
 	}
@@ -68,7 +74,7 @@ func TestCron_Nightly(t *testing.T) {
 	// diff, text, defaults: the latest run against the one before.
 	code, out, _ = run(t, "", "diff", "--db", db)
 	if code != 0 || !strings.Contains(out, "Run 3 compared with run 2") || !strings.Contains(out, "Newly confirmed broken: 0") ||
-		!strings.Contains(out, "Newly drifted: not measured") {
+		!strings.Contains(out, "Newly drifted: 0") {
 		t.Errorf("diff text: exit %d\n%s", code, out)
 	}
 	// Against nothing, everything broken is new.
@@ -143,6 +149,8 @@ func TestCron_Usage(t *testing.T) {
 		{"audit", "http://127.0.0.1:1/", "--confirm-after", "0"},
 		{"audit", "http://127.0.0.1:1/", "--log-level", "loud"},
 		{"prune", "--older-than", "soon"},
+		{"audit", "http://127.0.0.1:1/", "--resume", "--resume-max-age", "soon"},
+		{"crawl", "http://127.0.0.1:1/", "--resume-max-age", "-1d"},
 		{"diff", "extra"},
 		{"runs", "--format", "xml"},
 		{"config"},
@@ -170,5 +178,72 @@ func TestParseAge(t *testing.T) {
 		if _, err := parseAge(in); err == nil {
 			t.Errorf("parseAge(%q) succeeded", in)
 		}
+	}
+}
+
+// TestCron_FailOnNewSharedTarget: two sites in one database link to the
+// same dead URL. Auditing site B confirms it (its second failure); the next
+// audit of site A lists it as newly confirmed since A's previous run, and
+// --fail-on new exits 1 with it: the exit code and the "Since" line agree.
+func TestCron_FailOnNewSharedTarget(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(dead.Close)
+	site := func(name string) *httptest.Server {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><title>%s</title><a href="%s/dead">dead</a>`, name, dead.URL)
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	a, b := site("A"), site("B")
+	db := filepath.Join(t.TempDir(), "linkrot.db")
+	audit := func(s *httptest.Server) (int, string) {
+		t.Helper()
+		code, stdout, stderr := run(t, "", "audit", s.URL+"/", "--db", db, "--retries", "0", "--no-archives", "--no-report",
+			"--fail-on", "new", "--confirm-spacing", "0", "--no-soft404")
+		if code != exitOK && code != exitFindings {
+			t.Fatalf("audit %s: exit %d\n%s%s", s.URL, code, stdout, stderr)
+		}
+		return code, stdout
+	}
+	if code, out := audit(a); code != exitOK {
+		t.Fatalf("run 1 (A): exit %d\n%s", code, out)
+	}
+	if code, out := audit(b); code != exitFindings {
+		t.Fatalf("run 2 (B) confirms the dead link: exit %d\n%s", code, out)
+	}
+	code, out := audit(a)
+	if !strings.Contains(out, "Since run 1: 0 newly broken, 1 newly confirmed broken") {
+		t.Errorf("run 3 (A) summary:\n%s", out)
+	}
+	if code != exitFindings {
+		t.Errorf("run 3 (A): exit %d, want %d: the Since line lists a newly confirmed target", code, exitFindings)
+	}
+}
+
+// TestPrune_LogFormat: prune has --log-format, and a configuration file's
+// log-format applies to it.
+func TestPrune_LogFormat(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "linkrot.db")
+	code, _, stderr := run(t, "", "prune", "--db", db, "--keep", "1", "--log-format", "json", "--log-level", "info")
+	if code != 0 || !strings.HasPrefix(stderr, `{"time":`) || !strings.Contains(stderr, `"msg":"prune"`) {
+		t.Errorf("prune --log-format json: exit %d\n%s", code, stderr)
+	}
+	cfg := filepath.Join(dir, "linkrot.toml")
+	if err := os.WriteFile(cfg, []byte("db = \"linkrot.db\"\nlog-format = \"json\"\nlog-level = \"info\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = run(t, "", "prune", "--config", cfg, "--keep", "1")
+	if code != 0 || !strings.HasPrefix(stderr, `{"time":`) {
+		t.Errorf("prune with log-format in the configuration: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := run(t, "", "prune", "--db", db, "--keep", "1", "--log-format", "xml"); code != exitUsage {
+		t.Errorf("prune --log-format xml: exit %d", code)
 	}
 }

@@ -41,9 +41,10 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	}
 	src := pos[0]
 	var (
-		body    []byte
-		header  = http.Header{}
-		pageURL *url.URL
+		body      []byte
+		header    = http.Header{}
+		pageURL   *url.URL
+		requested string
 	)
 	if *headers != "" {
 		h, err := readHead(*headers)
@@ -54,6 +55,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	}
 	switch {
 	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
+		requested = src
 		body, header, pageURL, err = fetchPage(ctx, src, int64(maxBody), *timeout)
 		if err != nil {
 			return err
@@ -88,6 +90,11 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if requested != "" && *base == "" {
+		// "url" is the request URL; links resolve against the final URL
+		// after redirects, which "base" shows.
+		ex.URL = requested
+	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -121,7 +128,11 @@ func readHead(name string) (http.Header, error) {
 }
 
 func fetchPage(ctx context.Context, u string, maxBody int64, timeout time.Duration) ([]byte, http.Header, *url.URL, error) {
-	client := &http.Client{Transport: crawler.DefaultTransport(), Timeout: timeout}
+	// The SSRF guard: the page's own host may be private, its redirects
+	// may not lead to another private or link-local address.
+	rt, closeRT := crawler.SiteTransport([]string{u})
+	defer closeRT()
+	client := &http.Client{Transport: rt, Timeout: timeout}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, nil, usagef("%v", err)

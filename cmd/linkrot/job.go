@@ -10,8 +10,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,19 +23,23 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/report"
 )
 
 // This file holds what makes linkrot fit for cron: the run lock, resuming
 // an interrupted run, the history stage and --fail-on new.
 
 // stageHook is called when linkrot audit starts a stage ("crawl", "check",
-// "archives", "history", "report"). Tests replace it to stop a child
-// process at a chosen point; it does nothing otherwise.
+// "archives", "history", "report"), and at one point inside the report
+// stage: "report-written", when the report is written but not yet moved
+// into place. Tests replace it to stop a child process at a chosen point;
+// it does nothing otherwise.
 var stageHook = func(stage string) {}
 
 // jobFlags are the flags of scheduled runs.
 type jobFlags struct {
 	resume         bool
+	resumeMaxAge   ageFlag
 	wait           bool
 	confirmAfter   int
 	confirmSpacing time.Duration
@@ -49,6 +57,8 @@ const (
 func (j *jobFlags) register(fs *flag.FlagSet, which int) {
 	if which&jobResume != 0 {
 		fs.BoolVar(&j.resume, "resume", false, "continue the latest interrupted run of the same settings instead of starting a new one (without a URL: the latest interrupted run, with its settings)")
+		j.resumeMaxAge = ageFlag(defaultResumeMaxAge)
+		fs.Var(&j.resumeMaxAge, "resume-max-age", "with --resume, an interrupted run started longer ago than this `age` (7d, 36h) is abandoned, not resumed")
 	}
 	if which&jobLock != 0 {
 		fs.BoolVar(&j.wait, "wait", false, "when another linkrot writes to the database, wait for it instead of exiting with code 4")
@@ -61,6 +71,9 @@ func (j *jobFlags) register(fs *flag.FlagSet, which int) {
 		fs.StringVar(&j.logLevel, "log-level", "", "log `level`: debug, info, warn or error (default warn: quiet; info adds progress every 10s and stage summaries)")
 	}
 }
+
+// defaultResumeMaxAge is the default of --resume-max-age.
+const defaultResumeMaxAge = 7 * 24 * time.Hour
 
 // rule returns the confirmation rule of the flags.
 func (j *jobFlags) rule() (audit.ConfirmRule, error) {
@@ -99,14 +112,17 @@ func takeFailOnNew(failOn *string) (bool, error) {
 	return false, nil
 }
 
-// failOnNew returns a findingsError when the run confirmed broken targets
-// that were not confirmed before: the exit code of --fail-on new.
+// failOnNew returns a findingsError when targets were confirmed broken
+// since the previous run of the site: the exit code of --fail-on new. It
+// counts what the "Since run N" line lists (sqlite.DB.SinceLastRun), so
+// that the two always agree, also when runs of other sites in the same
+// database confirmed a target the site links to.
 func failOnNew(ctx context.Context, store *sqlite.DB, runID int64) error {
-	n, err := store.NewlyConfirmed(ctx, runID)
+	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if n := len(d.NewlyConfirmed); n > 0 {
 		return &findingsError{n: n}
 	}
 	return nil
@@ -195,24 +211,56 @@ func lockDB(ctx context.Context, store *sqlite.DB, command string, wait bool, lo
 // runSettings are what identifies a run's configuration: its input and
 // every flag that changes what it records. They are stored with the run,
 // so "linkrot audit --resume" can continue it with the same settings.
+// Header values of host rules are secrets and are not stored: only their
+// names and a hash of the values (settingsHost).
 type runSettings struct {
 	Mode  string              `json:"mode"`
 	Seeds []string            `json:"seeds"`
 	Dir   string              `json:"dir,omitempty"`
 	Flags map[string][]string `json:"flags"`
-	Hosts []hostConfig        `json:"hosts,omitempty"`
+	Hosts []settingsHost      `json:"hosts,omitempty"`
+}
+
+// settingsHost is a [[host]] rule as run settings keep it: its headers by
+// name, with a hash of their values (headerHash), so that other values
+// make other settings while the values themselves stay out of the
+// database.
+type settingsHost struct {
+	hostConfig           // Headers always nil
+	HeaderNames []string `json:"header_names,omitempty"`
+	HeaderHash  string   `json:"header_hash,omitempty"`
+}
+
+// headerHash is a hash of a host rule's header names and values.
+func headerHash(h map[string]string) string {
+	names := slices.Sorted(maps.Keys(h))
+	sum := sha256.New()
+	io.WriteString(sum, "linkrot host headers\x00")
+	for _, n := range names {
+		fmt.Fprintf(sum, "%d:%s%d:%s", len(n), n, len(h[n]), h[n])
+	}
+	return hex.EncodeToString(sum.Sum(nil))
 }
 
 // volatileFlags change how a run is shown or scheduled, not what it
 // records: they are not part of its settings.
 var volatileFlags = map[string]bool{
-	"db": true, "config": true, "resume": true, "wait": true, "log-format": true, "log-level": true,
+	"db": true, "config": true, "resume": true, "resume-max-age": true, "wait": true, "log-format": true, "log-level": true,
 	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
 	"confirm-after": true, "confirm-spacing": true,
 }
 
 func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {
-	s := runSettings{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Flags: map[string][]string{}, Hosts: hosts}
+	s := runSettings{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Flags: map[string][]string{}}
+	for _, h := range hosts {
+		sh := settingsHost{hostConfig: h}
+		sh.Headers = nil
+		if len(h.Headers) > 0 {
+			sh.HeaderNames = slices.Sorted(maps.Keys(h.Headers))
+			sh.HeaderHash = headerHash(h.Headers)
+		}
+		s.Hosts = append(s.Hosts, sh)
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if volatileFlags[f.Name] {
 			return
@@ -236,11 +284,48 @@ func (s runSettings) fingerprint() (string, []byte) {
 	return hex.EncodeToString(sum[:16]), b
 }
 
-// restoreSettings loads the settings of the latest interrupted run for
-// "linkrot audit --resume" without a URL: every flag the command line did
-// not set takes the run's value. It returns the run's input and host rules.
-func restoreSettings(ctx context.Context, store *sqlite.DB, fs *flag.FlagSet) (crawlInput, []hostConfig, error) {
-	run, err := store.UnfinishedRun(ctx, "")
+// hostRules returns the settings' host rules with their header values
+// taken from given (the configuration file of this invocation): a rule
+// that sent headers needs a given rule for the same hosts with the same
+// header names, and, when the settings hold a hash of the values, the same
+// values. Anything else is a usage error naming what is missing.
+func (s runSettings) hostRules(runID int64, given []hostConfig) ([]hostConfig, error) {
+	out := make([]hostConfig, 0, len(s.Hosts))
+	for _, sh := range s.Hosts {
+		h := sh.hostConfig
+		h.Headers = nil
+		if len(sh.HeaderNames) > 0 {
+			var found *hostConfig
+			for i := range given {
+				g := &given[i]
+				if strings.EqualFold(strings.TrimSpace(g.Match), strings.TrimSpace(h.Match)) &&
+					slices.Equal(slices.Sorted(maps.Keys(g.Headers)), sh.HeaderNames) {
+					found = g
+					break
+				}
+			}
+			if found == nil {
+				return nil, usagef("run %d sent the headers %s to host %s; their values are not stored in the database: "+
+					"resume it with the configuration file that has them (--config FILE)", runID, strings.Join(sh.HeaderNames, ", "), h.Match)
+			}
+			if sh.HeaderHash != "" && headerHash(found.Headers) != sh.HeaderHash {
+				return nil, usagef("run %d sent other values of the headers %s to host %s than the configuration file has: "+
+					"resume it with the file it was started with, or start a new run", runID, strings.Join(sh.HeaderNames, ", "), h.Match)
+			}
+			h.Headers = maps.Clone(found.Headers)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// restoreSettings loads the settings of the latest interrupted run of
+// command for "linkrot audit --resume" (or crawl) without a URL: every
+// flag the command line did not set takes the run's value. It returns the
+// run's input and host rules, whose header values come from given (the
+// configuration file's rules, see runSettings.hostRules).
+func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *flag.FlagSet, given []hostConfig) (crawlInput, []hostConfig, error) {
+	run, err := store.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, WithReport: command == sqlite.CommandAudit})
 	if errors.Is(err, audit.ErrNotFound) {
 		return crawlInput{}, nil, usagef("--resume without a URL: no interrupted run to resume in %s", store.Path())
 	}
@@ -271,18 +356,69 @@ func restoreSettings(ctx context.Context, store *sqlite.DB, fs *flag.FlagSet) (c
 			}
 		}
 	}
-	return crawlInput{mode: s.Mode, seeds: s.Seeds, dir: s.Dir}, s.Hosts, nil
+	hosts, err := s.hostRules(run.ID, given)
+	if err != nil {
+		return crawlInput{}, nil, err
+	}
+	return crawlInput{mode: s.Mode, seeds: s.Seeds, dir: s.Dir}, hosts, nil
 }
 
-// startRun returns the run to work on. With resume, that is the latest
-// interrupted run with the same settings, marked running again; otherwise
-// (or when there is none) a new run, with its settings stored.
-func startRun(ctx context.Context, e *env, store *sqlite.DB, in crawlInput, sitemaps []string, s runSettings, resume bool, log *slog.Logger) (*audit.Run, bool, error) {
-	fp, b := s.fingerprint()
-	if resume {
-		run, err := store.UnfinishedRun(ctx, fp)
+// resumableRun returns the run of command with fingerprint fp that --resume
+// continues: the latest unfinished one (for audit, also a complete one whose
+// report was not written), unless it is stale: a newer run of the same
+// settings completed since, or it started longer ago than maxAge (0: no
+// limit). A stale run is abandoned (sqlite.DB.AbandonRun: linkrot runs shows
+// it so, its data stays) and the next candidate considered. It returns an
+// error wrapping audit.ErrNotFound when there is nothing to resume.
+func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp string, maxAge time.Duration, log *slog.Logger) (*audit.Run, error) {
+	q := sqlite.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == sqlite.CommandAudit}
+	for {
+		run, err := store.UnfinishedRun(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		var why string
+		newer, err := store.NewerCompleteRun(ctx, run.ID)
 		switch {
 		case err == nil:
+			why = fmt.Sprintf("run %d of the same settings completed since", newer.ID)
+		case !errors.Is(err, audit.ErrNotFound):
+			return nil, err
+		case maxAge > 0 && time.Since(run.StartedAt) > maxAge:
+			why = fmt.Sprintf("it started more than %s ago (--resume-max-age)", roundDur(maxAge))
+		default:
+			return run, nil
+		}
+		if run.Status == audit.RunComplete {
+			// Only its report was left to write: nothing to abandon, the
+			// newer run's report supersedes it.
+			if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := store.AbandonRun(context.WithoutCancel(ctx), run.ID); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(e.stdout, "Not resuming run %d: %s. It is abandoned.\n", run.ID, why)
+		log.Info("interrupted run abandoned", "run", run.ID, "reason", why)
+	}
+}
+
+// startRun returns the run to work on. With resume, that is the run
+// resumableRun finds, marked running again (a complete run whose report
+// is missing stays complete); otherwise (or when there is none) a new
+// run, with its settings stored.
+func startRun(ctx context.Context, e *env, store *sqlite.DB, command string, in crawlInput, sitemaps []string, s runSettings, jf *jobFlags, log *slog.Logger) (*audit.Run, bool, error) {
+	fp, b := s.fingerprint()
+	if jf.resume {
+		run, err := resumableRun(ctx, e, store, command, fp, time.Duration(jf.resumeMaxAge), log)
+		switch {
+		case err == nil:
+			if run.Status == audit.RunComplete {
+				log.Info("writing the missing report of a complete run", "run", run.ID)
+				return run, true, nil
+			}
 			if err := store.ReopenRun(ctx, run.ID); err != nil {
 				return nil, false, err
 			}
@@ -307,11 +443,67 @@ func startRun(ctx context.Context, e *env, store *sqlite.DB, in crawlInput, site
 	if err := store.CreateRun(wctx, run); err != nil {
 		return nil, false, fmt.Errorf("create run: %w", err)
 	}
-	if err := store.SaveRunSettings(wctx, run.ID, fp, b); err != nil {
+	if err := store.SaveRunSettings(wctx, run.ID, command, fp, b); err != nil {
 		return nil, false, err
 	}
 	log.Info("run started", "run", run.ID, "mode", in.mode, "seeds", strings.Join(seeds, " "))
 	return run, false, nil
+}
+
+// printResuming tells on stdout which run a --resume continues.
+func printResuming(w io.Writer, run *audit.Run) {
+	if run.Status == audit.RunComplete {
+		fmt.Fprintf(w, "Run %d is complete but its report was not written: writing it.\n", run.ID)
+		return
+	}
+	fmt.Fprintf(w, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
+}
+
+// writeReportDir writes the HTML report of ds like report.WriteDir, but
+// into a fresh hidden directory inside dir first, whose files are then
+// moved into dir: a process killed while writing leaves the previous
+// report (or none), never part of one, and the next write removes what it
+// left.
+func writeReportDir(dir string, ds *report.Dataset) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	const partial = ".linkrot-partial-"
+	if old, err := filepath.Glob(filepath.Join(dir, partial+"*")); err == nil {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
+	tmp, err := os.MkdirTemp(dir, partial)
+	if err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	path, err := report.WriteDir(tmp, ds)
+	if err != nil {
+		return "", err
+	}
+	stageHook("report-written")
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	for _, en := range entries {
+		dst := filepath.Join(dir, en.Name())
+		if en.IsDir() {
+			if err := os.RemoveAll(dst); err != nil {
+				return "", fmt.Errorf("write report: %w", err)
+			}
+		}
+		if err := os.Rename(filepath.Join(tmp, en.Name()), dst); err != nil {
+			return "", fmt.Errorf("write report: %w", err)
+		}
+	}
+	rel, err := filepath.Rel(tmp, path)
+	if err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	return filepath.Join(dir, rel), nil
 }
 
 // crawlItem is what the crawl's single writer stores: a page, or URLs

@@ -23,6 +23,7 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	fs.Var(&older, "older-than", "remove runs started longer ago than this `age` (90d, 12w, 36h); with --keep, a run goes only when both allow it")
 	vacuum := fs.Bool("vacuum", false, "VACUUM the database afterwards, returning the space to the file system")
 	dryRun := fs.Bool("dry-run", false, "list the runs that would be removed, remove nothing")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
 	jf.register(fs, jobLock|jobLog)
 	pos, _, err := parseCommand(e, fs, args)
 	if err != nil {
@@ -37,7 +38,7 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if *keep < 0 || (*keep == 0 && older == 0) {
 		return usagef("prune needs --keep N (N >= 1) or --older-than AGE")
 	}
-	log, err := jf.logger(e.stderr, "text", false, false)
+	log, err := jf.logger(e.stderr, *logFormat, false, false)
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,7 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	log.Info("prune", "runs", res.Runs, "dry_run", *dryRun)
 	verb := "Removed"
 	if *dryRun {
 		verb = "Would remove"

@@ -59,7 +59,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ds, err := loadDataset(ctx, store, run)
+	ds, err := loadDatasetFor(ctx, store, run, f)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64
 	if err != nil {
 		return err
 	}
-	path, err := report.WriteDir(dir, ds)
+	path, err := writeReportDir(dir, ds) // never a partial report (job.go)
 	if err != nil {
 		return err
 	}
@@ -108,8 +108,20 @@ func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64
 	return nil
 }
 
-// loadDataset reads everything a report shows about run from the store.
+// loadDataset reads everything the HTML report shows about run from the
+// store.
 func loadDataset(ctx context.Context, store *sqlite.DB, run *audit.Run) (*report.Dataset, error) {
+	return loadDatasetFor(ctx, store, run, report.HTML)
+}
+
+// sinceFormats are the formats that show what changed since the last run.
+var sinceFormats = map[report.Format]bool{report.HTML: true, report.JSON: true, report.Markdown: true}
+
+// loadDatasetFor reads everything a report in format f shows about run
+// from the store. The changes since the last run are loaded only for the
+// formats that show them (reading them costs a second pass over the
+// run's checks).
+func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f report.Format) (*report.Dataset, error) {
 	ds := &report.Dataset{Run: *run, GeneratedAt: reportNow(), Generator: "linkrot " + Version}
 	wrap := func(what string, err error) error { return fmt.Errorf("load %s for the report: %w", what, err) }
 	stats, err := store.RunStats(ctx, run.ID)
@@ -181,7 +193,51 @@ func loadDataset(ctx context.Context, store *sqlite.DB, run *audit.Run) (*report
 		}
 		ds.History[i] = h
 	}
+	ids := make([]int64, len(ds.History))
+	for i := range ds.History {
+		ids[i] = ds.History[i].TargetID
+	}
+	tracked, err := store.TargetHistories(ctx, ids)
+	if err != nil {
+		return nil, wrap("target history", err)
+	}
+	for i := range ds.History {
+		if th, ok := tracked[ds.History[i].TargetID]; ok {
+			mergeTracked(&ds.History[i], th, run.ID)
+		}
+	}
+	if sinceFormats[f] {
+		if ds.Since, err = store.SinceLastRun(ctx, run.ID); err != nil {
+			return nil, wrap("changes since the last run", err)
+		}
+	}
 	return ds, nil
+}
+
+// mergeTracked completes a target's status, rebuilt from the checks the
+// report shows, with its history across every run (kept when old runs are
+// pruned): confirmation, the current failure streak, and first broken and
+// last OK beyond the checks shown. The history describes the latest run
+// applied to it, so it is used only when that is the reported run.
+func mergeTracked(h *report.TargetHistory, th audit.TargetHistory, runID int64) {
+	if th.LastRun != runID {
+		return
+	}
+	h.Tracked = true
+	h.Confirmed, h.ConfirmedAt, h.ConfirmedRun = th.Confirmed, th.ConfirmedAt, th.ConfirmedRun
+	h.FailingSince, h.FailingSinceRun, h.FailedRuns = th.FailingSince, th.FailingSinceRun, th.FailedRuns
+	if h.FirstSeen.IsZero() || (!th.FirstSeen.IsZero() && th.FirstSeen.Before(h.FirstSeen)) {
+		h.FirstSeen = th.FirstSeen
+	}
+	// The streak's first failure is a broken check: first broken is no
+	// later, even when its run was pruned or is older than the checks
+	// shown.
+	if !th.FailingSince.IsZero() && (h.FirstBroken.IsZero() || th.FailingSince.Before(h.FirstBroken)) {
+		h.FirstBroken, h.FirstBrokenRun = th.FailingSince, th.FailingSinceRun
+	}
+	if th.LastOK.After(h.LastOK) {
+		h.LastOK, h.LastOKRun = th.LastOK, 0
+	}
 }
 
 // zipLinks pairs the links of pages (document order) with their store rows

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,6 +163,69 @@ func (b *browser) screenshot(t *testing.T, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// noOverflow fails the test when a table of the shown view is wider than
+// its box (cut off, or scrolling sideways).
+func noOverflow(t *testing.T, b *browser, where string) {
+	t.Helper()
+	var wide []string
+	b.eval(t, `Array.from(document.querySelectorAll('.view.shown table')).filter(function (tb) {
+		return tb.getBoundingClientRect().width > tb.parentElement.clientWidth + 1;
+	}).map(function (tb) { return (tb.closest('.tbl') || tb.parentElement).id + ' ' + Math.round(tb.getBoundingClientRect().width) + '>' + tb.parentElement.clientWidth; })`, &wide)
+	for _, w := range wide {
+		t.Errorf("%s: table wider than its box: %s", where, w)
+	}
+}
+
+// printView switches to print media as the browser does before printing
+// and checks the broken links are all opened and no table is wider than
+// the paper, then switches back.
+func printView(t *testing.T, b *browser, shot string) {
+	t.Helper()
+	var rows, details int
+	// A4 paper is about 720 CSS pixels wide inside its margins.
+	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithMedia("print"),
+		emulation.SetDeviceMetricsOverride(720, 1000, 1, false)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `(function () { window.dispatchEvent(new Event('beforeprint')); return 0; })()`, nil)
+	b.eval(t, `document.querySelectorAll('#t-broken tbody tr:not(.detail)').length`, &rows)
+	b.eval(t, `document.querySelectorAll('#t-broken tbody tr.detail').length`, &details)
+	if rows == 0 || details != rows {
+		t.Errorf("print: %d broken rows, %d opened", rows, details)
+	}
+	var wideTables []string
+	b.eval(t, `Array.from(document.querySelectorAll('table')).filter(function (tb) {
+		var r = tb.getBoundingClientRect();
+		return r.width > 0 && (r.width > tb.parentElement.clientWidth + 1 || r.right > document.documentElement.clientWidth + 1);
+	}).map(function (tb) { return (tb.closest('.tbl') || tb.parentElement).id + ' ' + Math.round(tb.getBoundingClientRect().right); })`, &wideTables)
+	for _, w := range wideTables {
+		t.Errorf("print: a table is wider than the page: %s", w)
+	}
+	b.eval(t, `(function () { document.getElementById('view-broken').scrollIntoView(); return 0; })()`, nil)
+	b.screenshot(t, shot)
+	b.eval(t, `(function () { window.dispatchEvent(new Event('afterprint')); return document.querySelectorAll('#t-broken tbody tr.detail').length; })()`, &details)
+	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithMedia(""), emulation.ClearDeviceMetricsOverride()); err != nil {
+		t.Fatal(err)
+	}
+	b.check(t, "print")
+}
+
+// openAll is a script opening every closed row under sel; it returns how
+// many rows it opened.
+func openAll(sel string) string {
+	return `(function () { var n = 0; document.querySelectorAll('` + sel + ` .toggle[aria-expanded=false]').forEach(function (b) { b.click(); n++; }); return n; })()`
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
 const rowsJS = `document.querySelectorAll('%s tbody tr:not(.detail)').length`
 
 func rows(table string) string { return strings.Replace(rowsJS, "%s", table, 1) }
@@ -233,19 +297,92 @@ func TestReportBrowser(t *testing.T) {
 	}
 	b.check(t, "links table")
 
-	// Every other view, with rows opened, renders the payloads as text.
+	// Every other view, with rows opened, renders the payloads as text
+	// (archive answers included: drifts, mementos, suggestions,
+	// identifier checks).
 	for _, view := range []struct{ hash, table string }{
 		{"#broken", "#t-broken"}, {"#pages", "#t-pages"}, {"#robust", "#t-robust"},
-		{"#identifiers", "#t-ids"}, {"#overview", ""},
+		{"#drift", "#t-drift"}, {"#identifiers", "#t-ids"}, {"#overview", ""},
 	} {
 		if err := chromedp.Run(b.ctx, chromedp.Navigate(url+view.hash), chromedp.WaitReady(`body`)); err != nil {
 			t.Fatal(err)
 		}
 		if view.table != "" {
-			b.eval(t, `(function () { var n = 0; document.querySelectorAll('`+view.table+` .toggle').forEach(function (b) { b.click(); n++; }); return n; })()`, nil)
+			var opened int
+			b.eval(t, openAll(view.table), &opened)
+			if opened == 0 && view.hash != "#robust" {
+				t.Errorf("%s: no row to open", view.hash)
+			}
 		}
 		b.check(t, view.hash)
+		if view.hash == "#drift" {
+			b.screenshot(t, "report-xss-drift.png")
+		}
+		noOverflow(t, b, view.hash)
 	}
+	// Drift is ordered by band (drift rank), most drifted first.
+	var sorted string
+	b.eval(t, `(function () { var th = document.querySelector('#t-drift thead th[aria-sort]'); return th ? th.textContent + ' ' + th.getAttribute('aria-sort') : 'none'; })()`, &sorted)
+	if !strings.HasPrefix(sorted, "Band") || !strings.HasSuffix(sorted, "descending") {
+		t.Errorf("drift table sorted by %q, want Band descending", sorted)
+	}
+	// Drift: link-level rows name their link, the target-level one says so.
+	var driftLinks []string
+	b.eval(t, `(function () { location.hash = '#drift'; return Array.from(document.querySelectorAll('#t-drift tbody tr:not(.detail) td:nth-child(3)')).map(function (td) { return td.textContent; }); })()`, &driftLinks)
+	if !slices.ContainsFunc(driftLinks, func(s string) bool { return strings.Contains(s, "“fine link 0”") }) ||
+		!slices.ContainsFunc(driftLinks, func(s string) bool { return strings.Contains(s, "the target (every link)") }) {
+		t.Errorf("drift Link column: %q", driftLinks)
+	}
+	// Identifiers: one that does not resolve is labelled so, even when it
+	// is a link target's; opened rows list the linking pages.
+	var idLabels []string
+	var idLinking int
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#identifiers"), chromedp.WaitVisible(`#t-ids tbody tr`)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `Array.from(document.querySelectorAll('#t-ids tbody tr td:last-child .badge')).map(function (e) { return e.textContent; })`, &idLabels)
+	if n := countOf(idLabels, "does not resolve"); n != 2 || countOf(idLabels, "links should cite the identifier") != 1 {
+		t.Errorf("identifier findings %q: want 2 that do not resolve and 1 that links should cite", idLabels)
+	}
+	b.eval(t, openAll("#t-ids"), nil)
+	b.eval(t, `document.querySelectorAll('#t-ids tr.detail li').length`, &idLinking)
+	if idLinking == 0 {
+		t.Error("opened identifier rows list no linking page")
+	}
+	b.check(t, "identifiers")
+
+	// The copy button of a Robust Link snippet: the headless clipboard may
+	// refuse, but the button must not throw and must say what happened.
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`),
+		chromedp.SendKeys(`#t-broken input[type=search]`, "missing-0"), chromedp.Sleep(400*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	var copied string
+	b.eval(t, `(function () {
+		var rows = document.querySelectorAll('#t-broken tbody tr:not(.detail)');
+		if (rows.length !== 1) return 'rows: ' + rows.length;
+		var tg = rows[0].querySelector('.toggle');
+		if (tg.getAttribute('aria-expanded') !== 'true') tg.click();
+		var btn = document.querySelector('#t-broken .snippet .btn');
+		if (!btn) return 'no copy button';
+		btn.click();
+		return 'clicked';
+	})()`, &copied)
+	if copied != "clicked" {
+		t.Fatalf("copy button: %s", copied)
+	}
+	if err := chromedp.Run(b.ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `document.querySelector('#t-broken .snippet .btn').textContent`, &copied)
+	if copied != "Copied" && copied != "Select and copy" {
+		t.Errorf("copy button says %q after a click, want Copied or Select and copy", copied)
+	}
+	b.check(t, "copy button")
+
+	// Printing: every broken row opened (linking pages, fixes and snippets
+	// on paper), and no table wider than the page.
+	printView(t, b, "report-xss-print.png")
 	var nTargets int
 	b.eval(t, `JSON.parse(document.getElementById('report-data').textContent).targets.length`, &nTargets)
 	for i := range nTargets {
@@ -274,11 +411,99 @@ func TestReportBrowser(t *testing.T) {
 	}
 	b.check(t, "golden overview")
 	b.screenshot(t, "report-overview.png")
+	b.eval(t, `(function () { document.querySelector('#view-overview .grid').scrollIntoView(); return 0; })()`, nil)
+	b.screenshot(t, "report-charts.png")
 	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`), chromedp.Click(`#t-broken tbody tr .toggle`)); err != nil {
 		t.Fatal(err)
 	}
 	b.check(t, "golden broken links")
 	b.screenshot(t, "report-broken.png")
+	noOverflow(t, b, "golden #broken")
+	// Search covers where a target is linked: an anchor text of the about
+	// page finds the workshop.
+	var found []string
+	if err := chromedp.Run(b.ctx, chromedp.SendKeys(`#t-broken input[type=search]`, "workshop programme"), chromedp.Sleep(400*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `Array.from(document.querySelectorAll('#t-broken tbody tr:not(.detail) td:nth-child(2)')).map(function (td) { return td.textContent; })`, &found)
+	if len(found) != 1 || !strings.Contains(found[0], "ext.example/gone") {
+		t.Errorf("searching a linking anchor text found %q, want the workshop", found)
+	}
+	// The rows show where each target is linked.
+	var from string
+	b.eval(t, `(function () { var s = document.querySelector('#t-broken input[type=search]'); s.value = ''; s.dispatchEvent(new Event('input')); return ''; })()`, nil)
+	if err := chromedp.Run(b.ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `document.querySelector('#t-broken tbody tr:not(.detail) td:nth-child(5)').textContent`, &from)
+	if !strings.Contains(from, "site.example/") || !strings.Contains(from, "“") {
+		t.Errorf("Linked from cell %q lacks page and anchor text", from)
+	}
+	// A missing #fragment has its own evidence and fix.
+	var frag string
+	b.eval(t, `(function () {
+		var rows = Array.from(document.querySelectorAll('#t-broken tbody tr:not(.detail)')).filter(function (tr) { return /fragment-missing/.test(tr.textContent); });
+		if (rows.length !== 1) return 'rows: ' + rows.length;
+		var tg = rows[0].querySelector('.toggle');
+		if (tg.getAttribute('aria-expanded') !== 'true') tg.click();
+		return rows[0].textContent + ' || ' + rows[0].nextSibling.textContent;
+	})()`, &frag)
+	for _, want := range []string{"missing #team", "#team is not an id on the page; link to the page or an existing anchor", "the anchor is not"} {
+		if !strings.Contains(frag, want) {
+			t.Errorf("fragment row lacks %q: %s", want, frag)
+		}
+	}
+	if strings.Contains(frag, "Nothing to fix") {
+		t.Errorf("fragment row says there is nothing to fix: %s", frag)
+	}
+	b.check(t, "golden fragment row")
+
+	// Since last run, and the target details it links to: the target dead
+	// since run 1 is confirmed broken.
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
+		t.Fatal(err)
+	}
+	var since []string
+	b.eval(t, `Array.from(document.querySelectorAll('.since h3')).map(function (h) { return h.textContent.replace(/\s+/g, ' ').trim(); })`, &since)
+	if want := []string{"Newly broken 2", "Newly confirmed broken 1", "Recovered 1", "Newly drifted 1", "Newly moved 1"}; !slices.Equal(since, want) {
+		t.Errorf("since last run: %q, want %q", since, want)
+	}
+	var detail string
+	if err := chromedp.Run(b.ctx, chromedp.Click(`.since a[href^="#target/"]`), chromedp.WaitVisible(`#view-target h1`)); err != nil {
+		t.Fatal(err)
+	}
+	var deadHref string
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `Array.from(document.querySelectorAll('.since a[href^="#target/"]')).filter(function (a) { return a.textContent === 'https://ext.example/dead'; })[0].getAttribute('href')`, &deadHref)
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+deadHref), chromedp.WaitVisible(`#view-target h1`), chromedp.Sleep(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	b.eval(t, `document.getElementById('view-target').textContent`, &detail)
+	for _, want := range []string{"confirmed broken", "failing in 2 consecutive runs", "run #1"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail of the dead target lacks %q:\n%s", want, detail)
+		}
+	}
+	b.check(t, "golden since and target detail")
+	b.screenshot(t, "report-target.png")
+
+	// Wide tables fit the 1400px window.
+	for _, hash := range []string{"#robust", "#drift", "#identifiers", "#links", "#pages"} {
+		if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+hash), chromedp.WaitReady(`body`)); err != nil {
+			t.Fatal(err)
+		}
+		b.eval(t, openAll(".view.shown"), nil)
+		noOverflow(t, b, "golden "+hash)
+		if hash == "#robust" {
+			b.screenshot(t, "report-robust.png")
+		}
+	}
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`)); err != nil {
+		t.Fatal(err)
+	}
+	printView(t, b, "report-print.png")
 	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}),
 		chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#view-overview svg`)); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,10 +41,15 @@ type fixtureRun struct {
 	checks  map[string]audit.Check
 	// anchors are the ids of fetched targets, for #fragment findings.
 	anchors map[string][]string
+	// archives, when set, saves what the archives stage would have found
+	// for the run (its links are given by page URL and text).
+	archives func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) sqlite.LinkRef) error
 }
 
 // buildReportDB writes runs into a fresh database at path through the
-// store's APIs and derives findings and fixes as the check stage does.
+// store's APIs, derives findings and fixes as the check stage does, saves
+// the archive results a run has, and applies the history of each run as
+// linkrot audit does (default confirmation rule).
 func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 	t.Helper()
 	ctx := context.Background()
@@ -87,6 +96,23 @@ func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 		if err := deriveFindings(ctx, db, r.ID, links, anchors, want, &checkResult{}); err != nil {
 			t.Fatal(err)
 		}
+		if fr.archives != nil {
+			find := func(page, text string) sqlite.LinkRef {
+				for _, l := range links {
+					if l.PageURL == page && l.Text == text {
+						return l
+					}
+				}
+				t.Fatalf("fixture: no link %q on %s", text, page)
+				return sqlite.LinkRef{}
+			}
+			if err := fr.archives(ctx, db, r.ID, find); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.ApplyHistory(ctx, r.ID, audit.DefaultConfirmRule); err != nil {
+			t.Fatal(err)
+		}
 		if err := db.FinishRun(ctx, r.ID, audit.RunComplete, fr.started.Add(5*time.Minute), ""); err != nil {
 			t.Fatal(err)
 		}
@@ -124,8 +150,10 @@ func okCheck() audit.Check {
 }
 
 // goldenRuns is the small fixed database of the golden tests: two runs of
-// one site, in which a target that was fine rots, one moved, one is a soft
-// 404 and a #fragment disappears.
+// one site, in which a target that was fine rots, one moves, one is a soft
+// 404, a #fragment disappears, one dead since the first run is confirmed
+// broken, one that timed out recovers, and a page linked twice (the study)
+// drifts off-topic for the link whose memento was measured.
 func goldenRuns() []fixtureRun {
 	seeds := []string{"https://site.example/"}
 	t1 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -147,6 +175,7 @@ func goldenRuns() []fixtureRun {
 			a("https://ext.example/moved", "our partner"),
 			robust, bad,
 			a("https://site.example/about.html#team", "the team"),
+			a("https://ext.example/dead", "a dead project"),
 		)
 		home.Identifiers = []audit.Identifier{{URL: "https://doi.example/10.1/site", Rel: "cite-as", Source: "html"}}
 		about := page("https://site.example/about.html", "About", at.Add(time.Second),
@@ -154,6 +183,8 @@ func goldenRuns() []fixtureRun {
 			a("https://blog.example/post", "a post we liked"),
 			a("https://site.example/about.html#history", "our history"),
 			a("mailto:editors@site.example", "write to us"),
+			a("https://ext.example/flaky", "a flaky server"),
+			a("https://ext.example/study", "the study, cited again"),
 		)
 		return []*audit.Page{home, about}
 	}
@@ -167,19 +198,61 @@ func goldenRuns() []fixtureRun {
 	gone := okCheck()
 	gone.Verdict, gone.Status = audit.VerdictGone, 410
 	skipped := audit.Check{Verdict: audit.VerdictSkipped, Reason: "mailto: is not checked"}
+	dead := okCheck()
+	dead.Verdict, dead.Status = audit.VerdictNotFound, 404
+	timeout := audit.Check{Verdict: audit.VerdictTimeout, ErrorClass: "timeout", Attempts: 2, Reason: "no answer in 10s"}
 	run1 := map[string]audit.Check{
 		"https://site.example/about.html": okCheck(), "https://ext.example/gone": okCheck(),
-		"https://ext.example/moved": moved, "https://ext.example/study": okCheck(), "https://ext.example/paper": okCheck(),
+		"https://ext.example/moved": okCheck(), "https://ext.example/study": okCheck(), "https://ext.example/paper": okCheck(),
 		"https://blog.example/post": okCheck(), "mailto:editors@site.example": skipped,
+		"https://ext.example/dead": dead, "https://ext.example/flaky": timeout,
 	}
 	run2 := map[string]audit.Check{
 		"https://site.example/about.html": okCheck(), "https://ext.example/gone": gone,
 		"https://ext.example/moved": moved, "https://ext.example/study": okCheck(), "https://ext.example/paper": okCheck(),
 		"https://blog.example/post": soft, "mailto:editors@site.example": skipped,
+		"https://ext.example/dead": dead, "https://ext.example/flaky": okCheck(),
+	}
+	// The archives stage of each run: the study, cited twice, has a
+	// memento and a drift measured for its Robust Link only (the other
+	// link has no date of its own); the workshop's first link a memento.
+	study := func(band string, run2 bool) func(context.Context, *sqlite.DB, int64, func(string, string) sqlite.LinkRef) error {
+		return func(ctx context.Context, db *sqlite.DB, runID int64, link func(string, string) sqlite.LinkRef) error {
+			l := link("https://site.example/", "the 2019 study")
+			at := t1
+			if run2 {
+				at = t2
+			}
+			m := audit.Memento{RunID: runID, LinkID: l.LinkID, TargetID: l.TargetID, Archive: "wayback",
+				Wanted: time.Date(2019, 6, 1, 12, 0, 0, 0, time.UTC), WantedFrom: "versiondate",
+				URL: "https://archive.example/web/20190601120000/https://ext.example/study", Datetime: time.Date(2019, 6, 1, 12, 0, 0, 0, time.UTC),
+				Representative: true, Nearest: true, CheckedAt: at}
+			ms := []audit.Memento{m}
+			if run2 {
+				w := link("https://site.example/", "the old workshop")
+				ms = append(ms, audit.Memento{RunID: runID, LinkID: w.LinkID, TargetID: w.TargetID, Archive: "wayback",
+					Wanted: t1, WantedFrom: "first-seen", URL: "https://archive.example/web/20240301000000/https://ext.example/gone",
+					Datetime: t1.Add(-24 * time.Hour), Distance: 24 * time.Hour, Representative: true, Nearest: true, CheckedAt: at})
+			}
+			if err := db.SaveMementos(ctx, ms); err != nil {
+				return err
+			}
+			d := audit.Drift{RunID: runID, LinkID: l.LinkID, TargetID: l.TargetID, Kind: "memento", TextMeasured: true,
+				ReferenceURL: "https://archive.example/web/20190601120000id_/https://ext.example/study", ReferenceTime: m.Datetime,
+				LiveURL: "https://ext.example/study", SimHashDistance: 6, Jaccard: 0.8, Dice: 0.89, Cosine: 0.93,
+				WordsReference: 300, WordsLive: 310, WordChange: 0.033, Band: band, MeasuredAt: at}
+			if band == audit.BandOffTopic {
+				d.SimHashDistance, d.Jaccard, d.Dice, d.Cosine, d.WordsLive, d.WordChange = 38, 0.02, 0.04, 0.1, 90, -0.7
+				d.ExcerptReference, d.ExcerptLive = "We measured link rot in 2019 scholarly articles…", "This domain is for sale."
+			}
+			return db.SaveDrifts(ctx, []audit.Drift{d})
+		}
 	}
 	return []fixtureRun{
-		{started: t1, seeds: seeds, pages: pagesAt(t1), checks: run1, anchors: map[string][]string{"https://site.example/about.html": {"team", "history"}}},
-		{started: t2, seeds: seeds, pages: pagesAt(t2), checks: run2, anchors: map[string][]string{"https://site.example/about.html": {"history"}}},
+		{started: t1, seeds: seeds, pages: pagesAt(t1), checks: run1, anchors: map[string][]string{"https://site.example/about.html": {"team", "history"}},
+			archives: study(audit.BandMinor, false)},
+		{started: t2, seeds: seeds, pages: pagesAt(t2), checks: run2, anchors: map[string][]string{"https://site.example/about.html": {"history"}},
+			archives: study(audit.BandOffTopic, true)},
 	}
 }
 
@@ -287,9 +360,58 @@ func TestReportCommand_OutFile(t *testing.T) {
 	if code, _, _ := run(t, "", "report", "--db", dbPath, "--run", "99"); code != exitUsage {
 		t.Errorf("--run 99: exit %d, want usage error", code)
 	}
-	// The audit command writes the report beside the database by default.
+	// linkrot report with a machine format writes only the file asked for:
+	// no HTML report directory appears beside the database.
 	if _, err := os.Stat(filepath.Join(dir, "linkrot-report")); err == nil {
-		t.Errorf("report written without being asked")
+		t.Errorf("report --format markdown --out FILE also wrote linkrot-report/")
+	}
+}
+
+// TestAuditCommand_Report checks where linkrot audit writes its HTML
+// report: linkrot-report/index.html beside the database by default,
+// nothing with --no-report.
+func TestAuditCommand_Report(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><title>Home</title><a href="/">home</a>`)
+	}))
+	t.Cleanup(site.Close)
+	args := func(db string) []string {
+		return []string{"audit", site.URL + "/", "--db", db, "--no-archives", "--fail-on", "none", "--timeout", "2s", "--retries", "0"}
+	}
+	dir := t.TempDir()
+	code, stdout, stderr := run(t, "", args(filepath.Join(dir, "site.db"))...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	index := filepath.Join(dir, "linkrot-report", report.IndexFile)
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatalf("no report beside the database: %v\n%s", err, stdout)
+	}
+	if !bytes.Contains(b, []byte("<title>linkrot report: ")) {
+		t.Errorf("%s is not the HTML report", index)
+	}
+	if !strings.Contains(stdout, "Report: "+index) {
+		t.Errorf("audit does not say where the report is:\n%s", stdout)
+	}
+
+	quiet := t.TempDir()
+	code, stdout, stderr = run(t, "", append(args(filepath.Join(quiet, "site.db")), "--no-report")...)
+	if code != exitOK {
+		t.Fatalf("--no-report: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "Report:") {
+		t.Errorf("--no-report still reports a report:\n%s", stdout)
+	}
+	entries, err := os.ReadDir(quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "site.db") {
+			t.Errorf("--no-report left %s beside the database", e.Name())
+		}
 	}
 }
 
@@ -359,7 +481,56 @@ func xssRuns() []fixtureRun {
 		c.Verdict, c.Status, c.Reason = audit.VerdictNotFound, 404, xssImg
 		checks["https://dead.example/missing-"+strconv.Itoa(i)] = c
 	}
-	return []fixtureRun{{started: t1, seeds: []string{"https://site.example/?" + xssScript}, pages: []*audit.Page{p}, checks: checks}}
+	pageURL := "https://site.example/" + xssScript
+	// What archives answered is hostile too: memento URLs, excerpts,
+	// suggestion snippets, identifiers and their reasons.
+	archives := func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) sqlite.LinkRef) error {
+		dead := link(pageURL, "dead link 0")
+		evil := link(pageURL, xssScript)
+		fine := link(pageURL, "fine link 0")
+		at := t1.Add(time.Minute)
+		if err := db.SaveMementos(ctx, []audit.Memento{
+			{RunID: runID, LinkID: dead.LinkID, TargetID: dead.TargetID, Archive: xssImg, Wanted: t1, WantedFrom: "first-seen",
+				URL: "https://archive.example/web/2024/" + xssBreak, Datetime: t1.Add(-time.Hour), Distance: time.Hour,
+				Representative: true, Nearest: true, CheckedAt: at},
+			{RunID: runID, LinkID: evil.LinkID, TargetID: evil.TargetID, Archive: "wayback", Wanted: t1, WantedFrom: "versiondate",
+				URL: xssJS, Datetime: t1, Representative: true, Error: xssScript, CheckedAt: at},
+		}); err != nil {
+			return err
+		}
+		if err := db.SaveSuggestions(ctx, []audit.Suggestion{
+			{RunID: runID, LinkID: dead.LinkID, PageURL: pageURL, Href: dead.Href, Text: "dead link 0", Reason: "broken-with-memento",
+				OriginalURL: dead.Href, VersionDate: t1, VersionURL: "https://archive.example/web/2024/" + xssBreak,
+				HTML: `<a href="` + xssJS + `" data-versionurl="` + xssData + `">` + xssScript + `</a>`},
+		}); err != nil {
+			return err
+		}
+		if err := db.SaveDrifts(ctx, []audit.Drift{
+			{RunID: runID, LinkID: evil.LinkID, TargetID: evil.TargetID, Kind: "memento", TextMeasured: true, ReferenceURL: xssJS,
+				ReferenceTime: t1, LiveURL: xssData, SimHashDistance: 40, Jaccard: 0.01, Dice: 0.02, Cosine: 0.03, WordsReference: 10,
+				WordsLive: 20, WordChange: 1, Band: audit.BandOffTopic, ExcerptReference: xssBreak + xssImg, ExcerptLive: xssScript + xssAttr, MeasuredAt: at},
+			{RunID: runID, LinkID: fine.LinkID, TargetID: fine.TargetID, Kind: "memento", TextMeasured: true,
+				ReferenceURL: "https://archive.example/web/2023id_/" + fine.Href, ReferenceTime: t1.Add(-24 * time.Hour), LiveURL: fine.Href,
+				SimHashDistance: 2, Jaccard: 0.9, Dice: 0.95, Cosine: 0.97, WordsReference: 100, WordsLive: 101, WordChange: 0.01,
+				Band: audit.BandUnchanged, MeasuredAt: at},
+			{RunID: runID, TargetID: fine.TargetID, Kind: "first-seen", ReferenceURL: fine.Href, ReferenceTime: t1.Add(-48 * time.Hour),
+				LiveURL: fine.Href + "?" + xssAttr, SimHashDistance: 12, WordsReference: 100, WordsLive: 140, WordChange: 0.4,
+				Band: audit.BandMajor, MeasuredAt: at},
+		}); err != nil {
+			return err
+		}
+		return db.SaveIdentifierChecks(ctx, []audit.IdentifierCheck{
+			{RunID: runID, AccessURL: pageURL, Identifier: xssJS, Rel: "cite-as", OwnPage: true, Resolves: false,
+				Reason: xssImg, CheckedAt: at},
+			// A link target whose identifier does not resolve: that is its
+			// problem, not that links should cite it.
+			{RunID: runID, AccessURL: fine.Href, Identifier: "https://doi.example/10.1/" + xssBreak, Rel: "identifier", OwnPage: false,
+				LinkingPages: []string{pageURL}, Resolves: false, Status: 404, Reason: xssScript, CheckedAt: at},
+			{RunID: runID, AccessURL: "https://ok.example/page-1", Identifier: "https://doi.example/10.1/fine", Rel: "identifier", OwnPage: false,
+				LinkingPages: []string{pageURL}, Resolves: true, LeadsBack: true, Status: 302, How: "redirect", CheckedAt: at},
+		})
+	}
+	return []fixtureRun{{started: t1, seeds: []string{"https://site.example/?" + xssScript}, pages: []*audit.Page{p}, checks: checks, archives: archives}}
 }
 
 // xssReport writes the HTML report of xssRuns and returns its path.
@@ -521,12 +692,97 @@ func TestDemoCommand(t *testing.T) {
 	if stats.RobustLinks < 8 || stats.MsetLinks != 1 || stats.Diagnostics == 0 || stats.Identifiers != 2 {
 		t.Errorf("demo robustness data: %+v", stats)
 	}
+	// The archives stage found what the demo archive is made to show.
+	snaps, err := db.SnapshotChecks(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapVerdicts := map[audit.SnapshotVerdict]int{}
+	for _, s := range snaps {
+		snapVerdicts[s.Verdict]++
+	}
+	for _, v := range []audit.SnapshotVerdict{audit.SnapshotOK, audit.SnapshotMissing, audit.NotAMemento} {
+		if snapVerdicts[v] == 0 {
+			t.Errorf("no %s snapshot in the demo (%v)", v, snapVerdicts)
+		}
+	}
+	drifts, err := db.Drifts(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands := map[string]int{}
+	for _, d := range drifts {
+		bands[d.Band]++
+	}
+	if bands[audit.BandOffTopic] == 0 {
+		t.Errorf("no off-topic drift in the demo (bands %v)", bands)
+	}
+	mementos, err := db.Mementos(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suggestions, err := db.Suggestions(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mementos) == 0 || len(suggestions) == 0 {
+		t.Errorf("demo has %d mementos and %d suggestions, want some of each", len(mementos), len(suggestions))
+	}
+
+	// The report's findings, through the JSON format: a link carries the
+	// fragment-missing verdict, and what changed since run 1 is there.
+	code, js, stderr := run(t, "", "report", "--db", filepath.Join(out, "linkrot.db"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("report --format json: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Links []struct {
+			ID      int64  `json:"id"`
+			Href    string `json:"href"`
+			Verdict string `json:"verdict"`
+		} `json:"links"`
+		Findings []struct {
+			LinkID   *int64 `json:"link_id"`
+			Verdict  string `json:"verdict"`
+			Fragment string `json:"fragment"`
+		} `json:"findings"`
+		Runs  []json.RawMessage `json:"runs"`
+		Since *struct {
+			From      int64             `json:"from"`
+			NewBroken []json.RawMessage `json:"new_broken"`
+		} `json:"since_last_run"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	fragLinks := map[int64]string{}
+	for _, l := range doc.Links {
+		if l.Verdict == string(audit.VerdictFragmentMissing) {
+			fragLinks[l.ID] = l.Href
+		}
+	}
+	if len(fragLinks) == 0 {
+		t.Error("no link of the demo has the fragment-missing verdict")
+	}
+	for _, f := range doc.Findings {
+		if f.Verdict == string(audit.VerdictFragmentMissing) {
+			if f.LinkID == nil || fragLinks[*f.LinkID] == "" || !strings.HasSuffix(fragLinks[*f.LinkID], "#"+f.Fragment) {
+				t.Errorf("fragment finding %+v does not match a fragment-missing link (%v)", f, fragLinks)
+			}
+		}
+	}
+	if len(doc.Runs) != 2 {
+		t.Errorf("the trend has %d runs, want 2", len(doc.Runs))
+	}
+	if doc.Since == nil || doc.Since.From != 1 || len(doc.Since.NewBroken) == 0 {
+		t.Errorf("since last run: %+v, want changes since run 1 with new broken targets", doc.Since)
+	}
 	b, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(`"runs":[[1,`)) || !bytes.Contains(b, []byte("fragment-missing")) {
-		t.Errorf("demo report lacks the trend of both runs or the fragment finding")
+	if !bytes.Contains(b, []byte(`<h2 id="since">Since last run</h2>`)) {
+		t.Error("the demo report has no since-last-run section")
 	}
 }
 
@@ -596,4 +852,61 @@ func buildBenchDB(b *testing.B, path string) {
 		fr.checks[url(i)] = c
 	}
 	buildReportDB(b, path, fr)
+}
+
+// TestReport_PrunedHistory checks that a target's status in the report
+// comes from its history across every run, which survives pruning: after
+// run 1 is removed, the target dead since run 1 still shows when it first
+// failed, that it is confirmed and its streak, and the workshop its last
+// OK (in run 1).
+func TestReport_PrunedHistory(t *testing.T) {
+	fixReportTime(t)
+	dbPath := filepath.Join(t.TempDir(), "r.db")
+	buildReportDB(t, dbPath, goldenRuns()...)
+	db := openDB(t, dbPath)
+	if res, err := db.Prune(context.Background(), sqlite.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 {
+		t.Fatalf("prune: %v, %v", res, err)
+	}
+	code, out, stderr := run(t, "", "report", "--db", dbPath, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	type history struct {
+		FirstBroken    *string `json:"first_broken"`
+		FirstBrokenRun int64   `json:"first_broken_run"`
+		LastOK         *string `json:"last_ok"`
+		LastOKRun      int64   `json:"last_ok_run"`
+		Tracked        bool    `json:"tracked"`
+		Confirmed      bool    `json:"confirmed"`
+		FailedRuns     int     `json:"failed_runs"`
+		Checks         []any   `json:"checks"`
+	}
+	var doc struct {
+		Targets []struct {
+			URL     string   `json:"url"`
+			History *history `json:"history"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	hs := map[string]*history{}
+	for _, tg := range doc.Targets {
+		hs[tg.URL] = tg.History
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return "null"
+		}
+		return *s
+	}
+	dead := hs["https://ext.example/dead"]
+	if dead == nil || len(dead.Checks) != 1 || !dead.Tracked || !dead.Confirmed || dead.FailedRuns != 2 ||
+		str(dead.FirstBroken) != "2024-03-01T10:01:00Z" || dead.FirstBrokenRun != 1 {
+		t.Errorf("dead target after pruning run 1: %+v (first broken %s)", dead, str(dead.FirstBroken))
+	}
+	gone := hs["https://ext.example/gone"]
+	if gone == nil || str(gone.LastOK) != "2024-03-01T10:01:00Z" || gone.LastOKRun != 0 || str(gone.FirstBroken) != "2024-04-01T10:01:00Z" {
+		t.Errorf("gone target after pruning run 1: %+v (last OK %s)", gone, str(gone.LastOK))
+	}
 }

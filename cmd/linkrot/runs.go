@@ -67,8 +67,11 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 			dur = roundDur(r.FinishedAt.Sub(r.StartedAt)).String()
 		}
 		status := string(r.Status)
-		if r.Status == audit.RunRunning && (owner == nil || owner.RunID != r.ID || !owner.Alive(2*time.Minute)) {
-			status = "dead" // killed: resume it with linkrot audit --resume
+		switch {
+		case r.Abandoned:
+			status = "abandoned" // never resumed: a newer run completed, or it grew too old
+		case r.Status == audit.RunRunning && (owner == nil || owner.RunID != r.ID || !owner.Alive(2*time.Minute)):
+			status = "dead" // killed: resume it with linkrot audit --resume (crawl --resume)
 		}
 		fmt.Fprintf(e.stdout, "%5d  %-16s %9s  %-11s %6d %7d %7d %7d %6d %9d  %s\n",
 			r.ID, r.StartedAt.Local().Format("2006-01-02 15:04"), dur, status, r.Pages, r.Links, r.Targets,

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,7 +18,12 @@ type Rot struct {
 	*Site
 	Soft *httptest.Server // unknown URLs answer 200 "not found"
 	Slow *httptest.Server // answers after 5 s
+
+	slowHits atomic.Int64
 }
+
+// SlowHits returns how many requests the slow host received.
+func (r *Rot) SlowHits() int { return int(r.slowHits.Load()) }
 
 // NewRot starts the rot fixture. The main site routes:
 //   - /old-url: 301 to /new-url.html (200), a moved resource;
@@ -42,6 +48,7 @@ func NewRot(tb interface {
 		}
 	}))
 	r.Slow = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.slowHits.Add(1)
 		select {
 		case <-req.Context().Done():
 		case <-time.After(5 * time.Second):

@@ -93,6 +93,10 @@ const (
 	// CodePWIDInHref: an href holds a pwid: or urn:pwid: URI, which browsers
 	// cannot follow.
 	CodePWIDInHref = "pwid-in-href"
+	// CodeAnchoredLink: an HTTP Link identifier or cite-as link carries an
+	// anchor parameter naming another context (RFC 8288 3.2), so it does
+	// not identify the page; it is ignored.
+	CodeAnchoredLink = "anchored-link"
 )
 
 // MaxValues bounds the work done on one attribute value: at most MaxValues

@@ -66,12 +66,26 @@ func Decode(body []byte, contentType string) ([]byte, string) {
 // Page. header holds the HTTP response header fields (may be nil). It
 // returns the extraction and the character set the body was decoded from.
 func Parse(body []byte, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, error) {
+	ex, cs, _, err := ParseDocument(body, contentType, pageURL, header, opt)
+	return ex, cs, err
+}
+
+// Document is a page as Parse read it: the body decoded to UTF-8 and its
+// parse tree, which Page does not modify.
+type Document struct {
+	Decoded []byte
+	Root    *html.Node
+}
+
+// ParseDocument is Parse that also returns the document it parsed (nil
+// when parsing failed), for callers that read the page further.
+func ParseDocument(body []byte, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, *Document, error) {
 	decoded, cs := Decode(body, contentType)
 	root, err := html.Parse(bytes.NewReader(decoded))
 	if err != nil {
-		return audit.Extraction{URL: pageURL.String()}, cs, fmt.Errorf("parse html: %w", err)
+		return audit.Extraction{URL: pageURL.String()}, cs, nil, fmt.Errorf("parse html: %w", err)
 	}
-	return Page(root, pageURL, header, opt), cs, nil
+	return Page(root, pageURL, header, opt), cs, &Document{Decoded: decoded, Root: root}, nil
 }
 
 // ParseReader is Parse for a reader; it reads at most limit bytes (0: no limit).
@@ -262,6 +276,8 @@ func (x *extractor) element(n *html.Node) int {
 	hrefOK := false
 	if isPWID(trimmed) {
 		l.Href = trimmed
+		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodePWIDInHref,
+			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", spec.attr, quote(trimmed))})
 		x.addPWID(&l, idx, trimmed, "href", spec.attr)
 	} else if u, err := x.base.Parse(trimmed); err != nil {
 		l.Href = trimmed
@@ -310,18 +326,19 @@ func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 		}
 		ldiag("data-originalurl", CodeMissingOriginalURL, "data-originalurl is required (robust-links 3.2) but %s; using href %s (section 3.5)", missingOrEmpty(hasOrig), quote(l.Href))
 	default:
-		u, err := url.Parse(o)
-		switch {
-		case err != nil:
-			ldiag("data-originalurl", CodeInvalidURL, "data-originalurl=%s is not a valid URL: %v", quote(orig), errText(err))
-		case !u.IsAbs():
-			abs, err := x.base.Parse(o)
-			if err == nil {
-				r.OriginalURL = abs.String()
+		// The same URL rules as snapshot URIs (host required for http(s),
+		// markup characters rejected, other schemes flagged); a relative
+		// value is resolved leniently with its own diagnostic code.
+		abs, diags, ok := resolveRef("data-originalurl", "data-originalurl", o, x.base)
+		for _, d := range diags {
+			if d.Code == CodeRelativeURL {
+				d.Code = CodeRelativeOriginalURL
+				d.Message = fmt.Sprintf("data-originalurl=%s must be absolute (robust-links 3.2); resolved leniently to %s", quote(orig), quote(abs))
 			}
-			ldiag("data-originalurl", CodeRelativeOriginalURL, "data-originalurl=%s must be absolute (robust-links 3.2); resolved leniently to %s", quote(orig), quote(r.OriginalURL))
-		default:
-			r.OriginalURL = u.String()
+			l.Diagnostics = append(l.Diagnostics, d)
+		}
+		if ok {
+			r.OriginalURL = abs
 		}
 	}
 	if !hasDate || strings.TrimSpace(date) == "" {
@@ -422,6 +439,15 @@ func (x *extractor) headerLinks(h http.Header) {
 		x.diag("link-header", CodeInvalidLinkHeader, "malformed HTTP Link header: %s", truncate(err.Error(), 300))
 	}
 	for _, l := range audit.ResolveLinks(x.pageURL, links) {
+		// An anchor parameter changes the link's context (RFC 8288 3.2):
+		// an identifier anchored elsewhere (a section, another resource)
+		// is not the page's.
+		if a, ok := l.Params["anchor"]; ok && (l.HasRel("identifier") || l.HasRel("cite-as")) {
+			if au, err := x.pageURL.Parse(a); err != nil || au.String() != x.pageURL.String() {
+				x.diag("link-header", CodeAnchoredLink, "Link <%s> has anchor=%s: its identifier is for that context, not for this page; ignored", truncate(l.URI, 200), quote(a))
+				continue
+			}
+		}
 		for _, rel := range []string{"identifier", "cite-as"} {
 			if l.HasRel(rel) {
 				x.ex.Identifiers = append(x.ex.Identifiers, audit.Identifier{URL: l.URI, Rel: rel, Source: "header"})

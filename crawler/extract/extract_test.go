@@ -109,6 +109,10 @@ func TestPage_Robust(t *testing.T) {
 		{"MissingDate", `href="https://x.org/" data-originalurl="https://x.org/"`, "https://x.org/", false, "0001-01-01T00:00:00Z", 0, []string{"missing-versiondate"}},
 		{"ImpossibleDate", `href="https://x.org/" data-originalurl="https://x.org/" data-versiondate="2023-02-29"`, "https://x.org/", false, "0001-01-01T00:00:00Z", 0, []string{"invalid-datetime"}},
 		{"OnlyVersionURL", `href="https://x.org/" data-versionurl="https://web.archive.org/web/2024/https://x.org/"`, "https://x.org/", true, "0001-01-01T00:00:00Z", 1, []string{"missing-originalurl", "missing-versiondate"}},
+		// data-originalurl follows the snapshot URI rules.
+		{"OriginalJavascript", `href="https://x.org/" data-originalurl="javascript:alert(1)" data-versiondate="2024-01-01"`, "javascript:alert(1)", false, "2024-01-01T12:00:00Z", 0, []string{"unexpected-scheme"}},
+		{"OriginalNoHost", `href="https://x.org/" data-originalurl="https:foo" data-versiondate="2024-01-01"`, "", false, "2024-01-01T12:00:00Z", 0, []string{"invalid-url"}},
+		{"OriginalMarkup", `href="https://x.org/" data-originalurl='https://x.org/"><b>' data-versiondate="2024-01-01"`, "", false, "2024-01-01T12:00:00Z", 0, []string{"invalid-url"}},
 		// An unparsable href cannot stand in for the original.
 		{"BadHrefNoInference", `href="http://[::1" data-versiondate="2024-01-01"`, "", false, "2024-01-01T12:00:00Z", 0, []string{"invalid-url", "missing-originalurl"}},
 	}
@@ -159,6 +163,10 @@ func TestPage_Identifiers(t *testing.T) {
 			}, []string{"multiple-identifiers"}},
 		{"MultiTokenRel", `<link rel="alternate identifier" href="/id">`, nil,
 			[]audit.Identifier{{URL: "https://ex.org/id", Rel: "identifier", Source: "html"}}, []string{}},
+		// anchor changes the link context (RFC 8288 3.2): a section's
+		// cite-as is not the page's; an anchor naming the page itself is.
+		{"AnchoredElsewhere", ``, http.Header{"Link": {`<https://y.org/id>; anchor="#sec"; rel="cite-as", <https://doi.org/10.1/p>; anchor="https://ex.org/page"; rel=identifier`}},
+			[]audit.Identifier{{URL: "https://doi.org/10.1/p", Rel: "identifier", Source: "header"}}, []string{"anchored-link"}},
 		{"BadHeader", ``, http.Header{"Link": {`<https://ok.example/>; rel=identifier, garbage, <x`}},
 			[]audit.Identifier{{URL: "https://ok.example/", Rel: "identifier", Source: "header"}}, []string{"invalid-link-header"}},
 	}
@@ -193,6 +201,13 @@ func TestPage_PWIDs(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pwids:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestPage_PWIDInHref(t *testing.T) {
+	ex := extractString(t, "https://ex.org/", `<a href="pwid:archive.org:2016-01-22_11.20.29Z_page:https://www.dr.dk">x</a>`, nil)
+	if len(ex.Links) != 1 || !reflect.DeepEqual(codes(ex.Links[0].Diagnostics), []string{"pwid-in-href"}) {
+		t.Errorf("links %+v", ex.Links)
 	}
 }
 

@@ -19,15 +19,20 @@
                 cosine, words reference, words live, word change, reference url,
                 reference time, live url, excerpt reference, excerpt live, rank]
    suggestions [link, reason, html, versionurl, versiondate]
-   history     [first seen, run, first broken, run, last ok, run,
-                [[run, checked at, verdict, status], ...]]
+   history     [first seen, run, first broken, run, last ok, run (0 when
+                known only from pruned runs), [[run, checked at, verdict,
+                status], ...], tracked (the fields after it come from the
+                history of every run), confirmed, confirmed at, run,
+                failing since, run, consecutive failed runs]
    snapshots   [link, source, declared url, declared datetime, verdict,
                 memento datetime, status, declared original, actual original,
                 flags (1 datetime mismatch, 2 original mismatch), delta s,
                 reason, final url]
    diagnostics [page, link, field, code, message]
    identifiers [access url, identifier, rel, own page, resolves, leads back,
-                status, how, reason, checked, linking pages]
+                status, how, reason, checked, linking pages, target of the
+                access url]
+   fragments   [link, missing fragment, message]
    runs        [id, started, status, checked, broken, drifted]
 */
 (function () {
@@ -100,6 +105,14 @@
     return d >= 730 ? (d / 365.25).toFixed(1) + ' years' : d + ' days';
   }
   function targetURL(t) { return t >= 0 ? T[t][0] : ''; }
+  // shortURL is u without its scheme, cut to n characters.
+  function shortURL(u, n) {
+    var s = String(u).replace(/^https?:\/\//i, '');
+    n = n || 48;
+    return s.length > n ? s.slice(0, n - 1) + '…' : s;
+  }
+  function pageURL(p) { return P[p] ? P[p][0] : ''; }
+  function anchor(text) { return el('span', 'quote', text ? '“' + text + '”' : '(no anchor text)'); }
   function linkHref(l) { var r = L[l]; return r[4] !== '' ? r[4] : targetURL(r[1]); }
   function targetCell(t, href) {
     var box = el('div');
@@ -163,6 +176,24 @@
   var vcode = {};
   V.forEach(function (v, i) { vcode[v[0]] = i; });
   var FRAG = vcode['fragment-missing'], MOVED = vcode.moved;
+  var fragsOfLink = {};
+  (D.fragments || []).forEach(function (f) { (fragsOfLink[f[0]] || (fragsOfLink[f[0]] = [])).push(f); });
+  function histOf(t) { return T[t] && T[t][13] >= 0 ? D.history[T[t][13]] : null; }
+  function confirmed(t) { var h = histOf(t); return !!(h && h[7] && h[8]); }
+  // missingFragments lists the #fragments of a target's links that its
+  // page lacks: [[fragment, links, message], ...] in first-seen order.
+  function missingFragments(t) {
+    var ls = linksOfTarget[t] || [], byName = {}, out = [];
+    for (var i = 0; i < ls.length; i++) {
+      (fragsOfLink[ls[i]] || []).forEach(function (f) {
+        var e = byName['#' + f[1]];
+        if (!e) { e = byName['#' + f[1]] = [f[1], 0, f[2]]; out.push(e); }
+        e[1]++;
+      });
+    }
+    return out;
+  }
+  function fragNames(t) { return missingFragments(t).map(function (f) { return '#' + f[0]; }).join(', '); }
 
   // ---- the table component ----
   // opts: rows (array of row numbers), cols [{t: title, v: sort value of a
@@ -241,7 +272,7 @@
     var table = el('table');
     var thead = el('thead'), tr = el('tr');
     this.ths = [];
-    if (o.expand) add(tr, el('th'));
+    if (o.expand) add(tr, el('th', 'tg'));
     o.cols.forEach(function (c, ci) {
       var th = el('th', c.c || '');
       if (c.v) {
@@ -351,7 +382,7 @@
         tr.dataset.row = r;
         var detail = null;
         if (o.expand) {
-          var td0 = el('td'), tg = el('button', 'toggle', self.open[r] ? '▾' : '▸');
+          var td0 = el('td', 'tg'), tg = el('button', 'toggle', self.open[r] ? '▾' : '▸');
           tg.type = 'button';
           tg.setAttribute('aria-expanded', self.open[r] ? 'true' : 'false');
           tg.setAttribute('aria-label', 'Details');
@@ -417,6 +448,31 @@
       ['Time', r[11] ? fmt(r[11]) + ' ms' : ''],
       ['Checked', fdate(r[12])]
     ]));
+    return box;
+  }
+  // fragmentEvidence shows what is wrong with the links to a target whose
+  // page answers but lacks the #fragments they point to.
+  function fragmentEvidence(t) {
+    var r = T[t], box = el('div'), fs = missingFragments(t);
+    var names = el('div');
+    fs.forEach(function (f) {
+      add(names, el('code', '', '#' + f[0]), ' ', el('span', 'sub', fmt(f[1]) + (f[1] === 1 ? ' link' : ' links') + (f[2] ? ': ' + f[2] : '')));
+    });
+    add(box, kv([
+      ['Verdict', vbadge(FRAG)],
+      ['Missing', names],
+      ['The page', (r[3] ? 'answers HTTP ' + r[3] : 'was not fetched') + ' (' + vname(r[2]) + '): the page is there, the anchor is not']
+    ]));
+    return box;
+  }
+  function fragmentFix(t) {
+    var box = el('div');
+    add(box, el('h3', '', 'Fix: correct the #fragment'));
+    missingFragments(t).forEach(function (f) {
+      var p = el('p');
+      add(p, el('code', '', '#' + f[0]), ' is not an id on the page; link to the page or an existing anchor.');
+      add(box, p);
+    });
     return box;
   }
   function fixBlock(t) {
@@ -487,38 +543,62 @@
     return ls;
   }
   var tables = {};
+  // linkedFrom shows the first two links of ls: page and anchor text.
+  function linkedFrom(ls, td) {
+    ls.slice(0, 2).forEach(function (li) {
+      var l = L[li], line = el('div', 'from');
+      add(line, urlNode(pageURL(l[0]), shortURL(pageURL(l[0]), 40)), ' ', anchor(l[3]));
+      add(td, line);
+    });
+    if (ls.length > 2) add(td, el('span', 'sub', '+' + fmt(ls.length - 2) + ' more'));
+  }
   function buildBroken() {
     tables.broken = new Table(document.getElementById('t-broken'), {
       rows: brokenRows,
       empty: 'No broken or moved targets. Well kept!',
       cols: [
         { t: 'Target', c: 'wide', v: function (t) { return T[t][0]; }, r: function (t, td) { add(td, targetCell(t)); } },
-        { t: 'Verdict', v: function (t) { return vname(brokenVerdict[t]); }, r: function (t, td) { add(td, vbadge(brokenVerdict[t])); } },
-        { t: 'Evidence', v: function (t) { return T[t][3]; }, r: function (t, td) {
-          var r = T[t];
-          add(td, statusLine(t));
-          if (brokenVerdict[t] === FRAG) add(td, el('span', 'sub', 'the page has no element with the linked id'));
-          else if (r[4]) add(td, el('span', 'sub', r[4]));
+        { t: 'Verdict', v: function (t) { return vname(brokenVerdict[t]); }, r: function (t, td) {
+          add(td, vbadge(brokenVerdict[t]));
+          if (brokenVerdict[t] !== FRAG && confirmed(t)) add(td, ' ', badge('confirmed', 'bad'));
         } },
+        { t: 'Evidence', v: function (t) { return brokenVerdict[t] === FRAG ? fragNames(t) : T[t][3]; }, r: function (t, td) {
+          var r = T[t];
+          if (brokenVerdict[t] === FRAG) {
+            add(td, el('span', '', 'missing ' + fragNames(t)), el('span', 'sub', 'the page answers ' + statusLine(t) + '; the anchor is gone'));
+            return;
+          }
+          add(td, statusLine(t));
+          if (r[4]) add(td, el('span', 'sub', r[4]));
+        } },
+        { t: 'Linked from', c: 'wide', v: function (t) { var ls = brokenLinks(t); return ls.length ? pageURL(L[ls[0]][0]) : ''; }, r: function (t, td) { linkedFrom(brokenLinks(t), td); } },
         { t: 'Pages', c: 'num', d: true, v: function (t) { return brokenCounts(t)[1]; }, r: function (t, td) { text(td, fmt(brokenCounts(t)[1])); } },
         { t: 'Links', c: 'num', d: true, v: function (t) { return brokenCounts(t)[0]; }, r: function (t, td) { text(td, fmt(brokenCounts(t)[0])); } },
-        { t: 'Fix', v: function (t) { return T[t][8] ? 0 : T[t][9] >= 0 ? 1 : 2; }, r: function (t, td) {
+        { t: 'Fix', v: function (t) { return brokenVerdict[t] === FRAG ? 3 : T[t][8] ? 0 : T[t][9] >= 0 ? 1 : 2; }, r: function (t, td) {
           var r = T[t];
-          if (r[8]) add(td, el('span', 'sub', 'moved to'), urlNode(r[8]));
+          if (brokenVerdict[t] === FRAG) add(td, el('span', 'sub', 'link to the page or an existing anchor'));
+          else if (r[8]) add(td, el('span', 'sub', 'moved to'), urlNode(r[8]));
           else if (r[9] >= 0) add(td, el('span', 'sub', 'archived copy'), urlNode(D.mementos[r[9]][1], fdate(D.mementos[r[9]][2])));
           else td.textContent = '—';
         } }
       ],
       filters: [
         { k: 'verdict', label: 'Verdict', get: function (t) { return vname(brokenVerdict[t]); }, order: verdictOrder() },
-        { k: 'host', label: 'Host', get: function (t) { return T[t][1]; } }
+        { k: 'host', label: 'Host', get: function (t) { return T[t][1]; } },
+        { k: 'confirmed', label: 'Confirmed', get: function (t) { return brokenVerdict[t] === FRAG ? 'not applicable' : confirmed(t) ? 'confirmed' : 'not confirmed'; } }
       ],
-      text: function (t) { return T[t][0] + ' ' + T[t][4]; },
+      // Search covers the target, its evidence and where it is linked:
+      // linking pages, anchor texts and hrefs.
+      text: function (t) {
+        var parts = [T[t][0], T[t][4], fragNames(t)];
+        brokenLinks(t).forEach(function (li) { parts.push(pageURL(L[li][0]), L[li][3], L[li][4]); });
+        return parts.join(' ');
+      },
       expand: function (t, box) {
         var side = el('div', 'side');
-        var a = el('div'), b = el('div');
-        add(a, el('h4', '', 'Evidence'), evidenceBlock(t));
-        add(b, el('h4', '', 'Fix'), fixBlock(t));
+        var a = el('div'), b = el('div'), frag = brokenVerdict[t] === FRAG;
+        add(a, el('h4', '', 'Evidence'), frag ? fragmentEvidence(t) : evidenceBlock(t));
+        add(b, el('h4', '', 'Fix'), frag ? fragmentFix(t) : fixBlock(t));
         add(side, a, b);
         var ls = brokenLinks(t);
         add(box, side, el('h3', '', 'Where it is linked (' + fmt(ls.length) + ' links)'), linkingList(ls, 100),
@@ -694,10 +774,25 @@
   function buildDrift() {
     tables.drift = new Table(document.getElementById('t-drift'), {
       rows: range(R.length),
-      sort: 1, desc: true,
+      sort: 3, desc: true, // the Band column: by drift rank
       empty: D.archives ? 'No drift measured in this run.' : 'No drift measured: the archive stage did not run for this run.',
       cols: [
         { t: 'Target', c: 'wide', v: function (d) { return targetURL(R[d][0]); }, r: function (d, td) { add(td, targetCell(R[d][0])); } },
+        // A drift against a memento is the link's own (its date chose the
+        // memento); a drift since first seen is the target's.
+        { t: 'Link', c: 'wide', v: function (d) { return R[d][1] >= 0 ? pageURL(L[R[d][1]][0]) : ''; }, r: function (d, td) {
+          var li = R[d][1];
+          if (li < 0) { add(td, el('span', 'empty', 'the target (every link)')); return; }
+          var on = el('span', 'sub', 'on ');
+          add(on, urlNode(pageURL(L[li][0]), shortURL(pageURL(L[li][0]), 40)));
+          add(td, anchor(L[li][3]), on);
+        } },
+        { t: 'Compared', c: 'wide', v: function (d) { return R[d][11]; }, r: function (d, td) {
+          var then = el('div', 'from'), now = el('div', 'from');
+          add(then, el('span', 'sub', 'then '), urlNode(R[d][11], shortURL(R[d][11], 44)));
+          add(now, el('span', 'sub', 'now '), urlNode(R[d][13], shortURL(R[d][13], 44)));
+          add(td, then, now);
+        } },
         { t: 'Band', v: function (d) { return R[d][16]; }, d: true, r: function (d, td) { add(td, badge(R[d][3], bandClass(R[d][3]))); add(td, el('span', 'sub', R[d][2])); } },
         { t: 'SimHash', c: 'num', d: true, v: function (d) { return R[d][4]; }, r: function (d, td) { text(td, R[d][4] + '/64'); } },
         { t: 'Jaccard', c: 'num', v: function (d) { return numKey(R[d][5]); }, r: function (d, td) { text(td, fnum(R[d][5])); } },
@@ -713,7 +808,10 @@
         { k: 'band', label: 'Band', get: function (d) { return R[d][3]; }, order: ['off-topic', 'major', 'minor', 'unchanged'] },
         { k: 'kind', label: 'Reference', get: function (d) { return R[d][2]; } }
       ],
-      text: function (d) { return targetURL(R[d][0]) + ' ' + R[d][11] + ' ' + R[d][14] + ' ' + R[d][15]; },
+      text: function (d) {
+        var li = R[d][1];
+        return targetURL(R[d][0]) + ' ' + R[d][11] + ' ' + R[d][13] + ' ' + R[d][14] + ' ' + R[d][15] + (li >= 0 ? ' ' + L[li][3] + ' ' + pageURL(L[li][0]) : '');
+      },
       expand: function (d, box) { add(box, driftBlock(d)); }
     });
   }
@@ -721,12 +819,15 @@
   // ---- Identifiers ----
   var I = D.identifiers;
   function yesno(checked, b) { return !checked ? badge('not checked') : b ? badge('yes', 'good') : badge('no', 'bad'); }
+  // idProblem names what is wrong with a declared identifier. A broken
+  // identifier comes first: links should cite it only once it resolves
+  // and leads back to the page.
   function idProblem(i) {
     var r = I[i];
     if (!r[9]) return 'not checked';
-    if (!r[3]) return 'links should cite the identifier';
     if (!r[4]) return 'does not resolve';
     if (!r[5]) return 'does not lead back';
+    if (!r[3]) return 'links should cite the identifier';
     return 'fine';
   }
   function buildIds() {
@@ -734,7 +835,10 @@
       rows: range(I.length),
       empty: 'No page or target of this run declares rel="identifier" or rel="cite-as".',
       cols: [
-        { t: 'Access URL', c: 'wide', v: function (i) { return I[i][0]; }, r: function (i, td) { add(td, urlNode(I[i][0]), el('span', 'sub', I[i][3] ? 'a page of this site' : 'a link target: linked from ' + fmt(I[i][10]) + ' pages')); } },
+        { t: 'Access URL', c: 'wide', v: function (i) { return I[i][0]; }, r: function (i, td) {
+          add(td, urlNode(I[i][0]), el('span', 'sub', (I[i][3] ? 'a page of this site' : 'a link target') + ', linked from ' + fmt(I[i][10]) + (I[i][10] === 1 ? ' page' : ' pages')));
+          if (I[i][11] >= 0) add(td, ' ', internal('#target/' + I[i][11], 'details', 'sub'));
+        } },
         { t: 'Identifier', c: 'wide', v: function (i) { return I[i][1]; }, r: function (i, td) { add(td, urlNode(I[i][1]), el('span', 'sub', 'rel=' + I[i][2])); } },
         { t: 'Resolves', v: function (i) { return I[i][4]; }, r: function (i, td) { add(td, yesno(I[i][9], I[i][4])); if (I[i][6]) add(td, el('span', 'sub', 'HTTP ' + I[i][6])); } },
         { t: 'Leads back', v: function (i) { return I[i][5]; }, r: function (i, td) { add(td, yesno(I[i][9], I[i][5])); if (I[i][7]) add(td, el('span', 'sub', 'via ' + I[i][7])); } },
@@ -748,7 +852,26 @@
         { k: 'finding', label: 'Finding', get: idProblem },
         { k: 'scope', label: 'Declared by', get: function (i) { return I[i][3] ? 'own page' : 'link target'; } }
       ],
-      text: function (i) { return I[i][0] + ' ' + I[i][1] + ' ' + I[i][8]; }
+      text: function (i) {
+        var parts = [I[i][0], I[i][1], I[i][8]];
+        (linksOfTarget[I[i][11]] || []).forEach(function (li) { parts.push(pageURL(L[li][0]), L[li][3]); });
+        return parts.join(' ');
+      },
+      expand: function (i, box) {
+        var t = I[i][11], ls = t >= 0 ? linksOfTarget[t] || [] : [];
+        if (!ls.length) {
+          add(box, el('p', 'empty', I[i][3] ? 'No page of this run links to this page.' : 'No link of this run points to the access URL.'));
+        } else {
+          add(box, el('h3', '', 'Linking pages (' + fmt(ls.length) + ' links)'));
+          if (!I[i][3] && I[i][4] && I[i][5]) {
+            var hint = el('p', 'lede');
+            add(hint, 'These links use the access URL; the target asks to be cited as ', urlNode(I[i][1]), '.');
+            add(box, hint);
+          }
+          add(box, linkingList(ls, 100));
+        }
+        if (t >= 0) add(box, internal('#target/' + t, 'Status history and all details →'));
+      }
     });
   }
 
@@ -761,18 +884,30 @@
     add(sec, internal('#broken', '← Back to the broken links', 'back'));
     var h = el('h1', 'url');
     add(h, urlNode(r[0]));
-    add(sec, h, el('p', 'lede'));
-    sec.lastChild.textContent = fmt(r[6]) + ' links on ' + fmt(r[7]) + ' pages point here.';
+    var lede = el('p', 'lede', fmt(r[6]) + ' links on ' + fmt(r[7]) + ' pages point here. ');
+    add(lede, vbadge(r[2]));
+    if (confirmed(t)) add(lede, ' ', badge('confirmed broken', 'bad'));
+    add(sec, h, lede);
     var grid = el('div', 'grid'), a = el('div', 'panel pad'), b = el('div', 'panel pad');
+    var frags = missingFragments(t);
     add(a, el('h3', '', 'Evidence of this run'), evidenceBlock(t));
+    if (frags.length) add(a, el('h3', '', 'Links with a missing #fragment'), fragmentEvidence(t));
     add(b, el('h3', '', 'Status across runs'));
-    var hist = r[13] >= 0 ? D.history[r[13]] : null;
+    var hist = histOf(t);
     if (hist) {
+      var when = function (at, run) { return at ? fdate(at) + (run ? ' (run #' + run + ')' : ' (an earlier run)') : ''; };
+      var streak = '';
+      if (hist[7]) {
+        streak = hist[13] ? 'failing in ' + fmt(hist[13]) + (hist[13] === 1 ? ' run' : ' consecutive runs') + ' since ' + when(hist[11], hist[12]) : 'not failing';
+      }
       add(b, kv([
-        ['First seen', hist[0] ? fdate(hist[0]) + ' (run #' + hist[1] + ')' : ''],
-        ['First broken', hist[2] ? fdate(hist[2]) + ' (run #' + hist[3] + ')' : 'never'],
-        ['Last OK', hist[4] ? fdate(hist[4]) + ' (run #' + hist[5] + ')' : 'never']
+        ['First seen', when(hist[0], hist[1])],
+        ['First broken', hist[2] ? when(hist[2], hist[3]) : 'never'],
+        ['Last OK', hist[4] ? when(hist[4], hist[5]) : 'never'],
+        ['Failure streak', streak],
+        ['Confirmed', hist[7] ? (hist[8] ? badge('confirmed broken since ' + when(hist[9], hist[10]), 'bad') : 'no') : '']
       ]));
+      if (!hist[7]) add(b, el('p', 'sub', 'Confirmation and the failure streak come from the history of every run, which does not describe this run (a later run was applied, or this one was not).'));
       var tl = el('div', 'timeline');
       hist[6].forEach(function (e) {
         var s = el('span', V[e[2]] ? V[e[2]][1] : 'muted');
@@ -797,6 +932,7 @@
     add(grid, a, b);
     var fx = el('div', 'panel pad');
     var fix = fixBlock(t);
+    if (frags.length) add(fix, fragmentFix(t));
     if (!fix.childNodes.length) add(fix, el('p', 'empty', vbroken(r[2]) ? 'No fix recorded.' : 'Nothing to fix: the target answers.'));
     add(fx, fix);
     add(grid, fx);
@@ -860,22 +996,35 @@
   }
   window.addEventListener('hashchange', route);
   route();
-  // Printing shows every section with up to 1,000 rows per table.
+  // Printing shows every section with up to 1,000 rows per table, and the
+  // broken links opened: where each is linked, its evidence and its fix
+  // (snippets included) are on paper too.
   window.addEventListener('beforeprint', function () {
     Object.keys(builders).forEach(ensure);
     Object.keys(tables).forEach(function (k) {
       var tb = tables[k];
       if (!tb.tbody) return;
       tb.savedSize = tb.size;
+      tb.savedPage = tb.page;
       tb.size = 1000;
       tb.page = 0;
+      if (k === 'broken') {
+        tb.savedOpen = tb.open;
+        tb.open = {};
+        tb.view.slice(0, tb.size).forEach(function (r) { tb.open[r] = true; });
+      }
       tb.render();
     });
   });
   window.addEventListener('afterprint', function () {
     Object.keys(tables).forEach(function (k) {
       var tb = tables[k];
-      if (tb.savedSize) { tb.size = tb.savedSize; tb.savedSize = 0; tb.render(); }
+      if (!tb.savedSize) return;
+      tb.size = tb.savedSize;
+      tb.page = tb.savedPage || 0;
+      tb.savedSize = 0;
+      if (tb.savedOpen) { tb.open = tb.savedOpen; tb.savedOpen = null; }
+      tb.render();
     });
   });
 })();

@@ -22,7 +22,8 @@
 //
 // Every request is logged with its arrival time (Requests), so tests can
 // count requests per window; Options.TooManyRequests makes the archive
-// answer 429 with Retry-After first.
+// answer 429 with Retry-After first, Options.TimeGateLatest makes the
+// TimeGates pick the latest memento instead of the closest.
 package archivetest
 
 import (
@@ -76,6 +77,12 @@ type Options struct {
 	// Banner is inserted after <body> in non-id_ replays (default a
 	// Wayback-like toolbar).
 	Banner string
+	// TimeGateLatest makes both TimeGates select the latest memento
+	// whatever the Accept-Datetime, as a TimeGate that ignores datetime
+	// negotiation would; the Link header still lists the first and last
+	// mementos, and the TimeMap all of them, so that a client preferring
+	// the closest memento can still find it.
+	TimeGateLatest bool
 }
 
 // Request is one request the archive received.
@@ -325,6 +332,9 @@ func (a *Archive) timegate(w http.ResponseWriter, r *http.Request, orig string, 
 		want = t
 	}
 	m, ok := closest(list, want)
+	if ok && a.opts.TimeGateLatest {
+		m = list[len(list)-1]
+	}
 	w.Header().Set("Vary", "accept-datetime")
 	if !ok {
 		http.Error(w, "no memento", http.StatusNotFound)

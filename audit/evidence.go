@@ -1,0 +1,45 @@
+package audit
+
+// PageEvidence is what the crawl saw of a page's response that a check of
+// the page's URL needs, so that the checker can judge the site's own pages
+// from the crawl's response instead of fetching them a second time (see
+// audit/check.Known). The crawler fills it for every page that got a
+// response; the fingerprint fields only for a 2xx HTML page.
+//
+// Everything here is computed by audit/check.Observe with the checker's own
+// code, over the bytes the checker would have read (its body cap), so that
+// a verdict, fingerprint or soft-404 comparison made from it is the one a
+// fetch would have given.
+type PageEvidence struct {
+	// Headers are the response header fields kept as evidence (as
+	// Check.Headers); ETag and LastModified the validators (as
+	// Check.ETag and Check.LastModified).
+	Headers      map[string]string `json:"headers,omitempty"`
+	ETag         string            `json:"etag,omitempty"`
+	LastModified string            `json:"last_modified,omitempty"`
+	// Challenge names the bot-challenge signal of the response ("" when it
+	// is not one).
+	Challenge string `json:"challenge,omitempty"`
+
+	// HTML reports a 2xx HTML response: the fields below are set.
+	HTML bool `json:"html,omitempty"`
+	// BodyCap is the body cap the fingerprint was computed under (the
+	// checker's MaxBody); BodyBytes the decoded bytes it covers;
+	// BodyTruncated that the body went on past them.
+	BodyCap       int64 `json:"body_cap,omitempty"`
+	BodyBytes     int64 `json:"body_bytes,omitempty"`
+	BodyTruncated bool  `json:"body_truncated,omitempty"`
+	// SHA256, SimHash and Words are the content fingerprint (as in Check).
+	SHA256  string `json:"sha256,omitempty"`
+	SimHash uint64 `json:"simhash,omitempty"`
+	Words   int    `json:"words,omitempty"`
+	// Anchors are the page's id and <a name> values (bounded, as
+	// Check.Anchors).
+	Anchors []string `json:"anchors,omitempty"`
+	// Text is the page's main-text words (textsim.Words of
+	// textsim.MainText) joined by single spaces, for the soft-404
+	// comparison: at most audit/check.KnownTextMax bytes, cut on a word
+	// boundary; TextCapped reports the page had more.
+	Text       string `json:"text,omitempty"`
+	TextCapped bool   `json:"text_capped,omitempty"`
+}

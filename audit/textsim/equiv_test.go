@@ -1,0 +1,116 @@
+package textsim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// The one-pass collapse and Words must give exactly what the plain
+// definitions give: main texts and their words feed fingerprints stored
+// and compared across runs.
+
+func collapseRef(s string) string {
+	return strings.ToValidUTF8(strings.Join(strings.Fields(s), " "), "\uFFFD")
+}
+
+func wordsRef(text string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			words = append(words, strings.ToLower(text[start:end]))
+			start = -1
+		}
+	}
+	for i, r := range text {
+		switch {
+		case r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'):
+			if start < 0 {
+				start = i
+			}
+		case r < utf8.RuneSelf, r == utf8.RuneError:
+			flush(i)
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			flush(i)
+			words = append(words, text[i:i+utf8.RuneLen(r)])
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+			if start < 0 {
+				start = i
+			}
+		case unicode.IsMark(r):
+		default:
+			flush(i)
+		}
+	}
+	flush(len(text))
+	return words
+}
+
+// randomText mixes ASCII, white space of every kind, letters with case,
+// marks, Han, U+FFFD and invalid bytes.
+func randomText(r *rand.Rand) string {
+	pieces := []string{"a", "Z", "q", "7", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0",
+		"\u2003", "\u3000", "É", "ß", "İ", "Σ", "\u0301", "漢", "か", "-", "'", ".", "\uFFFD",
+		"\xff", "\xe2\x82", "\xc3", "\x80", "Ǆ", "ǅ", "ﬁ", "٣", "Ⅻ", "\x00"}
+	var b strings.Builder
+	for range r.IntN(60) {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+func TestCollapseAndWords_SameAsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		s := randomText(r)
+		if got, want := collapse(s), collapseRef(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := Words(s), wordsRef(s); !slices.Equal(got, want) {
+			t.Fatalf("Words(%q) = %q, want %q", s, got, want)
+		}
+		// EachMainWord splits the text before collapse.
+		if got, want := Words(s), Words(collapse(s)); !slices.Equal(got, want) {
+			t.Fatalf("Words(%q) = %q, but Words of it collapsed = %q", s, got, want)
+		}
+	}
+}
+
+func TestEachMainWord(t *testing.T) {
+	for _, page := range []string{
+		"<main><p>Hello,\u00a0<b>WORLD</b>s</p>\xff\xfe<p>caf\u00e9 \u6f22\u5b57</p></main>",
+		"<body><nav>menu</nav><article>One two</article><article> three\u3000four</article>",
+		"",
+	} {
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		EachMainWord(doc, func(w string) { got = append(got, w) })
+		if want := Words(MainTextOf(doc)); !slices.Equal(got, want) {
+			t.Errorf("%q: EachMainWord %q, Words(MainTextOf) %q", page, got, want)
+		}
+	}
+}
+
+func FuzzCollapseAndWords(f *testing.F) {
+	f.Add("  Hello,\u00a0WORLD\xff\xfe caf\u00e9 \u6f22\u5b57 ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapse(s), collapseRef(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := Words(s), wordsRef(s); !slices.Equal(got, want) {
+			t.Fatalf("Words(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := Words(s), Words(collapse(s)); !slices.Equal(got, want) {
+			t.Fatalf("Words(%q) = %q, but Words of it collapsed = %q", s, got, want)
+		}
+	})
+}
