@@ -215,8 +215,12 @@ type crawl struct {
 	scope  *scope
 	robots *robots
 	q      *queue.Queue
+	col    *colly.Collector
 	// frontier is Options.Frontier.
 	frontier Frontier
+	// limited holds the hosts (host[:port] as in URLs) that have a colly
+	// limit rule; guarded by mu.
+	limited map[string]bool
 
 	mu       sync.Mutex
 	seen     map[string]bool // normalized URLs queued or fetched
@@ -276,7 +280,8 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	)
 	col.SetClient(client)
 	col.SetRedirectHandler(cr.redirect)
-	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
+	cr.col, cr.limited = col, map[string]bool{}
+	if err := col.Limits(hostLimitRules(o.Hosts, o)); err != nil {
 		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
 	}
 	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
@@ -326,33 +331,32 @@ func (cr *crawl) snapshot() Stats {
 	return cr.stats
 }
 
-// limitRules gives every seed host its own parallelism and delay (a robots.txt
-// Crawl-delay larger than --delay wins) and all other hosts a shared rule.
-func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
-	o := cr.opts
-	var rules []*colly.LimitRule
-	done := map[string]bool{}
-	for _, u := range seeds {
-		hp := hostPort(u)
-		if done[u.Host] {
-			continue
-		}
-		done[u.Host] = true
-		delay := o.Delay
-		if !o.IgnoreRobots {
-			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > delay {
-				cr.opts.Logger.Info("honouring robots.txt Crawl-delay", "host", hp, "delay", cd)
-				delay = cd
-			}
-		}
-		rules = append(rules, &colly.LimitRule{
-			DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$",
-			Parallelism:  o.Concurrency,
-			Delay:        delay,
-		})
+// ensureLimit gives u's host its own colly limit rule the first time the
+// crawl queues a URL of it: --concurrency parallel requests and --delay, or,
+// when the host's robots.txt sets a Crawl-delay larger than --delay, one
+// request at a time with that delay (capped at MaxCrawlDelay). Crawl-delay
+// asks for a pause between successive requests, so parallel requests would
+// defeat it. Rules from Options.Hosts, added first, win.
+func (cr *crawl) ensureLimit(u *url.URL) {
+	cr.mu.Lock()
+	done := cr.limited[u.Host]
+	cr.limited[u.Host] = true
+	cr.mu.Unlock()
+	if done {
+		return
 	}
-	rules = append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency * 4, Delay: o.Delay})
-	return rules
+	o := cr.opts
+	parallel, delay := o.Concurrency, o.Delay
+	if !o.IgnoreRobots {
+		if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
+			cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
+			parallel, delay = 1, cd
+		}
+	}
+	rule := &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay}
+	if err := cr.col.Limit(rule); err != nil {
+		cr.opts.Logger.Error("limit rule", "host", u.Host, "err", err)
+	}
 }
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,
@@ -425,6 +429,7 @@ func (cr *crawl) schedule(u *url.URL, depth int) {
 			return
 		}
 	}
+	cr.ensureLimit(u)
 	ctx := colly.NewContext()
 	ctx.Put("orig", u.String())
 	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
@@ -453,7 +458,10 @@ func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 	}
-	if !cr.follow || cr.scope.reason(req.URL) != "" {
+	// A recursive crawl follows redirects within its scope; a URL list
+	// follows a listed URL's redirects wherever they lead (the list names
+	// pages, and their content is at the end of the chain).
+	if cr.follow && cr.scope.reason(req.URL) != "" || req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return http.ErrUseLastResponse
 	}
 	if !cr.opts.IgnoreRobots {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -342,5 +343,92 @@ func TestCrawl_Interrupted(t *testing.T) {
 	}
 	if len(sink.pages) == 0 || len(sink.pages) > 5 {
 		t.Errorf("interrupted crawl recorded %d pages", len(sink.pages))
+	}
+}
+
+func TestCrawl_ListFollowsRedirects(t *testing.T) {
+	site := crawltest.NewBasic(t)
+	sink := &memSink{}
+	if _, err := crawler.New(crawler.Options{}, sink).CrawlList(context.Background(), []string{site.URL + "/redirect-me"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.pages) != 1 {
+		t.Fatalf("%d pages", len(sink.pages))
+	}
+	p := sink.pages[0]
+	if p.Status != 200 || !strings.HasSuffix(p.URL, "/a.html") || !strings.HasSuffix(p.RequestURL, "/redirect-me") ||
+		len(p.Redirects) != 1 || p.Redirects[0].Status != 301 || len(p.Links) == 0 {
+		t.Errorf("listed URL that redirects: %+v", p)
+	}
+}
+
+func TestCrawl_RedirectFollowedAndRobotsOnHop(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("User-agent: *\nDisallow: /secret\n"))
+	})
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<a href="/old">old</a> <a href="/to-secret">s</a>`))
+	})
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/new", http.StatusMovedPermanently) })
+	mux.HandleFunc("/new", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<p>new home</p>`))
+	})
+	var secretHits atomic.Int32
+	mux.HandleFunc("/to-secret", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/secret", http.StatusFound) })
+	mux.HandleFunc("/secret", func(w http.ResponseWriter, r *http.Request) { secretHits.Add(1) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	sink := &memSink{}
+	if _, err := crawler.New(crawler.Options{}, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	pages := sink.byPath(t)
+	if p := pages["/old"]; p == nil || p.Status != 200 || !strings.HasSuffix(p.URL, "/new") || len(p.Redirects) != 1 {
+		t.Errorf("followed redirect: %+v", p)
+	}
+	if secretHits.Load() != 0 {
+		t.Errorf("a redirect hop disallowed by robots.txt was fetched")
+	}
+	if p := pages["/to-secret"]; p == nil || p.Status != http.StatusFound {
+		t.Errorf("redirect to a disallowed URL should stop at the 302: %+v", p)
+	}
+}
+
+func TestCrawl_CrawlDelay(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		inFlight int
+		peak     int
+		starts   []time.Time
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nCrawl-delay: 0.2\n"))
+			return
+		}
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<a href="/1">1</a><a href="/2">2</a><a href="/3">3</a>`))
+	}))
+	defer srv.Close()
+	sink := &memSink{}
+	if _, err := crawler.New(crawler.Options{Concurrency: 4}, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 4 || peak != 1 {
+		t.Fatalf("%d requests, %d at once; want 4, one at a time under Crawl-delay", len(starts), peak)
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < 180*time.Millisecond {
+			t.Errorf("request %d came %v after the previous one; Crawl-delay asks for 200ms", i, gap)
+		}
 	}
 }

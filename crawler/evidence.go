@@ -19,13 +19,17 @@ import (
 // was not): reused when it is the document the checker would parse, so a
 // page is usually parsed once for both.
 func (cr *crawl) evidence(p *audit.Page, h http.Header, body []byte, doc *extract.Document) *audit.PageEvidence {
-	orig := h.Clone()
-	orig.Del(headerOrigContentType)
-	orig.Del(headerTruncated)
+	// Only the fields the checker reads of a response.
+	orig := make(http.Header, 4)
+	for _, k := range check.ResponseFields {
+		if v := h.Values(k); len(v) > 0 {
+			orig[http.CanonicalHeaderKey(k)] = v
+		}
+	}
 	if ct := h.Values(headerOrigContentType); len(ct) > 0 {
 		orig["Content-Type"] = ct
 	} else {
-		orig.Del("Content-Type")
+		delete(orig, "Content-Type")
 	}
 	var parsed *check.ParsedHTML
 	if doc != nil {

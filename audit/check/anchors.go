@@ -44,7 +44,7 @@ func anchors(page []byte, limit int) []string {
 // fragment in, so attributes the parser drops (a repeated attribute, a
 // nested <form>) are not anchors.
 func anchorsOf(doc *html.Node, limit int) []string {
-	seen := map[string]bool{}
+	var seen map[string]bool
 	var out []string
 	stack := []*html.Node{doc}
 	for len(stack) > 0 && len(out) < limit {
@@ -56,6 +56,9 @@ func anchorsOf(doc *html.Node, limit int) []string {
 					continue
 				}
 				if !seen[a.Val] {
+					if seen == nil {
+						seen = map[string]bool{}
+					}
 					seen[a.Val] = true
 					out = append(out, a.Val)
 					if len(out) == limit {

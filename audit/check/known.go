@@ -118,6 +118,10 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	return e
 }
 
+// ResponseFields are the response header fields Observe reads: the
+// evidence fields, the validators, Content-Type and Content-Encoding.
+var ResponseFields = append(slices.Clone(evidenceFields), "Content-Type", "Content-Encoding", "ETag", "Last-Modified")
+
 // pageFingerprint is what a check takes from a 2xx HTML body.
 type pageFingerprint struct {
 	sha256  string
