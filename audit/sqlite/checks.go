@@ -52,7 +52,7 @@ var checkColumns = []string{
 	"attempts", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "total_ms", "checked_at",
 	"headers", "content_type", "etag", "last_modified", "reused", "reused_from", "sha256",
 	"simhash", "words", "truncated", "soft404_probe_url", "soft404_probe_status",
-	"soft404_probe_final", "soft404_similarity",
+	"soft404_probe_final", "soft404_similarity", "from_crawl",
 }
 
 // upsertCheckSQL inserts a check, or replaces every column of the run's
@@ -156,6 +156,7 @@ func checkArgs(c *audit.Check) ([]any, error) {
 		c.ContentType, c.ETag, c.LastModified, boolInt(c.Reused), reusedFrom, c.SHA256,
 		int64(c.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
 		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity,
+		boolInt(c.FromCrawl),
 		c.TargetID, c.URL, c.URL,
 	}, nil
 }
@@ -177,7 +178,7 @@ func scanCheck(rows *sql.Rows) (*audit.Check, error) {
 		&c.Status, &c.FinalURL, &redirects, &c.Replacement, &c.Attempts, &dns, &connect, &tls,
 		&firstByte, &total, &checkedAt, &headers, &c.ContentType, &c.ETag, &c.LastModified,
 		&c.Reused, &reusedFrom, &c.SHA256, &simhash, &c.Words, &c.Truncated,
-		&probeURL, &probeStatus, &probeFinal, &similarity); err != nil {
+		&probeURL, &probeStatus, &probeFinal, &similarity, &c.FromCrawl); err != nil {
 		return nil, err
 	}
 	c.Verdict = audit.Verdict(verdict)

@@ -169,6 +169,9 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 	if err != nil {
 		return nil, fmt.Errorf("read redirects: %w", err)
 	}
+	if err := readEvidence(ctx, tx, runID, page); err != nil {
+		return nil, fmt.Errorf("read evidence: %w", err)
+	}
 
 	// Links are appended to their page's slice; pointers into the slices
 	// are taken only once all are loaded.

@@ -113,7 +113,7 @@ type saver struct {
 	byNorm           map[string]int64
 
 	insPage, insTarget, selTarget, insRedirect, insLink, insSnapshot,
-	insTemporal, insIdentifier, insPWID, insDiag *sql.Stmt
+	insTemporal, insIdentifier, insPWID, insDiag, insEvidence *sql.Stmt
 }
 
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
@@ -147,6 +147,7 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.insDiag, `INSERT INTO diagnostics (run_id, page_id, link_id, ord, field, code, message)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insEvidence, insEvidenceSQL},
 	}
 	for _, st := range stmts {
 		stmt, err := tx.PrepareContext(ctx, st.query)
@@ -160,7 +161,7 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 
 func (s *saver) close() {
 	for _, st := range []*sql.Stmt{s.insPage, s.insTarget, s.selTarget, s.insRedirect, s.insLink,
-		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag} {
+		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag, s.insEvidence} {
 		if st != nil {
 			st.Close()
 		}
@@ -247,6 +248,9 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 		if _, err := s.insRedirect.ExecContext(ctx, pageID, i, r.From, r.To, r.Status); err != nil {
 			return fmt.Errorf("redirect %d: %w", i, err)
 		}
+	}
+	if err := s.evidence(ctx, pageID, p.Evidence); err != nil {
+		return fmt.Errorf("evidence: %w", err)
 	}
 	linkIDs := make([]int64, len(p.Links))
 	for i := range p.Links {

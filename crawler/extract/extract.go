@@ -222,20 +222,37 @@ func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
 			}()
 		}
 	}
+	// Inline elements (<em>, <span>, ...) join their text with their
+	// neighbours' (a pwid may be split by markup); block elements separate.
+	block := n.Type == html.ElementNode && blockElements[n.DataAtom]
+	if block {
+		x.addPageText(" ")
+	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		x.walk(c, openLink, inHidden)
 	}
+	if block {
+		x.addPageText(" ")
+	}
 }
 
+// blockElements separate the page text searched for pwid URIs.
+var blockElements = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.Ul: true, atom.Ol: true,
+	atom.Dl: true, atom.Dt: true, atom.Dd: true, atom.Table: true, atom.Tr: true, atom.Td: true,
+	atom.Th: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true,
+	atom.H6: true, atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true,
+	atom.Nav: true, atom.Aside: true, atom.Main: true, atom.Blockquote: true, atom.Pre: true,
+	atom.Figure: true, atom.Figcaption: true, atom.Hr: true, atom.Body: true, atom.Title: true,
+}
+
+// addPageText appends visible text to the text searched for pwid URIs,
+// bounded by MaxTextScan.
 func (x *extractor) addPageText(s string) {
 	if x.pageText.Len() >= x.opt.MaxTextScan {
 		return
 	}
-	if !strings.Contains(strings.ToLower(s), "pwid:") {
-		return
-	}
 	x.pageText.WriteString(s)
-	x.pageText.WriteByte(' ')
 }
 
 // element records n when it is an element linkrot extracts and returns the
@@ -402,7 +419,7 @@ func (x *extractor) addPWID(l *audit.Link, idx int, raw, source, field string) {
 
 // textPWIDs finds pwid URIs written in the page text (citations in prose).
 func (x *extractor) textPWIDs() {
-	if x.pageText.Len() == 0 {
+	if x.pageText.Len() == 0 || !containsFold(x.pageText.String(), "pwid:") {
 		return
 	}
 	seen := map[string]bool{}
@@ -498,6 +515,17 @@ func relTokens(n *html.Node) []string {
 		}
 	}
 	return out
+}
+
+// containsFold reports whether s contains the lower-case ASCII substr,
+// ignoring ASCII case, without copying s.
+func containsFold(s, substr string) bool {
+	for i := 0; i+len(substr) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(substr)], substr) {
+			return true
+		}
+	}
+	return false
 }
 
 func isPWID(s string) bool {

@@ -204,6 +204,15 @@ func TestPage_PWIDs(t *testing.T) {
 	}
 }
 
+func TestPage_PWIDSplitByMarkup(t *testing.T) {
+	// A citation typeset with inline markup is one pwid; a block boundary
+	// ends it.
+	ex := extractString(t, "https://ex.org/", `<p>See pwid:archive.org:2016-01-22_<em>11.20.29Z</em>_page:https://www.dr.dk</p><p>next</p>`, nil)
+	if len(ex.PWIDs) != 1 || ex.PWIDs[0].Item != "https://www.dr.dk" || len(ex.Diagnostics) != 0 {
+		t.Errorf("pwids %+v, diagnostics %v", ex.PWIDs, codes(ex.Diagnostics))
+	}
+}
+
 func TestPage_PWIDInHref(t *testing.T) {
 	ex := extractString(t, "https://ex.org/", `<a href="pwid:archive.org:2016-01-22_11.20.29Z_page:https://www.dr.dk">x</a>`, nil)
 	if len(ex.Links) != 1 || !reflect.DeepEqual(codes(ex.Links[0].Diagnostics), []string{"pwid-in-href"}) {

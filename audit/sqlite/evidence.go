@@ -1,0 +1,259 @@
+package sqlite
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// A page's evidence (audit.PageEvidence) is stored in page_evidence, one
+// row per page that has one, written with the page by SavePages and read
+// back by Pages, and for the checking stage by PageResponses (without the
+// bulky parts) and PageContent (those, one page at a time).
+
+const insEvidenceSQL = `INSERT INTO page_evidence (page_id, headers, etag, last_modified,
+	challenge, html, body_cap, body_bytes, body_truncated, sha256, simhash, words,
+	anchors, text, text_capped)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// maxStoredText bounds the main text a stored row may inflate to: a page's
+// text is at most 64 KiB (check.KnownTextMax); anything longer is not
+// what linkrot wrote.
+const maxStoredText = 1 << 20
+
+// evidence stores the evidence of the page pageID (nothing when e is nil).
+func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidence) error {
+	if e == nil {
+		return nil
+	}
+	headers := e.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	headersJSON, err := marshalJSON(headers)
+	if err != nil {
+		return fmt.Errorf("headers: %w", err)
+	}
+	anchors := e.Anchors
+	if anchors == nil {
+		anchors = []string{}
+	}
+	anchorsJSON, err := marshalJSON(anchors)
+	if err != nil {
+		return fmt.Errorf("anchors: %w", err)
+	}
+	text, err := deflateText(e.Text)
+	if err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	_, err = s.insEvidence.ExecContext(ctx, pageID, headersJSON, e.ETag, e.LastModified,
+		e.Challenge, boolInt(e.HTML), e.BodyCap, e.BodyBytes, boolInt(e.BodyTruncated), e.SHA256,
+		int64(e.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
+		e.Words, anchorsJSON, text, boolInt(e.TextCapped))
+	return err
+}
+
+// deflateText compresses a page's main text (raw DEFLATE, fastest level:
+// words compress about threefold, and the crawl's writer must keep up).
+func deflateText(text string) ([]byte, error) {
+	if text == "" {
+		return []byte{}, nil
+	}
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, flate.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(w, text); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// inflateText is the inverse of deflateText.
+func inflateText(blob []byte) (string, error) {
+	if len(blob) == 0 {
+		return "", nil
+	}
+	r := flate.NewReader(bytes.NewReader(blob))
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxStoredText+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxStoredText {
+		return "", fmt.Errorf("text inflates past %d bytes", maxStoredText)
+	}
+	return string(b), nil
+}
+
+// scanEvidence reads the columns of evidenceColumns; with content false,
+// anchors and text are not in the row.
+func scanEvidence(scan func(...any) error, content bool, extra ...any) (*audit.PageEvidence, error) {
+	var (
+		e               audit.PageEvidence
+		headers         string
+		simhash         int64
+		anchors         string
+		text            []byte
+		truncated, html bool
+	)
+	dest := append(extra, &headers, &e.ETag, &e.LastModified, &e.Challenge, &html, &e.BodyCap,
+		&e.BodyBytes, &truncated, &e.SHA256, &simhash, &e.Words, &e.TextCapped)
+	if content {
+		dest = append(dest, &anchors, &text)
+	}
+	if err := scan(dest...); err != nil {
+		return nil, err
+	}
+	e.HTML, e.BodyTruncated, e.SimHash = html, truncated, uint64(simhash)
+	if err := json.Unmarshal([]byte(headers), &e.Headers); err != nil {
+		return nil, fmt.Errorf("headers: %w", err)
+	}
+	if len(e.Headers) == 0 {
+		e.Headers = nil
+	}
+	if content {
+		if err := json.Unmarshal([]byte(anchors), &e.Anchors); err != nil {
+			return nil, fmt.Errorf("anchors: %w", err)
+		}
+		if len(e.Anchors) == 0 {
+			e.Anchors = nil
+		}
+		var err error
+		if e.Text, err = inflateText(text); err != nil {
+			return nil, fmt.Errorf("text: %w", err)
+		}
+	}
+	return &e, nil
+}
+
+// evidenceColumns are the columns scanEvidence reads, anchors and text last.
+const evidenceColumns = `e.headers, e.etag, e.last_modified, e.challenge, e.html, e.body_cap,
+	e.body_bytes, e.body_truncated, e.sha256, e.simhash, e.words, e.text_capped`
+
+// readEvidence sets the Evidence of the pages of a run (for readPages).
+func readEvidence(ctx context.Context, tx *sql.Tx, runID int64, page func(int64) (*audit.Page, error)) error {
+	return each(ctx, tx, `
+		SELECT e.page_id, `+evidenceColumns+`, e.anchors, e.text
+		FROM page_evidence e JOIN pages p ON p.id = e.page_id
+		WHERE p.run_id = ? ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
+		var pageID int64
+		e, err := scanEvidence(rows.Scan, true, &pageID)
+		if err != nil {
+			return fmt.Errorf("evidence of page %d: %w", pageID, err)
+		}
+		p, err := page(pageID)
+		if err != nil {
+			return err
+		}
+		p.Evidence = e
+		return nil
+	})
+}
+
+// PageResponses returns what the checking stage needs of the pages of a
+// run, in the order they were saved: each page's request and final URL,
+// status, content type, truncation, fetch error, fetch time and duration,
+// redirects and Evidence, but not its links, and Evidence without its
+// Anchors and Text (PageContent reads them for one page). An unknown run
+// yields an error wrapping audit.ErrNotFound.
+func (db *DB) PageResponses(ctx context.Context, runID int64) ([]*audit.Page, error) {
+	var pages []*audit.Page
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		byID := map[int64]*audit.Page{}
+		err := each(ctx, tx, `
+			SELECT id, url, request_url, depth, status, content_type, size, truncated,
+				fetch_error, fetched_at, duration_ms
+			FROM pages WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			var (
+				id         int64
+				p          audit.Page
+				fetchedAt  sql.NullString
+				durationMS int64
+			)
+			if err := rows.Scan(&id, &p.URL, &p.RequestURL, &p.Depth, &p.Status, &p.ContentType,
+				&p.Size, &p.Truncated, &p.FetchError, &fetchedAt, &durationMS); err != nil {
+				return err
+			}
+			var err error
+			if p.FetchedAt, err = parseInstant(fetchedAt); err != nil {
+				return fmt.Errorf("page %d: fetched_at: %w", id, err)
+			}
+			p.Duration = time.Duration(durationMS) * time.Millisecond
+			byID[id] = &p
+			pages = append(pages, &p)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = each(ctx, tx, `
+			SELECT d.page_id, d.from_url, d.to_url, d.status
+			FROM redirects d JOIN pages p ON p.id = d.page_id
+			WHERE p.run_id = ? ORDER BY d.page_id, d.hop`, runID, func(rows *sql.Rows) error {
+			var (
+				pageID int64
+				r      audit.Redirect
+			)
+			if err := rows.Scan(&pageID, &r.From, &r.To, &r.Status); err != nil {
+				return err
+			}
+			if p := byID[pageID]; p != nil {
+				p.Redirects = append(p.Redirects, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return each(ctx, tx, `
+			SELECT e.page_id, `+evidenceColumns+`
+			FROM page_evidence e JOIN pages p ON p.id = e.page_id
+			WHERE p.run_id = ? ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
+			var pageID int64
+			e, err := scanEvidence(rows.Scan, false, &pageID)
+			if err != nil {
+				return fmt.Errorf("evidence of page %d: %w", pageID, err)
+			}
+			if p := byID[pageID]; p != nil {
+				p.Evidence = e
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("page responses of run %d: %w", runID, err)
+	}
+	return pages, nil
+}
+
+// PageContent returns the anchors and main text stored with the evidence
+// of a run's page, found by its (final) URL. A page without evidence
+// yields an error wrapping audit.ErrNotFound. It is safe for concurrent
+// use.
+func (db *DB) PageContent(ctx context.Context, runID int64, pageURL string) (anchors []string, text string, err error) {
+	var e *audit.PageEvidence
+	e, err = scanEvidence(db.read.QueryRowContext(ctx, `
+		SELECT `+evidenceColumns+`, e.anchors, e.text
+		FROM page_evidence e JOIN pages p ON p.id = e.page_id
+		WHERE p.run_id = ? AND p.url = ?`, runID, pageURL).Scan, true)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = audit.ErrNotFound
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("page content of %s in run %d: %w", quote(pageURL), runID, err)
+	}
+	return e.Anchors, e.Text, nil
+}
