@@ -21,12 +21,14 @@ type PageEvidence struct {
 	// is not one).
 	Challenge string `json:"challenge,omitempty"`
 
+	// BodyCap is the body cap the evidence was computed under (the
+	// checker's MaxBody).
+	BodyCap int64 `json:"body_cap,omitempty"`
+
 	// HTML reports a 2xx HTML response: the fields below are set.
 	HTML bool `json:"html,omitempty"`
-	// BodyCap is the body cap the fingerprint was computed under (the
-	// checker's MaxBody); BodyBytes the decoded bytes it covers;
-	// BodyTruncated that the body went on past them.
-	BodyCap       int64 `json:"body_cap,omitempty"`
+	// BodyBytes is the decoded bytes the fingerprint covers, BodyTruncated
+	// that the body went on past them.
 	BodyBytes     int64 `json:"body_bytes,omitempty"`
 	BodyTruncated bool  `json:"body_truncated,omitempty"`
 	// SHA256, SimHash and Words are the content fingerprint (as in Check).

@@ -165,7 +165,7 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	toRoot := !rs.o.DisableSoft404 && redirectToRoot(start, ch.final, ch.redirects)
 	isPage := r.html && (r.body != nil || ch.known != nil)
 	var probe *probeResult
-	if isPage && !toRoot && !rs.o.DisableSoft404 {
+	if isPage && !toRoot && !rs.o.DisableSoft404 && !ch.offline() {
 		probe = rs.probe(ctx, start)
 	}
 	if ch.known != nil && !ch.known.decides(probe, start, ch.final, rs.o.Soft404Threshold) {

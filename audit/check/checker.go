@@ -68,7 +68,9 @@ type Options struct {
 	// target's host.
 	PerHost int
 	// HostDelay is the least time between starting two targets of the same
-	// host (default 0: none). Waiting for it holds no worker.
+	// host (default 0: none). Waiting for it holds no worker. A target
+	// judged from its Known without a request (see Target.Known) does not
+	// count.
 	HostDelay time.Duration
 
 	// Retries is how often a transient failure (timeout, connection

@@ -61,6 +61,12 @@ type Known struct {
 	// page, which were left out of Evidence to save memory. It is called
 	// at most once, from a worker, and only when they are needed.
 	Load func(ctx context.Context) (anchors []string, text string, err error)
+	// Offline says the crawl read the page from a local directory served
+	// as the site (linkrot audit DIR --base URL), not from the network:
+	// no soft-404 probe is made, since the live site at that URL is not
+	// the site audited, and the directory's file server answers unknown
+	// URLs with a real 404.
+	Offline bool
 }
 
 // Observe computes, from a response the crawler got, the evidence a check
@@ -72,13 +78,15 @@ type Known struct {
 // server sent it (Content-Type and Content-Encoding included); body the
 // decoded body read, complete false when the reader stopped before its
 // end; parsed, when not nil, the body as the caller decoded and parsed it
-// (see ParsedHTML). Observe returns nil when the checker could not have read the body
-// (an unsupported Content-Encoding): such a page is checked by fetching it.
+// (see ParsedHTML). Observe returns nil when the checker could not have
+// read the body (an unsupported Content-Encoding): such a page is checked
+// by fetching it.
 func Observe(status int, header http.Header, body []byte, complete bool, maxBody int64, parsed *ParsedHTML) *audit.PageEvidence {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
 	e := &audit.PageEvidence{
+		BodyCap:      maxBody,
 		Headers:      evidenceHeaders(header),
 		ETag:         truncate(header.Get("ETag"), 200),
 		LastModified: truncate(header.Get("Last-Modified"), 100),
@@ -110,7 +118,7 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	if isRead && status >= 200 && status < 300 {
 		fp := fingerprintPage(read, header.Get("Content-Type"), true, parsed, true)
 		e.HTML = true
-		e.BodyCap, e.BodyBytes, e.BodyTruncated = maxBody, int64(len(read)), truncated
+		e.BodyBytes, e.BodyTruncated = int64(len(read)), truncated
 		e.SHA256, e.SimHash, e.Words = fp.sha256, fp.simhash, fp.count
 		e.Anchors = fp.anchors
 		e.Text, e.TextCapped = fp.text, fp.capped
@@ -205,26 +213,8 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 	return fp
 }
 
-// joinCapped joins words with single spaces, as many as fit in max bytes;
-// capped reports that some did not. (fingerprintPage with keepText does
-// the same while it splits the words.)
-func joinCapped(words []string, max int) (string, bool) {
-	n, size := 0, 0
-	for _, w := range words {
-		add := len(w)
-		if n > 0 {
-			add++
-		}
-		if size+add > max {
-			break
-		}
-		size += add
-		n++
-	}
-	return strings.Join(words[:n], " "), n < len(words)
-}
-
-// splitWords is the inverse of joinCapped: words never hold a space.
+// splitWords splits the text fingerprintPage keeps (keepText): words never
+// hold a space.
 func splitWords(text string) []string {
 	if text == "" {
 		return nil
@@ -236,7 +226,12 @@ func splitWords(text string) []string {
 type knownBody struct {
 	challenge string
 	fp        pageFingerprint
+	offline   bool // Known.Offline
 }
+
+// offline reports whether the chain's response was read from a local
+// directory: no probe goes to the network for it.
+func (ch *chain) offline() bool { return ch.known != nil && ch.known.offline }
 
 // decides reports whether the soft-404 comparison with probe p can be
 // made on the known text. A capped text is a prefix of the page's words:
@@ -292,7 +287,7 @@ func (rs *runState) planKnown(t Target, u *url.URL) *knownPlan {
 	}
 	k := t.Known
 	p := &knownPlan{}
-	if k.Status >= 200 && k.Status <= 299 && k.Evidence.HTML && k.Evidence.Challenge == "" && !rs.o.DisableSoft404 {
+	if k.Status >= 200 && k.Status <= 299 && k.Evidence.HTML && k.Evidence.Challenge == "" && !rs.o.DisableSoft404 && !k.Offline {
 		if final, err := url.Parse(k.FinalURL); err == nil && !redirectToRoot(u, final, k.Redirects) {
 			p.probeKey, _ = probeFor(u)
 		}
@@ -334,8 +329,9 @@ func (rs *runState) usableKnown(t Target) bool {
 			return false
 		}
 	}
-	if k.Status == http.StatusForbidden && rs.o.MaxBody < challengeBodyMax {
-		return false // the checker would look at less of the body for a challenge
+	if (k.Status == http.StatusForbidden || k.Status == http.StatusServiceUnavailable) &&
+		min(e.BodyCap, challengeBodyMax) != min(rs.o.MaxBody, challengeBodyMax) {
+		return false // the challenge was looked for in another length of the body
 	}
 	return true
 }
@@ -355,7 +351,7 @@ func (rs *runState) checkKnown(ctx context.Context, t Target, u *url.URL, releas
 		return audit.Check{}, false
 	}
 	e := k.Evidence
-	kb := &knownBody{challenge: e.Challenge}
+	kb := &knownBody{challenge: e.Challenge, offline: k.Offline}
 	if e.HTML {
 		anchors, text := e.Anchors, e.Text
 		if k.Load != nil && (t.WantAnchors || !rs.o.DisableSoft404) {

@@ -52,7 +52,7 @@ var checkColumns = []string{
 	"attempts", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "total_ms", "checked_at",
 	"headers", "content_type", "etag", "last_modified", "reused", "reused_from", "sha256",
 	"simhash", "words", "truncated", "soft404_probe_url", "soft404_probe_status",
-	"soft404_probe_final", "soft404_similarity", "from_crawl",
+	"soft404_probe_final", "soft404_similarity",
 }
 
 // upsertCheckSQL inserts a check, or replaces every column of the run's
@@ -74,7 +74,7 @@ var upsertCheckSQL = func() string {
 
 // selectCheckSQL reads checks, as scanCheck expects, from "checks c" joined
 // with its target "t"; callers add the rest of the FROM clause.
-var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.")
+var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.") + `, c.from_crawl`
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
@@ -156,7 +156,6 @@ func checkArgs(c *audit.Check) ([]any, error) {
 		c.ContentType, c.ETag, c.LastModified, boolInt(c.Reused), reusedFrom, c.SHA256,
 		int64(c.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
 		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity,
-		boolInt(c.FromCrawl),
 		c.TargetID, c.URL, c.URL,
 	}, nil
 }
@@ -321,7 +320,7 @@ func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) 
 		return err
 	}
 	if n == 1 {
-		return nil
+		return saveFromCrawl(ctx, tx, c)
 	}
 	// Nothing inserted: say why.
 	var u string

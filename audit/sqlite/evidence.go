@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -24,15 +25,36 @@ const insEvidenceSQL = `INSERT INTO page_evidence (page_id, headers, etag, last_
 	anchors, text, text_capped)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+// saveFromCrawl marks a check just saved as judged from the crawl
+// (checks.from_crawl, see 0007). A check that is not leaves the column
+// alone: it is 0 for a new row, and reset by a trigger when a row is
+// replaced, so that writing a check needs the column only when it is set.
+func saveFromCrawl(ctx context.Context, tx *sql.Tx, c *audit.Check) error {
+	if !c.FromCrawl {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE checks SET from_crawl = 1 WHERE run_id = ? AND target_id = ?`, c.RunID, c.TargetID)
+	return err
+}
+
 // maxStoredText bounds the main text a stored row may inflate to: a page's
 // text is at most 64 KiB (check.KnownTextMax); anything longer is not
 // what linkrot wrote.
 const maxStoredText = 1 << 20
 
 // evidence stores the evidence of the page pageID (nothing when e is nil).
+// Its statement is prepared on first use, so that pages without evidence
+// can still be written to a database of an earlier schema (the fixtures).
 func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidence) error {
 	if e == nil {
 		return nil
+	}
+	if s.insEvidence == nil {
+		stmt, err := s.tx.PrepareContext(ctx, insEvidenceSQL)
+		if err != nil {
+			return err
+		}
+		s.insEvidence = stmt
 	}
 	headers := e.Headers
 	if headers == nil {
@@ -61,6 +83,16 @@ func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidenc
 	return err
 }
 
+// deflaters are reused compressors: a flate.Writer holds about a megabyte
+// of state, too much to allocate for every page.
+var deflaters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(io.Discard, flate.BestSpeed)
+	if err != nil {
+		panic(err) // only for an invalid level
+	}
+	return w
+}}
+
 // deflateText compresses a page's main text (raw DEFLATE, fastest level:
 // words compress about threefold, and the crawl's writer must keep up).
 func deflateText(text string) ([]byte, error) {
@@ -68,10 +100,9 @@ func deflateText(text string) ([]byte, error) {
 		return []byte{}, nil
 	}
 	var b bytes.Buffer
-	w, err := flate.NewWriter(&b, flate.BestSpeed)
-	if err != nil {
-		return nil, err
-	}
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&b)
 	if _, err := io.WriteString(w, text); err != nil {
 		return nil, err
 	}

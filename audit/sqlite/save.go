@@ -113,10 +113,14 @@ type saver struct {
 	byNorm           map[string]int64
 
 	insPage, insTarget, selTarget, insRedirect, insLink, insSnapshot,
-	insTemporal, insIdentifier, insPWID, insDiag, insEvidence *sql.Stmt
+	insTemporal, insIdentifier, insPWID, insDiag *sql.Stmt
+	// tx and insEvidence: see evidence.
+	tx          *sql.Tx
+	insEvidence *sql.Stmt
 }
 
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
+	s.tx = tx
 	stmts := []struct {
 		dst   **sql.Stmt
 		query string
@@ -147,7 +151,6 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.insDiag, `INSERT INTO diagnostics (run_id, page_id, link_id, ord, field, code, message)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`},
-		{&s.insEvidence, insEvidenceSQL},
 	}
 	for _, st := range stmts {
 		stmt, err := tx.PrepareContext(ctx, st.query)

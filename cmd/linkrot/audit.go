@@ -78,6 +78,10 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if kopts, failOn, err = kf.options(log); err != nil {
 			return err
 		}
+		// The crawl records each page's evidence as the checker would read
+		// it, so that the check judges the site's pages without fetching
+		// them again (check.Known).
+		copts.CheckMaxBody = kopts.MaxBody
 		return applyHostRules(hosts, &copts, &kopts)
 	}
 	if !fromStored {

@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -41,15 +46,16 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 		verdicts[strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(c.URL, rot.URL), rot.Soft.URL), rot.Slow.URL)] = c
 	}
 	want := map[string]audit.Verdict{
-		"/fine.html":             audit.VerdictOK,
-		"/old-url":               audit.VerdictMoved,
-		"/gone":                  audit.VerdictGone,
-		"/missing":               audit.VerdictNotFound,
-		"/temp":                  audit.VerdictRedirected,
-		"/deep/path/article":     audit.VerdictRedirectToRoot,
-		"/articles/real-looking": audit.VerdictSoft404,
-		"/articles/":             audit.VerdictOK,
-		"/slow":                  audit.VerdictTimeout,
+		"/fine.html":                audit.VerdictOK,
+		"/old-url":                  audit.VerdictMoved,
+		"/gone":                     audit.VerdictGone,
+		"/missing":                  audit.VerdictNotFound,
+		"/temp":                     audit.VerdictRedirected,
+		"/deep/path/article":        audit.VerdictRedirectToRoot,
+		"/shop/discontinued-widget": audit.VerdictSoft404,
+		"/articles/real-looking":    audit.VerdictSoft404,
+		"/articles/":                audit.VerdictOK,
+		"/slow":                     audit.VerdictTimeout,
 		"http://169.254.169.254/latest/meta-data/": audit.VerdictRefused,
 		"mailto:webmaster@example.org":             audit.VerdictSkipped,
 	}
@@ -73,13 +79,43 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 		t.Errorf("fine page has no fingerprint: %+v", c)
 	}
 	// /fine.html?from=many is linked 100 times from many.html: the crawler
-	// fetched it once as a page of the site and the checker once as a target.
-	if n := rot.Hits("/fine.html?from=many"); n != 2 {
-		t.Errorf("/fine.html?from=many fetched %d times, want 2 (crawl + check)", n)
+	// fetched it once as a page of the site, and the checker judged it
+	// from that response.
+	if n := rot.Hits("/fine.html?from=many"); n != 1 {
+		t.Errorf("/fine.html?from=many fetched %d times, want 1 (the crawl's request, reused by the check)", n)
 	}
-	// /fine.html also ends the /temp redirect chain: 3 fetches at most.
-	if n := rot.Hits("/fine.html"); n > 3 {
-		t.Errorf("/fine.html fetched %d times, want at most 3", n)
+	// One request per URL in the run: every page of the site (redirecting
+	// ones, 404 and 410 included) was requested once, by the crawler, and
+	// judged from that response; the only requests of the checker to the
+	// site are the soft-404 probes (random URLs, one per directory).
+	probes := 0
+	for path, n := range rot.AllHits() {
+		if n != 1 {
+			t.Errorf("%s requested %d times, want once", path, n)
+		}
+		if isProbePath(path) {
+			probes++
+		}
+	}
+	if probes != 2 { // "/" and "/shop/"
+		t.Errorf("%d soft-404 probes of the site, want 2: %v", probes, rot.AllHits())
+	}
+	for _, path := range []string{"/fine.html", "/fine.html?from=many", "/old-url", "/gone", "/missing", "/temp", "/deep/path/article", "/shop/discontinued-widget", "/"} {
+		if c := verdicts[path]; !c.FromCrawl || c.Attempts != 0 {
+			t.Errorf("%s: not judged from the crawl (from_crawl %v, %d attempts)", path, c.FromCrawl, c.Attempts)
+		}
+	}
+	if c := verdicts["/articles/"]; c.FromCrawl || c.Attempts == 0 {
+		t.Errorf("/articles/ on another host: from_crawl %v, %d attempts; want fetched", c.FromCrawl, c.Attempts)
+	}
+	if c := verdicts["/shop/discontinued-widget"]; c.Soft404 == nil || c.Soft404.ProbeStatus != 200 || c.Soft404.Similarity < 0.9 {
+		t.Errorf("internal soft-404 evidence = %+v", c.Soft404)
+	}
+	if c := verdicts["/temp"]; len(c.Redirects) != 1 || c.Redirects[0].Status != 302 || !strings.HasSuffix(c.FinalURL, "/fine.html") {
+		t.Errorf("/temp from the crawl: redirects %+v, final %s", c.Redirects, c.FinalURL)
+	}
+	if !strings.Contains(stdout, "from the crawl") {
+		t.Errorf("summary does not say what was judged from the crawl:\n%s", stdout)
 	}
 
 	findings, err := db.Findings(ctx, r.ID)
@@ -116,6 +152,7 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 
 	// A second audit (a new run) with --max-age reuses the non-transient
 	// results of the first and checks again only what failed transiently.
+	// The site's own pages are judged from the new run's crawl instead.
 	// (/gone is still requested by the crawler: it is a page of the site.)
 	slowBefore := rot.SlowHits()
 	code, _, stderr = run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--max-age", "1h", "--timeout", "1s", "--retries", "0", "--no-archives", "--no-report")
@@ -136,8 +173,12 @@ func TestAuditCommand_Verdicts(t *testing.T) {
 	for _, c := range checks2 {
 		switch {
 		case strings.HasSuffix(c.URL, "/gone"):
-			if !c.Reused || c.ReusedFrom != r.ID || c.Verdict != audit.VerdictGone {
-				t.Errorf("/gone in run 2 = %+v, want reused from run %d", c, r.ID)
+			if c.Reused || !c.FromCrawl || c.Verdict != audit.VerdictGone {
+				t.Errorf("/gone in run 2 = %+v, want judged from the run's crawl", c)
+			}
+		case c.URL == rot.Soft.URL+"/articles/":
+			if !c.Reused || c.ReusedFrom != r.ID || c.Verdict != audit.VerdictOK {
+				t.Errorf("/articles/ on another host in run 2 = %+v, want reused from run %d", c, r.ID)
 			}
 		case strings.HasSuffix(c.URL, "/slow"):
 			if c.Reused {
@@ -156,5 +197,153 @@ func TestAuditCommand_FailOn(t *testing.T) {
 	}
 	if code, _, _ := run(t, "", "audit", rot.URL+"/", "--db", dbPath, "--fail-on", "bogus", "--no-archives"); code != exitUsage {
 		t.Errorf("--fail-on bogus: exit %d, want usage error", code)
+	}
+}
+
+// isProbePath reports whether path is a soft-404 probe: its last segment is
+// 26 random base32 characters (check.probeFor).
+func isProbePath(path string) bool {
+	return probePath.MatchString(path)
+}
+
+var probePath = regexp.MustCompile(`/[a-z2-7]{26}/?$`)
+
+// TestCheckCommand_FromCrawl: linkrot check --run N of a run made by
+// linkrot crawl judges the site's pages from the crawl stored in the
+// database: no request to them but the soft-404 probes, and the verdicts
+// a fetch gives.
+func TestCheckCommand_FromCrawl(t *testing.T) {
+	rot := crawltest.NewRot(t)
+	dbPath := filepath.Join(t.TempDir(), "rot.db")
+	if code, _, stderr := run(t, "", "crawl", rot.URL+"/", "--db", dbPath); code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, stderr)
+	}
+	db := openDB(t, dbPath)
+	ctx := context.Background()
+	r, err := db.LatestRun(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crawled := rot.AllHits()
+	code, stdout, stderr := run(t, "", "check", "--db", dbPath, "--run", strconv.FormatInt(r.ID, 10), "--timeout", "1s", "--retries", "0", "--no-archives")
+	if code != exitFindings {
+		t.Fatalf("check exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for path, n := range rot.AllHits() {
+		switch before := crawled[path]; {
+		case before > 0 && n != before:
+			t.Errorf("%s: requested %d more times by the check, want 0 (the crawl's response stands)", path, n-before)
+		case before == 0 && !isProbePath(path):
+			t.Errorf("%s: requested by the check (%d times), want only soft-404 probes", path, n)
+		}
+	}
+	checks, err := db.Checks(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]audit.Verdict{
+		"/fine.html":                audit.VerdictOK,
+		"/old-url":                  audit.VerdictMoved,
+		"/gone":                     audit.VerdictGone,
+		"/missing":                  audit.VerdictNotFound,
+		"/temp":                     audit.VerdictRedirected,
+		"/deep/path/article":        audit.VerdictRedirectToRoot,
+		"/shop/discontinued-widget": audit.VerdictSoft404,
+	}
+	for _, c := range checks {
+		path, ok := strings.CutPrefix(c.URL, rot.URL)
+		if !ok {
+			continue
+		}
+		if !c.FromCrawl {
+			t.Errorf("%s: not judged from the crawl: %+v", path, c)
+		}
+		if v, ok := want[path]; ok && c.Verdict != v {
+			t.Errorf("%s: verdict %s (%s), want %s", path, c.Verdict, c.Reason, v)
+		}
+		delete(want, path)
+	}
+	if len(want) > 0 {
+		t.Errorf("no checks of %v", want)
+	}
+	findings, err := db.Findings(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragMissing := false
+	for _, f := range findings {
+		fragMissing = fragMissing || f.Verdict == audit.VerdictFragmentMissing && f.Fragment == "no-such-section"
+	}
+	if !fragMissing {
+		t.Errorf("fragment-missing not found from the crawl's anchors: %+v", findings)
+	}
+}
+
+// TestAuditCommand_DirFromCrawl: auditing a build directory as if it were
+// served at --base judges the site's pages from the directory: the live
+// site at that URL gets no request for them (no fetch, no soft-404 probe);
+// only what the crawl did not read (resources, pages disallowed by
+// robots.txt) is checked there.
+func TestAuditCommand_DirFromCrawl(t *testing.T) {
+	var mu sync.Mutex
+	live := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		live[r.URL.Path]++
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dbPath := filepath.Join(t.TempDir(), "dir.db")
+	code, stdout, stderr := run(t, "", "audit", crawltest.Dir("basic"), "--base", srv.URL+"/", "--db", dbPath,
+		"--skip", `^https?://(doi\.org|external\.example|www\.w3\.org)/`, "--timeout", "2s", "--retries", "0",
+		"--no-archives", "--no-report", "--fail-on", "none")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	db := openDB(t, dbPath)
+	r, err := db.LatestRun(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := db.Pages(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, p := range pages {
+		if p.Status != 0 {
+			read[strings.TrimPrefix(p.URL, srv.URL)] = true
+		}
+	}
+	if len(read) < 5 {
+		t.Fatalf("the crawl read %d pages of the directory", len(read))
+	}
+	mu.Lock()
+	for path, n := range live {
+		if read[path] || isProbePath(path) {
+			t.Errorf("the live site got %d requests for %s", n, path)
+		}
+	}
+	mu.Unlock()
+	checks, err := db.Checks(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]audit.Verdict{"/a.html": audit.VerdictOK, "/b/": audit.VerdictOK, "/missing.html": audit.VerdictNotFound}
+	for _, c := range checks {
+		path, ok := strings.CutPrefix(c.URL, srv.URL)
+		if !ok {
+			continue
+		}
+		if v, ok := want[path]; ok {
+			if c.Verdict != v || !c.FromCrawl || c.Soft404 != nil {
+				t.Errorf("%s: %s (%s), from crawl %v, soft-404 evidence %+v; want %s from the directory, no probe", path, c.Verdict, c.Reason, c.FromCrawl, c.Soft404, v)
+			}
+			delete(want, path)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no checks of %v", want)
 	}
 }

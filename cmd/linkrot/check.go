@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -235,6 +236,9 @@ type checkResult struct {
 	fixes    int
 	// fragments counts fragment-missing findings (links, not targets).
 	fragments int
+	// fromCrawl counts the targets judged from the run's crawl (pages of
+	// the site, see check.Known), not among checked.
+	fromCrawl int
 }
 
 func (r *checkResult) failOn(set map[audit.Verdict]bool) error {
@@ -293,12 +297,17 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 	if err != nil {
 		return nil, fmt.Errorf("load previous checks: %w", err)
 	}
+	known, err := crawlResponses(ctx, store, run.ID)
+	if err != nil {
+		return nil, err
+	}
 
 	w := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveChecks, audit.WriterOptions{BatchSize: 500})
 	var (
 		mu      sync.Mutex
 		anchors = map[int64][]string{}
 	)
+	var fromCrawl atomic.Int64
 	res := &checkResult{runID: run.ID, targets: len(refs)}
 	prog := newProgressN(e.stderr, log, "checking", len(ids))
 	emit := func(c audit.Check) {
@@ -309,6 +318,9 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 			mu.Unlock()
 		}
 		c.Anchors = nil
+		if c.FromCrawl {
+			fromCrawl.Add(1)
+		}
 		w.Add(c)
 		prog.add()
 	}
@@ -318,15 +330,21 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 		if done[r.ID] {
 			continue
 		}
+		// A page of the site is judged from this run's crawl rather than
+		// from an earlier run: as fresh, and as free.
+		k := known.Lookup(r.URL)
+		if k != nil && run.Mode == "dir" {
+			k.Offline = true // read from the directory, not the site at --base
+		}
 		p := prev[r.ID]
-		if p != nil && f.maxAge > 0 && now.Sub(p.CheckedAt) <= f.maxAge && !wantAnchors[r.ID] {
+		if k == nil && p != nil && f.maxAge > 0 && now.Sub(p.CheckedAt) <= f.maxAge && !wantAnchors[r.ID] {
 			c := *p
 			c.Reused, c.ReusedFrom, c.RunID = true, p.RunID, run.ID
 			res.reused++
 			emit(c)
 			continue
 		}
-		targets = append(targets, check.Target{ID: r.ID, URL: r.URL, WantAnchors: wantAnchors[r.ID], Previous: p})
+		targets = append(targets, check.Target{ID: r.ID, URL: r.URL, WantAnchors: wantAnchors[r.ID], Previous: p, Known: k})
 	}
 	log.Info("checking targets", "run", run.ID, "targets", len(refs), "already_checked", len(done), "reused", res.reused, "to_fetch", len(targets))
 	runErr := check.New(opts).Run(ctx, targets, emit)
@@ -334,7 +352,8 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("save checks: %w", err)
 	}
-	res.checked = len(targets)
+	res.fromCrawl = int(fromCrawl.Load())
+	res.checked = len(targets) - res.fromCrawl
 	if runErr != nil {
 		return nil, runErr
 	}
@@ -497,7 +516,7 @@ func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 }
 
 func printCheckSummary(w io.Writer, r *checkResult) {
-	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d reused from earlier runs): ", r.targets, r.checked, r.reused)
+	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.targets, r.checked, r.fromCrawl, r.reused)
 	var parts []string
 	for _, v := range audit.Verdicts {
 		if n := r.counts[v]; n > 0 {

@@ -29,7 +29,10 @@ func (r *Rot) SlowHits() int { return int(r.slowHits.Load()) }
 //   - /old-url: 301 to /new-url.html (200), a moved resource;
 //   - /gone: 410; /missing and any unknown path: 404;
 //   - /temp: 302 to /fine.html;
-//   - /deep/path/article: 302 to / (a deep URL redirected to the home page).
+//   - /deep/path/article: 302 to / (a deep URL redirected to the home page);
+//   - /shop/ and everything below it: 200, a catch-all route whose unknown
+//     URLs (/shop/discontinued-widget, linked from the home page) answer a
+//     "not found" page with status 200: a soft 404 on the audited site.
 func NewRot(tb interface {
 	Helper()
 	Cleanup(func())
@@ -66,6 +69,14 @@ func NewRot(tb interface {
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, req *http.Request) { http.Error(w, "gone", http.StatusGone) })
 	mux.HandleFunc("/temp", func(w http.ResponseWriter, req *http.Request) { http.Redirect(w, req, "/fine.html", http.StatusFound) })
 	mux.HandleFunc("/deep/path/article", func(w http.ResponseWriter, req *http.Request) { http.Redirect(w, req, "/", http.StatusFound) })
+	mux.HandleFunc("/shop/", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if req.URL.Path == "/shop/" {
+			fmt.Fprint(w, `<!doctype html><html><head><title>Shop</title></head><body><main><h1>Our shop</h1><p>Garden tools, seeds and books, shipped within two days to most countries of the world.</p></main></body></html>`)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Shop</title></head><body><main><h1>Product not available</h1><p>The product %s is not in our catalogue any more. Browse the shop for similar items or contact us.</p></main></body></html>`, req.URL.Path)
+	})
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, req *http.Request) {
 		b, err := os.ReadFile(filepath.Join(dir, "index.html"))
 		if err != nil {

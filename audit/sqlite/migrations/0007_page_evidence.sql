@@ -18,9 +18,9 @@ CREATE TABLE page_evidence (
 	etag           TEXT    NOT NULL,
 	last_modified  TEXT    NOT NULL,
 	challenge      TEXT    NOT NULL,              -- '' when the response is no bot challenge
+	body_cap       INTEGER NOT NULL,              -- the checker's body cap the evidence was made under
 	html           INTEGER NOT NULL CHECK (html IN (0, 1)),
-	-- The rest is 0 or '' unless html = 1.
-	body_cap       INTEGER NOT NULL,              -- the checker's body cap the fingerprint was made under
+	-- The rest is 0, '' or empty unless html = 1.
 	body_bytes     INTEGER NOT NULL,              -- decoded bytes fingerprinted
 	body_truncated INTEGER NOT NULL CHECK (body_truncated IN (0, 1)), -- the body went on past them
 	sha256         TEXT    NOT NULL,
@@ -39,3 +39,13 @@ CREATE TABLE page_evidence (
 -- the same run got (audit.Check.FromCrawl): no request of the checker's
 -- own but the soft-404 probe.
 ALTER TABLE checks ADD COLUMN from_crawl INTEGER NOT NULL DEFAULT 0 CHECK (from_crawl IN (0, 1));
+
+-- The checking stage writes from_crawl with a statement of its own, only
+-- for a check that has it (so that a check without it can be written as
+-- before); a check saved again replaces the row's other columns, and this
+-- trigger resets the mark of the row it replaces.
+CREATE TRIGGER checks_from_crawl_reset AFTER UPDATE OF verdict ON checks
+WHEN OLD.from_crawl = 1
+BEGIN
+	UPDATE checks SET from_crawl = 0 WHERE run_id = NEW.run_id AND target_id = NEW.target_id;
+END;
