@@ -215,12 +215,8 @@ type crawl struct {
 	scope  *scope
 	robots *robots
 	q      *queue.Queue
-	col    *colly.Collector
 	// frontier is Options.Frontier.
 	frontier Frontier
-	// limited holds the hosts (host[:port] as in URLs) that have a colly
-	// limit rule; guarded by mu.
-	limited map[string]bool
 
 	mu       sync.Mutex
 	seen     map[string]bool // normalized URLs queued or fetched
@@ -280,8 +276,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	)
 	col.SetClient(client)
 	col.SetRedirectHandler(cr.redirect)
-	cr.col, cr.limited = col, map[string]bool{}
-	if err := col.Limits(hostLimitRules(o.Hosts, o)); err != nil {
+	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
 		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
 	}
 	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
@@ -331,32 +326,34 @@ func (cr *crawl) snapshot() Stats {
 	return cr.stats
 }
 
-// ensureLimit gives u's host its own colly limit rule the first time the
-// crawl queues a URL of it: --concurrency parallel requests and --delay, or,
-// when the host's robots.txt sets a Crawl-delay larger than --delay, one
-// request at a time with that delay (capped at MaxCrawlDelay). Crawl-delay
-// asks for a pause between successive requests, so parallel requests would
-// defeat it. Rules from Options.Hosts, added first, win.
-func (cr *crawl) ensureLimit(u *url.URL) {
-	cr.mu.Lock()
-	done := cr.limited[u.Host]
-	cr.limited[u.Host] = true
-	cr.mu.Unlock()
-	if done {
-		return
-	}
+// limitRules gives every seed host its own colly limit rule: --concurrency
+// parallel requests and --delay, or, when the host's robots.txt sets a
+// Crawl-delay of at least --delay, one request at a time with that delay
+// (capped at MaxCrawlDelay): Crawl-delay asks for a pause between successive
+// requests, which parallel requests would defeat. Other hosts (reached
+// through --allow-domain or redirects) share one rule. Rules from
+// Options.Hosts, added first, win. The rules are fixed before the crawl
+// starts: colly reads its rule list without a lock, so adding rules while
+// requests run would race.
+func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 	o := cr.opts
-	parallel, delay := o.Concurrency, o.Delay
-	if !o.IgnoreRobots {
-		if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
-			cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
-			parallel, delay = 1, cd
+	var rules []*colly.LimitRule
+	done := map[string]bool{}
+	for _, u := range seeds {
+		if done[u.Host] {
+			continue
 		}
+		done[u.Host] = true
+		parallel, delay := o.Concurrency, o.Delay
+		if !o.IgnoreRobots {
+			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
+				cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
+				parallel, delay = 1, cd
+			}
+		}
+		rules = append(rules, &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay})
 	}
-	rule := &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay}
-	if err := cr.col.Limit(rule); err != nil {
-		cr.opts.Logger.Error("limit rule", "host", u.Host, "err", err)
-	}
+	return append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency, Delay: o.Delay})
 }
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,
@@ -429,7 +426,6 @@ func (cr *crawl) schedule(u *url.URL, depth int) {
 			return
 		}
 	}
-	cr.ensureLimit(u)
 	ctx := colly.NewContext()
 	ctx.Put("orig", u.String())
 	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
