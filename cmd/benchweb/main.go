@@ -8,7 +8,7 @@
 //
 //	go run ./cmd/benchweb -hosts 8 -targets 20000 -latency 20ms &
 //	time linkrot audit http://127.0.0.1:PORT/index.html --max-pages 1 \
-//	    --concurrency 32 --per-host 4 --no-soft404 --retries 0 --fail-on none
+//	    --concurrency 32 --per-host 4 --retries 0 --fail-on none --no-archives
 //	time npx linkinator http://127.0.0.1:PORT/index.html --concurrency 32
 //
 // It prints the index URL and the latency-bound limit
@@ -97,7 +97,7 @@ func handler(index, soft bool, latency time.Duration, urls []string) http.Handle
 		}
 		time.Sleep(latency)
 		switch {
-		case strings.HasPrefix(p, "/p/"):
+		case strings.HasPrefix(p, "/p/") && isNumeric(p[strings.LastIndex(p, "/")+1:]):
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprintf(w, "<!doctype html><title>%s</title><main><h1>Page %s</h1><p>%s</p></main>", p, p, strings.Repeat("Some text about "+p+". ", 40))
 		case strings.HasPrefix(p, "/files/"):
@@ -114,4 +114,19 @@ func handler(index, soft bool, latency time.Duration, urls []string) http.Handle
 			http.NotFound(w, r)
 		}
 	})
+}
+
+// isNumeric reports whether s is a non-empty string of ASCII digits: page
+// URLs end in their number, so a probe's random last segment is a 404 (or
+// a soft 404 on the last host), as in the benchmark.
+func isNumeric(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
