@@ -47,6 +47,10 @@ func newBrowser(t *testing.T) *browser {
 	if exe == "" {
 		t.Skip("no Chromium found: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set LINKROT_CHROMIUM")
 	}
+	profile, err := os.MkdirTemp("", "linkrot-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", true),
@@ -58,13 +62,27 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("no-first-run", true),
 		chromedp.Flag("no-default-browser-check", true),
 		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 1000),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		// Chromium's helper processes may still write into the profile for
+		// a moment after the browser exits: retry the removal briefly
+		// instead of failing the test on a cleanup race.
+		for i := 0; i < 50; i++ {
+			if err := os.RemoveAll(profile); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
 	b := &browser{ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch ev := ev.(type) {
@@ -90,7 +108,7 @@ func newBrowser(t *testing.T) *browser {
 	// Recorded before any script of the page runs; DevTools scripts are not
 	// subject to the page's CSP.
 	const watch = `window.__csp = []; document.addEventListener('securitypolicyviolation', function (e) { window.__csp.push(e.violatedDirective + ' ' + e.blockedURI); });`
-	err := chromedp.Run(ctx, cdplog.Enable(), chromedp.ActionFunc(func(ctx context.Context) error {
+	err = chromedp.Run(ctx, cdplog.Enable(), chromedp.ActionFunc(func(ctx context.Context) error {
 		_, err := cdppage.AddScriptToEvaluateOnNewDocument(watch).Do(ctx)
 		return err
 	}))
