@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -523,7 +522,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		}
 	}
 	var doc *extract.Document // the parsed page, for the evidence
-	if p.Status >= 200 && p.Status < 300 && isHTML(p.ContentType, r.Body) {
+	if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) {
 		pu := r.Request.URL
 		ex, cs, d, err := extract.ParseDocument(r.Body, p.ContentType, pu, h, cr.opts.Extract)
 		doc = d
@@ -611,17 +610,6 @@ func classify(err error) string {
 	default:
 		return err.Error()
 	}
-}
-
-func isHTML(contentType string, body []byte) bool {
-	if contentType == "" {
-		return strings.HasPrefix(http.DetectContentType(body), "text/html")
-	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return false
-	}
-	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
 func stripFragment(u *url.URL) *url.URL {

@@ -23,19 +23,6 @@ func verdictClass(v audit.Verdict) string {
 	return "muted"
 }
 
-// snapshotClass maps a snapshot verdict to a colour class.
-func snapshotClass(v string) string {
-	switch audit.SnapshotVerdict(v) {
-	case audit.SnapshotOK:
-		return "good"
-	case audit.SnapshotError:
-		return "warn"
-	case audit.SnapshotMissing, audit.NotAMemento:
-		return "bad"
-	}
-	return "muted"
-}
-
 // bandClass maps a drift band to a colour class.
 func bandClass(b string) string {
 	switch b {

@@ -263,15 +263,6 @@ func linkable(u string) bool {
 	return false
 }
 
-// hostOf returns the host[:port] of u, or "".
-func hostOf(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(p.Host)
-}
-
 // redirectChain renders a check's redirect chain as "301 A -> 200 B".
 func redirectChain(c *audit.Check) string {
 	if c == nil {

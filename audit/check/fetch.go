@@ -253,6 +253,16 @@ func isHTMLType(mt string) bool {
 	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
+// IsHTML reports whether a body is HTML: by its Content-Type, or sniffed with
+// net/http's algorithm when there is none. The crawler and the archives
+// stage decide with it, so every stage agrees on what is a page.
+func IsHTML(contentType string, body []byte) bool {
+	if contentType == "" {
+		contentType = http.DetectContentType(body)
+	}
+	return isHTMLType(mediaTypeOf(contentType))
+}
+
 // timingRec collects the phases of one attempt from httptrace hooks (and
 // from the guard's DNS lookup). Hooks of a dial the Transport finishes
 // after the request gave up can run late, hence the lock.

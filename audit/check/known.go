@@ -456,9 +456,6 @@ func sameURL(a, b string) bool {
 	return err1 == nil && err2 == nil && na == nb
 }
 
-// Len returns the number of URLs the index knows an answer for.
-func (ix *KnownIndex) Len() int { return len(ix.byURL) }
-
 // Lookup returns the crawl's response for a target URL (normalized by
 // audit.NormalizeURL), following redirects the crawl observed, or nil when
 // the crawl did not observe the URL's outcome to its end.

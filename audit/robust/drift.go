@@ -3,10 +3,7 @@ package robust
 import (
 	"context"
 	"fmt"
-	"mime"
-	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
@@ -155,7 +152,7 @@ func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePag
 			}
 		}
 	}
-	if !withBody || resp.Status < 200 || resp.Status > 299 || !isHTMLType(ct, resp.Body) {
+	if !withBody || resp.Status < 200 || resp.Status > 299 || !check.IsHTML(ct, resp.Body) {
 		return p
 	}
 	body := check.DecodeHTML(resp.Body, ct)
@@ -327,18 +324,4 @@ func (s *stage) firstSeenDrift() {
 			s.sink.Drift(d)
 		}
 	}
-}
-
-// isHTMLType reports whether a body is HTML: by Content-Type, or sniffed
-// (net/http's algorithm) when there is none.
-func isHTMLType(ct string, body []byte) bool {
-	if ct == "" {
-		ct = http.DetectContentType(body)
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		mt, _, _ = strings.Cut(ct, ";")
-		mt = strings.ToLower(strings.TrimSpace(mt))
-	}
-	return mt == "text/html" || mt == "application/xhtml+xml"
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
 )
 
 // identResult is a checked identifier of a target, for suggestions.
@@ -118,7 +119,7 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 		for _, l := range audit.ResolveLinks(resp.URL, links) {
 			f.links = append(f.links, l.URI)
 		}
-		if isHTMLType(resp.Header.Get("Content-Type"), resp.Body) {
+		if check.IsHTML(resp.Header.Get("Content-Type"), resp.Body) {
 			f.links = append(f.links, htmlLinks(resp.Body, resp.URL)...)
 		}
 		res[i] = f

@@ -65,10 +65,6 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after)")
 }
 
-func defaultUA() string {
-	return "linkrot/" + Version + " (+https://github.com/linkrot/linkrot; link rot and content drift auditor)"
-}
-
 // failSet parses --fail-on.
 func parseFailOn(s string) (map[audit.Verdict]bool, error) {
 	out := map[audit.Verdict]bool{}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,18 +85,6 @@ func ParseDocument(body []byte, contentType string, pageURL *url.URL, header htt
 		return audit.Extraction{URL: pageURL.String()}, cs, nil, fmt.Errorf("parse html: %w", err)
 	}
 	return Page(root, pageURL, header, opt), cs, &Document{Decoded: decoded, Root: root}, nil
-}
-
-// ParseReader is Parse for a reader; it reads at most limit bytes (0: no limit).
-func ParseReader(r io.Reader, limit int64, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, error) {
-	if limit > 0 {
-		r = io.LimitReader(r, limit)
-	}
-	body, err := io.ReadAll(r)
-	if err != nil {
-		return audit.Extraction{URL: pageURL.String()}, "", fmt.Errorf("read page: %w", err)
-	}
-	return Parse(body, contentType, pageURL, header, opt)
 }
 
 // urlAttrs maps the elements linkrot records to the attribute holding their
