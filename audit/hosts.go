@@ -15,9 +15,9 @@ type HostRule struct {
 	// "example.org:8080" (that host and port), or "*.example.org" (the
 	// domain and all its subdomains, any port).
 	Match string `json:"match"`
-	// Concurrency is the most parallel requests to one matching host
+	// PerHost is the most parallel requests to one matching host
 	// (host and port).
-	Concurrency int `json:"concurrency,omitempty"`
+	PerHost int `json:"concurrency,omitempty"`
 	// Delay is the least pause between two requests to one matching host.
 	Delay time.Duration `json:"delay,omitempty"`
 	// Headers are sent with every request to a matching host (an

@@ -33,8 +33,8 @@ func TestHostRule_Matches(t *testing.T) {
 			t.Errorf("%q matches %q = %v, want %v", tt.match, tt.url, got, tt.want)
 		}
 	}
-	rules := []HostRule{{Match: "a.example", Concurrency: 1}, {Match: "*.example", Concurrency: 2}}
-	if r, ok := HostRuleFor(rules, "a.example:443"); !ok || r.Concurrency != 1 {
+	rules := []HostRule{{Match: "a.example", PerHost: 1}, {Match: "*.example", PerHost: 2}}
+	if r, ok := HostRuleFor(rules, "a.example:443"); !ok || r.PerHost != 1 {
 		t.Errorf("first rule should win: %+v %v", r, ok)
 	}
 	if _, ok := HostRuleFor(rules, "other.org:80"); ok {

@@ -31,7 +31,7 @@ func BenchmarkCrawl(b *testing.B) {
 	for b.Loop() {
 		site.Bytes.Store(0)
 		sink := &countSink{}
-		st, err := crawler.New(crawler.Options{Concurrency: 8}, sink).Crawl(context.Background(), []string{site.URL + "/p/0"})
+		st, err := crawler.New(crawler.Options{PerHost: 8}, sink).Crawl(context.Background(), []string{site.URL + "/p/0"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -48,8 +48,8 @@ type Options struct {
 	MaxPages int
 	// IgnoreRobots skips robots.txt (for auditing your own site).
 	IgnoreRobots bool
-	// Concurrency is the number of parallel requests per host.
-	Concurrency int
+	// PerHost is the number of parallel requests per host.
+	PerHost int
 	// Delay is the pause after each request to a host. A robots.txt
 	// Crawl-delay larger than Delay wins, up to MaxCrawlDelay (default 30 s).
 	Delay         time.Duration
@@ -91,8 +91,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Concurrency <= 0 {
-		o.Concurrency = 4
+	if o.PerHost <= 0 {
+		o.PerHost = 4
 	}
 	if o.MaxCrawlDelay <= 0 {
 		o.MaxCrawlDelay = 30 * time.Second
@@ -278,9 +278,9 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
 		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
 	}
-	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
+	threads := o.PerHost * max(1, len(cr.scope.hostPorts))
 	if !follow {
-		threads = o.Concurrency * 4
+		threads = o.PerHost * 4
 	}
 	q, err := queue.New(min(threads, 256), &queue.InMemoryQueueStorage{MaxSize: 10_000_000})
 	if err != nil {
@@ -343,7 +343,7 @@ func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 			continue
 		}
 		done[u.Host] = true
-		parallel, delay := o.Concurrency, o.Delay
+		parallel, delay := o.PerHost, o.Delay
 		if !o.IgnoreRobots {
 			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
 				cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
@@ -352,7 +352,7 @@ func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 		}
 		rules = append(rules, &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay})
 	}
-	return append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency, Delay: o.Delay})
+	return append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.PerHost, Delay: o.Delay})
 }
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,

@@ -420,7 +420,7 @@ func TestCrawl_CrawlDelay(t *testing.T) {
 	}))
 	defer srv.Close()
 	sink := &memSink{}
-	if _, err := crawler.New(crawler.Options{Concurrency: 4}, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
+	if _, err := crawler.New(crawler.Options{PerHost: 4}, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(starts) != 4 || peak != 1 {

@@ -115,12 +115,12 @@ func (cr *crawl) queue(urls []*url.URL, depth int) {
 func hostLimitRules(rules []audit.HostRule, o Options) []*colly.LimitRule {
 	var out []*colly.LimitRule
 	for _, r := range rules {
-		if r.Concurrency <= 0 && r.Delay <= 0 {
+		if r.PerHost <= 0 && r.Delay <= 0 {
 			continue
 		}
-		lr := &colly.LimitRule{DomainRegexp: hostRuleRegexp(r.Match), Parallelism: o.Concurrency, Delay: o.Delay}
-		if r.Concurrency > 0 {
-			lr.Parallelism = r.Concurrency
+		lr := &colly.LimitRule{DomainRegexp: hostRuleRegexp(r.Match), Parallelism: o.PerHost, Delay: o.Delay}
+		if r.PerHost > 0 {
+			lr.Parallelism = r.PerHost
 		}
 		if r.Delay > 0 {
 			lr.Delay = r.Delay

@@ -76,7 +76,7 @@ func pageURLs(pages []*audit.Page) []string {
 // pages together are exactly the full crawl's pages, none fetched twice.
 func TestCrawl_FrontierResume(t *testing.T) {
 	site := crawltest.NewBasic(t)
-	opts := crawler.Options{Concurrency: 2, Transport: http.DefaultTransport}
+	opts := crawler.Options{PerHost: 2, Transport: http.DefaultTransport}
 	full := &journal{}
 	opts.Frontier = full
 	if _, err := crawler.New(opts, full).Crawl(context.Background(), []string{site.URL + "/"}); err != nil {
@@ -143,7 +143,7 @@ func TestCrawl_HostRules(t *testing.T) {
 	})
 	sink := &memSink{}
 	opts := crawler.Options{Transport: http.DefaultTransport, MaxPages: 3,
-		Hosts: []audit.HostRule{{Match: "127.0.0.1", Concurrency: 1, Headers: map[string]string{"Authorization": "Bearer staging"}}}}
+		Hosts: []audit.HostRule{{Match: "127.0.0.1", PerHost: 1, Headers: map[string]string{"Authorization": "Bearer staging"}}}}
 	if _, err := crawler.New(opts, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func BenchmarkChecker(b *testing.B) {
 		targets = append(targets, Target{ID: int64(i), URL: base + path})
 	}
 
-	limit := float64(min(chk.o.Concurrency, nHosts*chk.o.PerHost)) / latency.Seconds()
+	limit := float64(min(chk.o.Workers, nHosts*chk.o.PerHost)) / latency.Seconds()
 	b.ResetTimer()
 	var counts map[audit.Verdict]int
 	for range b.N {

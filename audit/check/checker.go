@@ -39,7 +39,7 @@ type Target struct {
 
 // Defaults of Options.
 const (
-	DefaultConcurrency      = 64
+	DefaultWorkers      = 64
 	DefaultPerHost          = 4
 	DefaultRetries          = 2
 	DefaultRetryBase        = 500 * time.Millisecond
@@ -58,9 +58,9 @@ const (
 // Options configure a Checker. The zero value is useful: each field names
 // its default.
 type Options struct {
-	// Concurrency is the number of workers, the most targets checked at
+	// Workers is the number of workers, the most targets checked at
 	// once (default 64).
-	Concurrency int
+	Workers int
 	// PerHost is the most targets of one host (host and port) checked at
 	// once, soft-404 probes included; it is also the Transport's
 	// MaxConnsPerHost (default 4). Redirect hops to other hosts and probes
@@ -128,7 +128,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Hosts overrides PerHost, HostDelay and request headers for matching
 	// hosts (the first matching rule wins; nil: none). A rule's
-	// Concurrency above PerHost is capped by the transport's
+	// PerHost above Options.PerHost is capped by the transport's
 	// MaxConnsPerHost (PerHost). Headers go only to the matching host,
 	// never to redirect hops elsewhere.
 	Hosts []audit.HostRule
@@ -145,8 +145,8 @@ type Checker struct {
 // New returns a Checker with opts, defaults filled in.
 func New(opts Options) *Checker {
 	o := opts
-	if o.Concurrency <= 0 {
-		o.Concurrency = DefaultConcurrency
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
 	}
 	if o.PerHost <= 0 {
 		o.PerHost = DefaultPerHost
@@ -308,7 +308,7 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 		return nil
 	}
 
-	workers := min(c.o.Concurrency, n)
+	workers := min(c.o.Workers, n)
 	work := make(chan job)
 	finished := make(chan *hostQueue, workers)
 	var wg sync.WaitGroup

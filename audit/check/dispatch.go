@@ -173,7 +173,7 @@ func (t *hostTable) policy(key string) (limit int, delay time.Duration) {
 	defer t.mu.Unlock()
 	limit, delay = t.o.PerHost, t.o.HostDelay
 	if r, ok := audit.HostRuleFor(t.o.Hosts, key); ok {
-		limit, delay = cmp.Or(r.Concurrency, limit), cmp.Or(r.Delay, delay)
+		limit, delay = cmp.Or(r.PerHost, limit), cmp.Or(r.Delay, delay)
 	}
 	p := t.m[key]
 	if p == nil || p.gaveUp {

@@ -49,7 +49,7 @@ func TestChecker_HostRules(t *testing.T) {
 	o := testOptions()
 	o.PerHost = 4
 	o.DisableSoft404 = true
-	o.Hosts = []audit.HostRule{{Match: su.Host, Concurrency: 1, Headers: map[string]string{"Authorization": "Bearer s3cret"}}}
+	o.Hosts = []audit.HostRule{{Match: su.Host, PerHost: 1, Headers: map[string]string{"Authorization": "Bearer s3cret"}}}
 	var targets []Target
 	for i, p := range []string{"/a", "/b", "/c", "/d"} {
 		targets = append(targets, Target{ID: int64(i + 1), URL: staging.URL + p})

@@ -41,7 +41,7 @@ func TestRun_PerHostLimit(t *testing.T) {
 		}
 	}
 	o := testOptions()
-	o.Concurrency = 32
+	o.Workers = 32
 	o.PerHost = perHost
 	// A transport without its own per-host connection cap: the scheduler
 	// alone must keep the limit.
@@ -254,7 +254,7 @@ func TestRun_HostDelayHoldsNoWorker(t *testing.T) {
 		targets = append(targets, Target{URL: fmt.Sprintf("%s/%d", b.URL, i)})
 	}
 	o := testOptions()
-	o.Concurrency = 1
+	o.Workers = 1
 	o.HostDelay = 60 * time.Millisecond
 	collect(t, New(o), targets)
 	// One worker: had it slept through A's delay, A's targets would come

@@ -174,7 +174,7 @@ func TestSoft404_ProbeOncePerDirectory(t *testing.T) {
 		targets = append(targets, Target{URL: fmt.Sprintf("%s/c/d/%d/", s.URL, i)})
 	}
 	o := testOptions()
-	o.Concurrency = 16
+	o.Workers = 16
 	o.PerHost = 8
 	got := collect(t, New(o), targets)
 	if len(got) != len(targets) {

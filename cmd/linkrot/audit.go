@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -31,6 +31,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	af.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
 	noReport := fs.Bool("no-report", false, "do not write the HTML report")
+	maxTime := fs.Duration("max-time", 0, "stop the run after this `duration` (e.g. 30m) and write the report of what was done, marked incomplete (0: no limit)")
 	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -119,105 +120,74 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if resumed {
 		printResuming(e.stdout, run)
 	}
-	// A complete run resumed had only its report left to write: its
-	// stages are all done, and its status and end time stay.
-	reportOnly := run.Status == audit.RunComplete
-	stages, err := store.Stages(ctx, run.ID)
-	if err != nil {
-		return withRun(err, run)
+	dir := *reportDir
+	if dir == "" {
+		dir = defaultReportDir(cf.db)
 	}
-	// finish records how the run ended, whatever stage it is in.
-	finish := func(err error) error {
-		if reportOnly {
-			if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("stopped: %w", context.Canceled)
-			}
-			return err
+	prog := newAuditProgress(e.stderr, log)
+	acfg := linkrot.Config{
+		Run:               run,
+		Input:             linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: cf.sitemaps},
+		Crawl:             copts,
+		Check:             kopts,
+		MaxAge:            kf.maxAge,
+		ExternalFragments: kf.externalFragments,
+		Confirm:           rule,
+		MaxTime:           *maxTime,
+		Logger:            log,
+		StageHook:         stageHook,
+		Archives: func(ctx context.Context, run *audit.Run) error {
+			return runArchives(ctx, e, store, run, &af, kopts, log)
+		},
+	}
+	// summary prints what the run did, once, before the report.
+	printed := false
+	summary := func(ctx context.Context, sum *linkrot.Summary) error {
+		if printed || sum == nil {
+			return nil
 		}
-		status, msg := audit.RunComplete, ""
-		switch {
-		case ctx.Err() != nil:
-			status = audit.RunInterrupted
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("stopped: %w", context.Canceled)
-			}
-		case err != nil:
-			status, msg = audit.RunFailed, err.Error()
+		printed = true
+		prog.done()
+		if sum.ReportOnly {
+			return printSince(ctx, e.stdout, store, sum.Run.ID)
 		}
-		if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
-			err = fmt.Errorf("finish run: %w", ferr)
+		if sum.Stats != nil {
+			printCrawlSummary(e.stdout, sum.Stats)
 		}
-		run.Status = status
-		return err
-	}
-
-	if _, done := stages[sqlite.StageCrawl]; !done {
-		stageHook("crawl")
-		if _, err := crawlStage(ctx, e, store, run, in, cf.sitemaps, copts, log); err != nil {
-			err = finish(err)
-			if stats, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
-				printCrawlSummary(e.stdout, stats)
-			}
-			return withRun(err, run)
+		if sum.Checks != nil {
+			printCheckSummary(e.stdout, *sum.Checks, sum.Top)
 		}
-		if err := store.MarkStage(ctx, run.ID, sqlite.StageCrawl); err != nil {
-			return withRun(finish(err), run)
+		af.printSummary(e.stdout)
+		if sum.Run.Status != audit.RunComplete {
+			return nil
 		}
+		return printSince(ctx, e.stdout, store, sum.Run.ID)
 	}
-	stats, err := store.RunStats(ctx, run.ID)
-	if err != nil {
-		return withRun(finish(err), run)
-	}
-	printCrawlSummary(e.stdout, stats)
-
-	stageHook("check")
-	res, err := checkRun(ctx, e, store, run, kopts, kf, log)
-	if err == nil {
-		err = store.MarkStage(ctx, run.ID, sqlite.StageCheck)
-	}
-	if _, done := stages[sqlite.StageArchives]; done && err == nil {
-		// Finished before the interruption: not one archive request again.
-		log.Info("archives stage finished before: skipped", "run", run.ID)
-	} else if err == nil {
-		stageHook("archives")
-		err = runArchives(ctx, e, store, run, &af, kopts, log)
-		if err == nil {
-			err = store.MarkStage(ctx, run.ID, sqlite.StageArchives)
-		}
-	}
-	if err == nil {
-		stageHook("history")
-		err = historyStage(ctx, store, run, rule, log)
-	}
-	err = finish(err)
-	if res != nil {
-		printCheckSummary(e.stdout, res)
-	}
-	af.printSummary(e.stdout)
-	if err != nil {
-		return withRun(err, run)
-	}
-	if err := printSince(ctx, e.stdout, store, run.ID); err != nil {
-		return withRun(err, run)
-	}
-	// The report stage is recorded once the report is written (or when
-	// there is none to write): a run killed while writing it is complete,
-	// and linkrot audit --resume writes the report.
 	if !*noReport {
-		stageHook("report")
-		dir := *reportDir
-		if dir == "" {
-			dir = defaultReportDir(cf.db)
-		}
-		if err := writeAuditReport(ctx, e, store, run.ID, dir); err != nil {
-			return withRun(err, run)
+		acfg.Report = func(ctx context.Context, sum *linkrot.Summary) error {
+			if err := summary(ctx, sum); err != nil {
+				return err
+			}
+			if sum.Incomplete {
+				fmt.Fprintf(e.stdout, "Run %d was interrupted: the report shows what was done, marked incomplete.\n", sum.Run.ID)
+			}
+			return writeAuditReport(ctx, e, store, sum.Run.ID, dir)
 		}
 	}
-	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+	sum, err := linkrot.Audit(ctx, acfg, store, prog)
+	if serr := summary(context.WithoutCancel(ctx), sum); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
 		return withRun(err, run)
 	}
 	if failNew {
 		return failOnNew(ctx, store, run.ID)
 	}
-	return res.failOn(failOn)
+	if sum.Checks != nil {
+		if n := sum.Checks.Failing(failOn); n > 0 {
+			return &findingsError{n: n}
+		}
+	}
+	return nil
 }

@@ -46,7 +46,8 @@ type checkFlags struct {
 func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	if withShared {
 		// audit registers these once for both stages.
-		fs.IntVar(&f.concurrency, "concurrency", 64, "parallel checks in all (worker pool)")
+		fs.IntVar(&f.concurrency, "workers", 64, "`N` checks in parallel in all (worker pool)")
+		fs.IntVar(&f.concurrency, "concurrency", 64, "alias of --workers (the older name)")
 		fs.IntVar(&f.perHost, "per-host", 4, "parallel requests per host")
 		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
 		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
@@ -107,13 +108,13 @@ func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict
 		retries = -1 // check.Options: 0 means "default", negative means none
 	}
 	if f.concurrency < 1 || f.perHost < 1 {
-		return check.Options{}, nil, usagef("--concurrency and --per-host must be at least 1")
+		return check.Options{}, nil, usagef("--workers and --per-host must be at least 1")
 	}
 	if f.maxBody > 64<<20 { // parsing HTML costs many times the body: 100 MiB took 1.5 GB
 		return check.Options{}, nil, usagef("--check-max-body %d is above the 64MiB limit", int64(f.maxBody))
 	}
 	return check.Options{
-		Concurrency:    f.concurrency,
+		Workers:        f.concurrency,
 		PerHost:        f.perHost,
 		HostDelay:      f.hostDelay,
 		Retries:        retries,
@@ -208,7 +209,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		err = ferr
 	}
 	if res != nil {
-		printCheckSummary(e.stdout, res)
+		printCheckSummary(e.stdout, audit.CheckCounts{Targets: res.targets, Fetched: res.checked, FromCrawl: res.fromCrawl,
+			Reused: res.reused, Verdicts: res.counts, Findings: res.findings, Fixes: res.fixes}, res.top)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -511,19 +513,19 @@ func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 	return false
 }
 
-func printCheckSummary(w io.Writer, r *checkResult) {
-	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.targets, r.checked, r.fromCrawl, r.reused)
+func printCheckSummary(w io.Writer, r audit.CheckCounts, top []sqlite.BrokenTarget) {
+	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.Targets, r.Fetched, r.FromCrawl, r.Reused)
 	var parts []string
 	for _, v := range audit.Verdicts {
-		if n := r.counts[v]; n > 0 {
+		if n := r.Verdicts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
-	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.findings, r.fixes)
-	if len(r.top) > 0 {
+	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.Findings, r.Fixes)
+	if len(top) > 0 {
 		fmt.Fprintln(w, "Top broken targets:")
-		sort.SliceStable(r.top, func(i, j int) bool { return r.top[i].Pages > r.top[j].Pages })
-		for _, b := range r.top {
+		sort.SliceStable(top, func(i, j int) bool { return top[i].Pages > top[j].Pages })
+		for _, b := range top {
 			fmt.Fprintf(w, "  %-18s %4d pages  %s\n", b.Verdict, b.Pages, b.URL)
 		}
 	}

@@ -270,7 +270,7 @@ func configHosts(v any) ([]hostConfig, error) {
 				if !ok || n < 1 {
 					err = errors.New("want a positive integer")
 				}
-				h.Concurrency = int(n)
+				h.PerHost = int(n)
 			case "delay":
 				s, ok := v.(string)
 				if !ok {

@@ -57,7 +57,8 @@ func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
 	if shared {
-		fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
+		fs.IntVar(&f.concurrency, "per-host", 4, "`N` parallel requests per host")
+		fs.IntVar(&f.concurrency, "concurrency", 4, "alias of --per-host (the older name)")
 		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
 		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
 		fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
@@ -91,7 +92,7 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 		return crawler.Options{}, err
 	}
 	if f.concurrency < 1 {
-		return crawler.Options{}, usagef("--concurrency must be at least 1")
+		return crawler.Options{}, usagef("--per-host must be at least 1")
 	}
 	if f.maxDepth < 0 || f.maxPages < 0 || f.maxRedirects < 0 {
 		return crawler.Options{}, usagef("--max-depth, --max-pages and --max-redirects must not be negative")
@@ -103,7 +104,7 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 		MaxDepth:     f.maxDepth,
 		MaxPages:     f.maxPages,
 		IgnoreRobots: f.ignoreRobots,
-		Concurrency:  f.concurrency,
+		PerHost:      f.concurrency,
 		Delay:        f.delay,
 		UserAgent:    f.userAgent,
 		Timeout:      f.timeout,

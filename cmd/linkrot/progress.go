@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -87,3 +88,18 @@ func (p *progress) done() {
 	}
 	<-p.exited
 }
+
+// auditProgress is linkrot.Progress for the terminal: one display counting
+// pages crawled (with their links) and targets checked.
+type auditProgress struct {
+	pages, checks *progress
+}
+
+func newAuditProgress(stderr io.Writer, log *slog.Logger) *auditProgress {
+	return &auditProgress{pages: newProgressN(stderr, log, "crawling", -1), checks: newProgressN(io.Discard, log, "checking", -1)}
+}
+
+func (a *auditProgress) Page(p *audit.Page)     { a.pages.addN(int64(len(p.Links))) }
+func (a *auditProgress) Checked(c *audit.Check) { a.checks.add() }
+func (a *auditProgress) Stage(string)           {}
+func (a *auditProgress) done()                  { a.pages.done(); a.checks.done() }

@@ -1,0 +1,259 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// This file holds what the streaming pipeline (package linkrot) reads and
+// writes beyond the stage-by-stage methods: checks keyed by URL while the
+// crawl that creates their targets is still running, and the links that
+// findings are derived from, streamed rather than loaded.
+
+// SaveChecksByURL stores checks whose TargetID may be 0: such a check's
+// target is looked up by its URL (Check.URL), which a page saved earlier
+// (SaveCrawl, SavePages) must have created. Checks whose target does not
+// exist are left out and returned, so that the caller can report them.
+// It is otherwise SaveChecks: one transaction, all or nothing.
+func (db *DB) SaveChecksByURL(ctx context.Context, checks []audit.Check) (missing []audit.Check, err error) {
+	var urls []string
+	for _, c := range checks {
+		if c.TargetID == 0 {
+			urls = append(urls, c.URL)
+		}
+	}
+	ids, err := db.TargetIDs(ctx, urls)
+	if err != nil {
+		return nil, err
+	}
+	out := checks[:0:0]
+	for _, c := range checks {
+		if c.TargetID == 0 {
+			id, ok := ids[c.URL]
+			if !ok {
+				missing = append(missing, c)
+				continue
+			}
+			c.TargetID = id
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return missing, nil
+	}
+	return missing, db.SaveChecks(ctx, out)
+}
+
+// TargetIDs returns the IDs of the targets with the given (normalized)
+// URLs; URLs without a target are absent from the map. It is safe for
+// concurrent use.
+func (db *DB) TargetIDs(ctx context.Context, urls []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(urls))
+	const chunk = 500
+	for len(urls) > 0 {
+		n := min(chunk, len(urls))
+		part := urls[:n]
+		urls = urls[n:]
+		args := make([]any, len(part))
+		for i, u := range part {
+			args[i] = u
+		}
+		rows, err := db.read.QueryContext(ctx, `SELECT id, url FROM targets WHERE url IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("target ids: %w", err)
+		}
+		for rows.Next() {
+			var (
+				id int64
+				u  string
+			)
+			if err := rows.Scan(&id, &u); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("target ids: %w", err)
+			}
+			out[u] = id
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("target ids: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// UncheckedTargets calls fn for every target of a run (linked from one of
+// its pages) that has no check in the run yet, in URL order: what a
+// resumed run still has to check. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) UncheckedTargets(ctx context.Context, runID int64, fn func(TargetRef) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT t.id, t.url FROM targets t
+			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
+			  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.run_id = ?1 AND c.target_id = t.id)
+			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
+			var r TargetRef
+			if err := rows.Scan(&r.ID, &r.URL); err != nil {
+				return err
+			}
+			return fn(r)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("unchecked targets of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// TargetURLs calls fn with the URL of every target a run links to, in no
+// particular order.
+func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT t.url FROM targets t
+			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ? AND target_id IS NOT NULL)`, runID, func(rows *sql.Rows) error {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				return err
+			}
+			return fn(u)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("targets of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// FindingLinks streams the links of a run that can give a finding or a
+// link-maintenance record: links with a #fragment, and links whose
+// target's check in the run is neither ok nor redirected. They come
+// grouped by target (ordered by target, then page, then position), each
+// group with its target's check, so that the caller loads a target's
+// anchors once. Links whose target has no check are left out. An unknown
+// run yields an error wrapping audit.ErrNotFound.
+func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *audit.Check) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		var (
+			cur     *audit.Check
+			curID   int64
+			pending []LinkRef
+		)
+		flush := func() error {
+			if len(pending) == 0 {
+				return nil
+			}
+			c, err := checkOf(ctx, tx, runID, curID)
+			if err != nil {
+				return err
+			}
+			cur = c
+			for _, l := range pending {
+				if cur == nil {
+					break
+				}
+				if err := fn(l, cur); err != nil {
+					return err
+				}
+			}
+			pending = pending[:0]
+			return nil
+		}
+		err := each(ctx, tx, `
+			SELECT l.id, l.page_id, p.url, l.target_id, l.href, l.fragment, l.element, l.text, l.resource
+			FROM links l
+			JOIN pages p ON p.id = l.page_id
+			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id
+			WHERE l.run_id = ? AND (l.fragment <> '' OR c.verdict NOT IN ('ok', 'redirected'))
+			ORDER BY l.target_id, l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
+			var r LinkRef
+			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment,
+				&r.Element, &r.Text, &r.Resource); err != nil {
+				return err
+			}
+			if r.TargetID != curID {
+				if err := flush(); err != nil {
+					return err
+				}
+				curID = r.TargetID
+			}
+			pending = append(pending, r)
+			// A target linked from many pages: hand over what is read so
+			// far (the check is the same), keeping memory bounded.
+			if len(pending) >= 4096 {
+				return flush()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return flush()
+	})
+	if err != nil {
+		return fmt.Errorf("finding links of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// checkOf reads the check of one target in a run, nil when there is none.
+func checkOf(ctx context.Context, tx *sql.Tx, runID, targetID int64) (*audit.Check, error) {
+	rows, err := tx.QueryContext(ctx, selectCheckSQL+`
+		FROM checks c JOIN targets t ON t.id = c.target_id
+		WHERE c.run_id = ? AND c.target_id = ?`, runID, targetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	return scanCheck(rows)
+}
+
+// HasChecksBefore reports whether the database holds checks of runs other
+// than runID: only then can earlier results be reused (--max-age) or
+// requests be made conditional.
+func (db *DB) HasChecksBefore(ctx context.Context, runID int64) (bool, error) {
+	var one int
+	err := db.read.QueryRowContext(ctx, `SELECT 1 FROM checks WHERE run_id <> ? LIMIT 1`, runID).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("earlier checks: %w", err)
+	}
+	return true, nil
+}
+
+// PageAnchors returns the anchors stored with the evidence of the run's
+// page whose own URL is the target targetURL (normalized). A target that
+// is no page of the run with evidence yields an error wrapping
+// audit.ErrNotFound. It is safe for concurrent use.
+func (db *DB) PageAnchors(ctx context.Context, runID int64, targetURL string) ([]string, error) {
+	var raw string
+	err := db.read.QueryRowContext(ctx, `
+		SELECT e.anchors FROM page_evidence e JOIN pages p ON p.id = e.page_id
+		WHERE p.run_id = ? AND p.target_id = (SELECT id FROM targets WHERE url = ?)
+		ORDER BY p.id LIMIT 1`, runID, targetURL).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = audit.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("anchors of %s in run %d: %w", quote(targetURL), runID, err)
+	}
+	var anchors []string
+	if err := json.Unmarshal([]byte(raw), &anchors); err != nil {
+		return nil, fmt.Errorf("anchors of %s in run %d: %w", quote(targetURL), runID, err)
+	}
+	if anchors == nil {
+		anchors = []string{}
+	}
+	return anchors, nil
+}

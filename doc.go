@@ -1,0 +1,46 @@
+// Package linkrot is the linkrot pipeline as a library: one run of an
+// audit, end to end. Audit crawls a site, checks every unique target as
+// soon as the crawl discovers it, stores everything through one batched
+// writer, derives findings, looks up archives, updates the targets'
+// histories and finishes the run; cmd/linkrot is a thin front end that maps
+// flags and the configuration file onto a Config, and a test, a worker
+// process or a server can run the same pipeline.
+//
+// The data flow of a run:
+//
+//	             seeds / sitemap / URL list / directory
+//	                              |
+//	                              v
+//	  +----------------- crawler (colly) ------------------+
+//	  | fetch page -> parse once (links, Robust Links,     |
+//	  |   anchors, text fingerprint = page evidence)       |
+//	  +---+-----------------------+------------------------+
+//	      | Frontier.Queue        | Sink.Add(page)
+//	      | (URLs it will fetch)  v
+//	      |            +---------------------+  first sight of a target URL:
+//	      +----------->|  router (dedupe)    |--- page of the site: wait for
+//	                   |                     |    its page, judge from it
+//	                   |                     |    (check.Known, no request)
+//	                   +----------+----------+--- robots/depth/budget/other
+//	                              |               hosts: check live
+//	                              v
+//	                 check.Checker.Stream (Workers in all,
+//	                 PerHost per host; soft-404 probes)
+//	                              |
+//	   pages, frontier, checks    v
+//	  ----------------------> audit.Batcher -> single SQLite writer
+//	                              |
+//	            after the crawl and the checks are done:
+//	                              v
+//	   findings (audit.LinkFindings over the links streamed from
+//	   the store, one target at a time) -> archives -> history
+//	   -> run finished (complete / interrupted / failed) -> report
+//
+// Nothing holds all pages, links or responses of a run: a page's
+// response lives until the targets waiting for it are judged, the router
+// keeps one 16-byte digest per unique target URL, and findings are
+// derived from a stream of the links that can have one.
+//
+// Package linkrot also holds the files the linkrot command embeds for
+// `linkrot demo` (DemoFiles).
+package linkrot

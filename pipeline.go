@@ -1,0 +1,329 @@
+package linkrot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
+)
+
+// Input is what a run crawls.
+type Input struct {
+	// Mode is "site" (crawl from Seeds), "urls" (fetch Seeds, no
+	// recursion), "dir" (crawl the local directory Dir served as Seeds[0])
+	// or "sitemap" (crawl from Sitemaps, with Seeds as extra seeds).
+	Mode     string
+	Seeds    []string
+	Dir      string
+	Sitemaps []string
+}
+
+// Config is the configuration of one audit run. The zero value of each
+// field is documented with it; a Config needs at least Run and Input.
+type Config struct {
+	// Run is the run to fill: created (or reopened, to resume it) by the
+	// caller, who stores its settings. Audit records its stages and its
+	// end in it.
+	Run *audit.Run
+	// Input is what to crawl.
+	Input Input
+	// Crawl configures the crawler. Its Frontier, OnPage, CheckMaxBody and
+	// Transport fields are set by Audit (the scheduler shared with the
+	// checker); the zero value is crawler.Options' zero value.
+	Crawl crawler.Options
+	// Check configures the checker (zero value: check.Options' defaults).
+	Check check.Options
+	// MaxAge reuses a target's result from an earlier run younger than
+	// this (0: never).
+	MaxAge time.Duration
+	// ExternalFragments also checks #fragments of links to other sites
+	// (false: only the audited site's).
+	ExternalFragments bool
+	// Confirm is the history rule (zero value: audit.DefaultConfirmRule).
+	Confirm audit.ConfirmRule
+	// MaxTime bounds the run (0: no limit). When it is over, the run stops
+	// as interrupted, and the report of what was done is still written.
+	MaxTime time.Duration
+	// Archives is the archives stage, run after the checks (nil: none).
+	Archives func(ctx context.Context, run *audit.Run) error
+	// Report writes the run's report (nil: none), given the run's
+	// summary. sum.Incomplete is true when the run was interrupted (signal
+	// or MaxTime): the report shows what was done, and ctx is then not
+	// cancelled by the interruption.
+	Report func(ctx context.Context, sum *Summary) error
+	// Logger receives the run's events (nil: discarded).
+	Logger *slog.Logger
+	// StageHook, when not nil, is called as each stage starts ("crawl",
+	// "check", "archives", "history", "report"): tests stop a process
+	// at a chosen point with it.
+	StageHook func(stage string)
+}
+
+// Progress is told how a run advances. Audit calls it from many
+// goroutines: implementations must be safe for concurrent use. NoProgress
+// is the no-op default.
+type Progress interface {
+	// Page is called for each page the crawl records.
+	Page(p *audit.Page)
+	// Checked is called for each target whose check is in.
+	Checked(c *audit.Check)
+	// Stage is called when a stage starts.
+	Stage(name string)
+}
+
+// NoProgress is a Progress that does nothing.
+type NoProgress struct{}
+
+// Page does nothing.
+func (NoProgress) Page(*audit.Page) {}
+
+// Checked does nothing.
+func (NoProgress) Checked(*audit.Check) {}
+
+// Stage does nothing.
+func (NoProgress) Stage(string) {}
+
+// Summary is what a run did, for the caller's summary lines and exit code.
+type Summary struct {
+	Run *audit.Run
+	// Crawl is what the crawl did (zero when it was done before a resume).
+	Crawl crawler.Stats
+	// Stats counts what the run stored.
+	Stats *audit.RunStats
+	// Checks counts the checking stage (nil when it did not finish).
+	Checks *audit.CheckCounts
+	// Top are the most linked broken targets.
+	Top []sqlite.BrokenTarget
+	// Incomplete is true when the run was interrupted (signal, MaxTime).
+	Incomplete bool
+	// ReportOnly is true when the run was complete and only its report
+	// was left to write.
+	ReportOnly bool
+}
+
+// Store is what Audit needs of the run database: the stores of its stages.
+// *sqlite.DB implements it.
+type Store interface {
+	runStore
+	crawlStore
+	checkStore
+	findingsStore
+	historyStore
+}
+
+// runStore records a run's stages and its end.
+type runStore interface {
+	Stages(ctx context.Context, runID int64) (map[string]time.Time, error)
+	MarkStage(ctx context.Context, runID int64, stage string) error
+	Finisher
+	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
+}
+
+// ErrMaxTime is the cause of a run's cancellation when Config.MaxTime is
+// over.
+var ErrMaxTime = errors.New("--max-time reached")
+
+// Audit runs cfg.Run end to end into store: the crawl and the checks at
+// once (streamed, see the package doc), findings, archives, history, the
+// run's end and the report. With a run being resumed it skips the stages
+// the run finished. progress may be nil.
+//
+// A dead link is data: Audit returns an error only when the run could not
+// go on (store failure, cancellation: an error wrapping context.Canceled;
+// MaxTime: one wrapping ErrMaxTime and context.Canceled). The summary is
+// returned with the error whenever something was done.
+func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Summary, error) {
+	if cfg.Run == nil {
+		return nil, errors.New("audit: no run")
+	}
+	if progress == nil {
+		progress = NoProgress{}
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Confirm.After == 0 && cfg.Confirm.Spacing == 0 {
+		cfg.Confirm = audit.DefaultConfirmRule
+	}
+	hook := func(stage string) {
+		progress.Stage(stage)
+		if cfg.StageHook != nil {
+			cfg.StageHook(stage)
+		}
+	}
+	if cfg.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.MaxTime, ErrMaxTime)
+		defer cancel()
+	}
+	run := cfg.Run
+	sum := &Summary{Run: run, ReportOnly: run.Status == audit.RunComplete}
+	stages, err := store.Stages(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	err = nil
+	if !sum.ReportOnly {
+		err = runStages(ctx, cfg, store, progress, hook, stages, sum, log)
+		err = finishRun(ctx, store, run, err)
+		sum.Incomplete = run.Status == audit.RunInterrupted
+	} else if ctx.Err() != nil {
+		err = stopped(ctx)
+	}
+	if st, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
+		sum.Stats = st
+	} else if err == nil {
+		err = fmt.Errorf("run stats: %w", serr)
+	}
+	if err != nil && !sum.Incomplete {
+		return sum, err
+	}
+	// The report stage is recorded once the report is written (or when
+	// there is none to write): a run killed while writing it is complete,
+	// and a resumed run writes the report. An interrupted run's report is
+	// written too, marked incomplete, and not recorded: resuming the run
+	// writes the complete one.
+	if cfg.Report != nil {
+		hook("report")
+		rctx := ctx
+		if sum.Incomplete {
+			rctx = context.WithoutCancel(ctx)
+		}
+		if rerr := cfg.Report(rctx, sum); rerr != nil {
+			return sum, rerr
+		}
+	}
+	if sum.Incomplete {
+		return sum, err
+	}
+	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// stopped returns the error of a cancelled run: its cause wrapped with
+// context.Canceled.
+func stopped(ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Errorf("stopped: %w (%w)", context.Canceled, cause)
+	}
+	if errors.Is(context.Cause(ctx), ErrMaxTime) {
+		return fmt.Errorf("stopped: %w (%w)", context.Canceled, ErrMaxTime)
+	}
+	return fmt.Errorf("stopped: %w", context.Canceled)
+}
+
+// finishRun records how the run ended, whatever stage it was in: the one
+// run-ending rule of every command that writes a run. It sets run.Status
+// and returns err, or the cancellation (wrapping context.Canceled) when
+// ctx is done, or the store's error.
+func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
+	status, msg := audit.RunComplete, ""
+	switch {
+	case ctx.Err() != nil:
+		status = audit.RunInterrupted
+		if !errors.Is(err, context.Canceled) {
+			err = stopped(ctx)
+		}
+	case err != nil:
+		status, msg = audit.RunFailed, err.Error()
+	}
+	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
+		err = fmt.Errorf("finish run: %w", ferr)
+	}
+	run.Status = status
+	return err
+}
+
+// FinishRun records how a run ended (complete; interrupted when ctx is
+// done; failed with err's message otherwise) and returns the error the
+// command reports. It is the run-ending rule Audit uses, for the commands
+// that run single stages (linkrot crawl, linkrot check).
+func FinishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
+	return finishRun(ctx, store, run, err)
+}
+
+// Finisher records the end of a run.
+type Finisher interface {
+	FinishRun(ctx context.Context, runID int64, status audit.RunStatus, finishedAt time.Time, errMsg string) error
+}
+
+// runStages runs the stages the run has not finished, in order.
+func runStages(ctx context.Context, cfg Config, store Store, progress Progress, hook func(string), stages map[string]time.Time, sum *Summary, log *slog.Logger) error {
+	run := cfg.Run
+	_, crawled := stages[sqlite.StageCrawl]
+	hook("crawl")
+	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
+	sum.Crawl = st
+	if err != nil {
+		return err
+	}
+	if err := deriveFindings(ctx, cfg, store, &counts, anchors); err != nil {
+		return err
+	}
+	vc, err := store.VerdictCounts(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	counts.Targets = 0
+	for v, n := range vc {
+		if v != audit.VerdictFragmentMissing {
+			counts.Targets += n
+		}
+	}
+	c := counts.WithVerdicts(vc)
+	sum.Checks = &c
+	if sum.Top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
+		return err
+	}
+	if err := store.MarkStage(ctx, run.ID, sqlite.StageCheck); err != nil {
+		return err
+	}
+	if _, done := stages[sqlite.StageArchives]; done {
+		log.Info("archives stage finished before: skipped", "run", run.ID)
+	} else if cfg.Archives != nil {
+		hook("archives")
+		if err := cfg.Archives(ctx, run); err != nil {
+			return err
+		}
+		if err := store.MarkStage(ctx, run.ID, sqlite.StageArchives); err != nil {
+			return err
+		}
+	}
+	hook("history")
+	return historyStage(ctx, store, run, cfg.Confirm, log)
+}
+
+// historyStore applies a run to the targets' histories.
+type historyStore interface {
+	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (sqlite.HistoryResult, error)
+}
+
+// historyStage folds the run's checks into the targets' histories (once
+// per run: a resumed run is not counted twice) and logs what it found.
+func historyStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
+	res, err := store.ApplyHistory(ctx, run.ID, rule)
+	if err != nil {
+		return err
+	}
+	log.Info("history updated", "run", run.ID, "runs_applied", len(res.Runs), "targets", res.Targets,
+		"newly_confirmed", res.Confirmed, "recovered", res.Recovered)
+	return nil
+}
+
+// HistoryStage is the history stage alone, for the commands that check a
+// run outside Audit (linkrot check).
+func HistoryStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return historyStage(ctx, store, run, rule, log)
+}

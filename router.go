@@ -1,0 +1,830 @@
+package linkrot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
+)
+
+// crawlStore is what the crawl needs: the crawl's batches and the
+// frontier of a run being resumed.
+type crawlStore interface {
+	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
+	Frontier(ctx context.Context, runID int64) (queued []audit.FrontierEntry, visited []string, err error)
+}
+
+// checkStore is what the checks need: saving results keyed by URL,
+// earlier results, and for a resumed run what is left to check.
+type checkStore interface {
+	SaveChecksByURL(ctx context.Context, checks []audit.Check) ([]audit.Check, error)
+	TargetIDs(ctx context.Context, urls []string) (map[string]int64, error)
+	HasChecksBefore(ctx context.Context, runID int64) (bool, error)
+	PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error)
+	TargetURLs(ctx context.Context, runID int64, fn func(url string) error) error
+	UncheckedTargets(ctx context.Context, runID int64, fn func(sqlite.TargetRef) error) error
+	PageResponses(ctx context.Context, runID int64) ([]*audit.Page, error)
+	PageContent(ctx context.Context, runID int64, pageURL string) (anchors []string, text string, err error)
+}
+
+// item is what the run's single writer stores: a page, URLs the crawl
+// queued, or a check.
+type item struct {
+	page   *audit.Page
+	queued []audit.FrontierEntry
+	check  *audit.Check
+	mark   string // a stage to record once everything before it is stored
+	// flushed, when not nil, is closed once everything before it is
+	// stored (a barrier).
+	flushed chan struct{}
+}
+
+// hop is a redirect the crawl observed.
+type hop struct {
+	status int
+	to     string
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}
+
+// observe records what page p tells about URLs: its redirect hops and its
+// final response. It returns the final URL and the page's full Known
+// (anchors and text in memory), or "" and nil. r.mu is held.
+func (r *router) observe(p *audit.Page) (string, *check.Known) {
+	if p == nil || p.FetchError != "" || p.Status == 0 {
+		return "", nil
+	}
+	finalIsHop := false
+	for i, h := range p.Redirects {
+		if !isRedirect(h.Status) {
+			continue
+		}
+		from, err1 := audit.NormalizeURL(h.From)
+		to, err2 := audit.NormalizeURL(h.To)
+		if err1 != nil || err2 != nil {
+			break
+		}
+		if _, dup := r.hops[from]; !dup {
+			if _, fin := r.finals[from]; !fin {
+				r.hops[from] = hop{status: h.Status, to: to}
+			}
+		}
+		if i == len(p.Redirects)-1 && h.Status == p.Status && from == mustNorm(p.URL) {
+			finalIsHop = true
+		}
+	}
+	if finalIsHop || isRedirect(p.Status) || p.Evidence == nil {
+		return "", nil
+	}
+	n, err := audit.NormalizeURL(p.URL)
+	if err != nil {
+		return "", nil
+	}
+	if _, dup := r.finals[n]; dup {
+		return "", nil
+	}
+	if _, dup := r.hops[n]; dup {
+		return "", nil
+	}
+	full := check.NewKnownIndex([]*audit.Page{p}, nil).Lookup(n)
+	if full == nil {
+		return "", nil
+	}
+	r.finals[n] = r.compact(full, p)
+	return n, full
+}
+
+func mustNorm(u string) string {
+	n, _ := audit.NormalizeURL(u)
+	return n
+}
+
+// lookup returns the crawl's response for a target URL, following the
+// redirects the crawl observed, or nil. fresh, when its URL is reached,
+// stands for the page just recorded (with its anchors and text). r.mu is
+// held.
+func (r *router) lookup(u, freshURL string, fresh *check.Known) *check.Known {
+	cur := u
+	var chain []audit.Redirect
+	seen := map[string]bool{cur: true}
+	for {
+		var k *check.Known
+		if cur == freshURL && fresh != nil {
+			k = fresh
+		} else {
+			k = r.finals[cur]
+		}
+		if k != nil {
+			c := *k
+			c.FinalURL, c.Redirects = cur, chain
+			return &c
+		}
+		h, ok := r.hops[cur]
+		if !ok || seen[h.to] || len(chain) >= 100 {
+			return nil
+		}
+		chain = append(chain, audit.Redirect{From: cur, To: h.to, Status: h.status})
+		seen[h.to] = true
+		cur = h.to
+	}
+}
+
+// urlKey is a 128-bit digest of a target URL: the router keeps one per
+// unique target instead of the URL.
+type urlKey [2]uint64
+
+// router routes the targets of a crawl to the checker as they are
+// discovered: each unique target once, a page of the crawl judged from
+// the crawl's response (waiting for it when the crawl has queued the URL),
+// anything else checked live at once.
+type router struct {
+	cfg   *Config
+	store interface {
+		crawlStore
+		checkStore
+	}
+	run      *audit.Run
+	log      *slog.Logger
+	progress Progress
+	w        *audit.Batcher[item]
+	site     map[string]bool // hosts of the audited site
+	offline  bool            // a directory crawl: pages are not the live site
+	hasPrev  bool
+	seeds    [2]maphash.Seed
+
+	mu      sync.Mutex
+	seen    map[urlKey]struct{}    // targets routed (first sight)
+	waiting map[string]bool        // URLs the crawl queued and has not recorded; true: a target waits
+	// What the crawl observed, to judge later targets from: the redirect
+	// hops it followed (few) and the final response of each page, without
+	// its anchors and text (read back from the store when needed).
+	hops   map[string]hop
+	finals map[string]*check.Known
+	via    map[string][]string // queued URL -> targets redirecting to it
+
+	// The queue to the checker: unbounded, so that the crawl's callbacks
+	// never wait for the checker.
+	qmu    sync.Mutex
+	qcond  *sync.Cond
+	queue  []check.Target
+	closed bool
+
+	cmu     sync.Mutex
+	counts  audit.CheckCounts
+	anchors map[string][]string // anchors of targets checked live with WantAnchors
+}
+
+func (r *router) key(u string) urlKey {
+	return urlKey{maphash.String(r.seeds[0], u), maphash.String(r.seeds[1], u)}
+}
+
+// targetURL is the target a link's href makes (as the store makes it:
+// sqlite SavePages), or "".
+func targetURL(href string) string {
+	n, err := audit.NormalizeURL(href)
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(n)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	return n
+}
+
+func hostOf(raw string) string {
+	n, err := audit.NormalizeURL(raw)
+	if err != nil {
+		return ""
+	}
+	u, err := url.Parse(n)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// wantAnchors says whether a target's anchors are collected for
+// #fragment links: always for the audited site's pages, for other sites
+// with Config.ExternalFragments.
+func (r *router) wantAnchors(u string) bool {
+	return r.cfg.ExternalFragments || r.site[hostOf(u)]
+}
+
+// submit queues a target for the checker. It never blocks.
+func (r *router) submit(t check.Target) {
+	t.WantAnchors = r.wantAnchors(t.URL)
+	if t.Known != nil && r.offline {
+		t.Known.Offline = true
+	}
+	r.qmu.Lock()
+	r.queue = append(r.queue, t)
+	r.qmu.Unlock()
+	r.qcond.Signal()
+}
+
+// closeQueue ends the stream of targets.
+func (r *router) closeQueue() {
+	r.qmu.Lock()
+	r.closed = true
+	r.qmu.Unlock()
+	r.qcond.Broadcast()
+}
+
+// feed moves queued targets to the checker, looking up earlier results
+// on the way (conditional requests, --max-age). It returns when the queue
+// is closed and empty, or ctx is done.
+func (r *router) feed(ctx context.Context, out chan<- check.Target) {
+	defer close(out)
+	stop := context.AfterFunc(ctx, func() { r.qcond.Broadcast() })
+	defer stop()
+	for {
+		r.qmu.Lock()
+		for len(r.queue) == 0 && !r.closed && ctx.Err() == nil {
+			r.qcond.Wait()
+		}
+		if ctx.Err() != nil || (len(r.queue) == 0 && r.closed) {
+			r.qmu.Unlock()
+			return
+		}
+		batch := r.queue
+		r.queue = nil
+		r.qmu.Unlock()
+		if r.hasPrev {
+			r.previous(ctx, batch)
+		}
+		for _, t := range batch {
+			if t.Previous != nil && t.Known == nil && r.cfg.MaxAge > 0 && !t.WantAnchors &&
+				time.Since(t.Previous.CheckedAt) <= r.cfg.MaxAge {
+				c := *t.Previous
+				c.Reused, c.ReusedFrom, c.RunID = true, t.Previous.RunID, r.run.ID
+				c.TargetID = t.ID
+				r.emit(c)
+				continue
+			}
+			select {
+			case out <- t:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// previous sets the earlier results of a batch of targets. Targets that
+// earlier runs linked to exist already, so their IDs are known even while
+// this run's pages are still being written.
+func (r *router) previous(ctx context.Context, batch []check.Target) {
+	var urls []string
+	for _, t := range batch {
+		if t.ID == 0 {
+			urls = append(urls, t.URL)
+		}
+	}
+	ids, err := r.store.TargetIDs(ctx, urls)
+	if err != nil {
+		r.log.Warn("earlier results not read", "err", err)
+		return
+	}
+	var list []int64
+	for i := range batch {
+		if batch[i].ID == 0 {
+			batch[i].ID = ids[batch[i].URL]
+		}
+		if batch[i].ID != 0 {
+			list = append(list, batch[i].ID)
+		}
+	}
+	prev, err := r.store.PreviousChecks(ctx, r.run.ID, list, r.cfg.MaxAge, time.Now().UTC())
+	if err != nil {
+		r.log.Warn("earlier results not read", "err", err)
+		return
+	}
+	for i := range batch {
+		batch[i].Previous = prev[batch[i].ID]
+	}
+}
+
+// emit hands a check to the writer.
+func (r *router) emit(c audit.Check) {
+	c.RunID = r.run.ID
+	r.cmu.Lock()
+	if c.Anchors != nil && !c.FromCrawl && r.wantAnchors(c.URL) {
+		r.anchors[c.URL] = c.Anchors
+	}
+	r.counts.Tally(&c)
+	r.cmu.Unlock()
+	c.Anchors = nil
+	r.w.Add(item{check: &c})
+	r.progress.Checked(&c)
+}
+
+// Queue is crawler.Frontier.Queue: the crawl will fetch these URLs.
+func (r *router) Queue(entries []audit.FrontierEntry) {
+	r.w.Add(item{queued: entries})
+	r.mu.Lock()
+	for _, e := range entries {
+		if n, err := audit.NormalizeURL(e.URL); err == nil {
+			if _, ok := r.waiting[n]; !ok {
+				r.waiting[n] = false
+			}
+		}
+	}
+	r.mu.Unlock()
+}
+
+// Restore is crawler.Frontier.Restore.
+func (r *router) Restore(ctx context.Context) ([]audit.FrontierEntry, []string, error) {
+	return r.store.Frontier(ctx, r.run.ID)
+}
+
+// Add is crawler.Sink.Add: a page the crawl recorded. The page goes to
+// the writer first, so that its links' targets exist before their checks
+// are stored; then the targets waiting for the page are judged from it,
+// and the page's links are routed.
+func (r *router) Add(p *audit.Page) {
+	r.w.Add(item{page: p})
+	r.progress.Page(p)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	freshURL, fresh := r.observe(p)
+	// Every URL of the page's redirect chain and its final URL.
+	chain := []string{p.RequestURL}
+	for _, h := range p.Redirects {
+		chain = append(chain, h.From)
+	}
+	chain = append(chain, p.URL)
+	for _, raw := range chain {
+		n, err := audit.NormalizeURL(raw)
+		if err != nil {
+			continue
+		}
+		linked, queued := r.waiting[n]
+		if queued {
+			delete(r.waiting, n)
+		}
+		if queued && linked {
+			r.judge(n, freshURL, fresh)
+		}
+		// Targets whose redirects lead here were waiting for this page.
+		if via, ok := r.via[n]; ok {
+			delete(r.via, n)
+			for _, u := range via {
+				r.judge(u, freshURL, fresh)
+			}
+		}
+	}
+	for i := range p.Links {
+		r.route(targetURL(p.Links[i].Href), freshURL, fresh)
+	}
+}
+
+// judge submits target u, with the crawl's response when the crawl
+// observed its outcome. When u redirects to a URL the crawl has queued
+// but not fetched yet, u waits for that page instead. r.mu is held.
+func (r *router) judge(u, freshURL string, fresh *check.Known) {
+	if k := r.lookup(u, freshURL, fresh); k != nil {
+		r.submit(check.Target{URL: u, Known: k})
+		return
+	}
+	if end := r.chainEnd(u); end != u {
+		if _, queued := r.waiting[end]; queued {
+			r.via[end] = append(r.via[end], u)
+			return
+		}
+	}
+	r.submit(check.Target{URL: u}) // fetched
+}
+
+// chainEnd follows the redirects the crawl observed from u.
+func (r *router) chainEnd(u string) string {
+	for range 100 {
+		h, ok := r.hops[u]
+		if !ok {
+			return u
+		}
+		u = h.to
+	}
+	return u
+}
+
+// compact is a Known without the page's anchors and text, which are read
+// from the store when a link to the page turns up later.
+func (r *router) compact(k *check.Known, p *audit.Page) *check.Known {
+	if !k.Evidence.HTML {
+		return k
+	}
+	c := *k
+	c.Evidence.Anchors, c.Evidence.Text = nil, ""
+	pageURL := p.URL
+	c.Load = func(ctx context.Context) ([]string, string, error) {
+		a, t, err := r.store.PageContent(ctx, r.run.ID, pageURL)
+		if errors.Is(err, audit.ErrNotFound) && r.w != nil {
+			// The page may still be on its way to the database: wait
+			// until the writer stored what came before now.
+			done := make(chan struct{})
+			r.w.Add(item{flushed: done})
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return nil, "", ctx.Err()
+			}
+			a, t, err = r.store.PageContent(ctx, r.run.ID, pageURL)
+		}
+		return a, t, err
+	}
+	return &c
+}
+
+// route routes one target on first sight. r.mu is held.
+func (r *router) route(u, freshURL string, fresh *check.Known) {
+	if u == "" {
+		return
+	}
+	key := r.key(u)
+	if _, ok := r.seen[key]; ok {
+		return
+	}
+	r.seen[key] = struct{}{}
+	if _, ok := r.waiting[u]; ok {
+		r.waiting[u] = true // judged when its page is recorded
+		return
+	}
+	r.judge(u, freshURL, fresh)
+}
+
+// crawlAndCheck runs the crawl (when crawl is true) and the checks of the
+// run's targets at once, all through one writer. For a resumed run it
+// first routes the targets the run stored but did not check.
+func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
+	run := cfg.Run
+	r := &router{
+		cfg: &cfg, store: store, run: run, log: log, progress: progress,
+		site: runHosts(run), offline: run.Mode == "dir",
+		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		seen:    map[urlKey]struct{}{},
+		waiting: map[string]bool{},
+		hops:    map[string]hop{},
+		finals:  map[string]*check.Known{},
+		via:     map[string][]string{},
+		anchors: map[string][]string{},
+	}
+	r.qcond = sync.NewCond(&r.qmu)
+	var err error
+	if r.hasPrev, err = store.HasChecksBefore(ctx, run.ID); err != nil {
+		return audit.CheckCounts{}, nil, crawler.Stats{}, err
+	}
+	kopts := cfg.Check
+	if !kopts.AllowPrivate && hostsArePrivate(ctx, r.site) {
+		kopts.AllowPrivate = true
+		log.Info("audited site is on a private or loopback address: private targets allowed")
+	}
+	var missing int
+	r.w = audit.NewBatcher(context.WithoutCancel(ctx), func(ctx context.Context, items []item) error {
+		var (
+			pages  []*audit.Page
+			queued []audit.FrontierEntry
+			checks []audit.Check
+		)
+		for _, it := range items {
+			switch {
+			case it.page != nil:
+				pages = append(pages, it.page)
+			case it.check != nil:
+				checks = append(checks, *it.check)
+			}
+			queued = append(queued, it.queued...)
+		}
+		if err := store.SaveCrawl(ctx, run.ID, pages, queued); err != nil {
+			return err
+		}
+		if len(checks) > 0 {
+			lost, err := store.SaveChecksByURL(ctx, checks)
+			missing += len(lost)
+			for _, c := range lost {
+				log.Warn("check of a target the run does not link to: not stored", "url", c.URL)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		for _, it := range items {
+			if it.mark != "" {
+				if err := store.MarkStage(ctx, run.ID, it.mark); err != nil {
+					return err
+				}
+			}
+			if it.flushed != nil {
+				close(it.flushed)
+			}
+		}
+		return nil
+	}, audit.WriterOptions{BatchSize: 500})
+
+	if err := r.resume(ctx, crawl); err != nil {
+		r.w.Close()
+		return audit.CheckCounts{}, nil, crawler.Stats{}, err
+	}
+
+	in := make(chan check.Target, 256)
+	fctx, cancelFeed := context.WithCancel(ctx)
+	defer cancelFeed()
+	var wg sync.WaitGroup
+	wg.Go(func() { r.feed(fctx, in) })
+	var checkErr error
+	wg.Go(func() {
+		checkErr = check.New(kopts).Stream(ctx, in, r.emit)
+		if checkErr != nil {
+			cancelFeed()
+		}
+	})
+
+	var st crawler.Stats
+	var crawlErr error
+	if crawl {
+		copts := cfg.Crawl
+		copts.Frontier = r
+		copts.CheckMaxBody = kopts.MaxBody
+		c := crawler.New(copts, r)
+		in := cfg.Input
+		switch in.Mode {
+		case "site":
+			st, crawlErr = c.Crawl(ctx, in.Seeds)
+		case "urls":
+			st, crawlErr = c.CrawlList(ctx, in.Seeds)
+		case "dir":
+			st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Seeds[0])
+		case "sitemap":
+			st, crawlErr = c.CrawlSitemaps(ctx, in.Sitemaps, in.Seeds)
+		default:
+			crawlErr = fmt.Errorf("unknown input mode %q", in.Mode)
+		}
+		log.Info("crawl finished", "run", run.ID, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
+		if st.BudgetHit {
+			log.Warn("--max-pages reached: the crawl is incomplete", "max_pages", copts.MaxPages)
+		}
+		if crawlErr == nil && ctx.Err() == nil {
+			// Recorded by the writer once every page before it is stored.
+			r.w.Add(item{mark: sqlite.StageCrawl})
+		}
+	}
+	if crawlErr == nil && ctx.Err() == nil {
+		hook("check")
+	}
+	// The crawl is over: targets still waiting for a page it queued but
+	// never recorded are checked live.
+	if ctx.Err() == nil && crawlErr == nil {
+		r.mu.Lock()
+		for u, linked := range r.waiting {
+			if linked {
+				r.submit(check.Target{URL: u})
+			}
+		}
+		clear(r.waiting)
+		for _, via := range r.via {
+			for _, u := range via {
+				r.judge(u, "", nil)
+			}
+		}
+		clear(r.via)
+		r.mu.Unlock()
+	}
+	r.closeQueue()
+	wg.Wait()
+	werr := r.w.Close()
+	r.cmu.Lock()
+	counts := r.counts
+	r.cmu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+		return counts, nil, st, stopped(ctx)
+	case crawlErr != nil:
+		return counts, nil, st, crawlErr
+	case werr != nil:
+		return counts, nil, st, fmt.Errorf("save: %w", werr)
+	case checkErr != nil:
+		return counts, nil, st, checkErr
+	}
+	if missing > 0 {
+		log.Warn("checks not stored: their targets were not found", "count", missing)
+	}
+	return counts, r.anchors, st, nil
+}
+
+// resume prepares the router for a run being resumed: the targets the run
+// already linked to are seen; those without a check are judged from the
+// stored pages, wait for a page the crawl still has queued, or are
+// checked live.
+func (r *router) resume(ctx context.Context, crawl bool) error {
+	var unchecked []sqlite.TargetRef
+	err := r.store.UncheckedTargets(ctx, r.run.ID, func(t sqlite.TargetRef) error {
+		unchecked = append(unchecked, t)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = r.store.TargetURLs(ctx, r.run.ID, func(u string) error {
+		r.seen[r.key(u)] = struct{}{}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(r.seen) == 0 {
+		return nil // a new run
+	}
+	r.counts.Targets = 0
+	if crawl {
+		queued, _, err := r.store.Frontier(ctx, r.run.ID)
+		if err != nil {
+			return err
+		}
+		for _, e := range queued {
+			if n, err := audit.NormalizeURL(e.URL); err == nil {
+				r.waiting[n] = false
+			}
+		}
+	}
+	if len(unchecked) == 0 {
+		return nil
+	}
+	pages, err := r.store.PageResponses(ctx, r.run.ID)
+	if err != nil {
+		return fmt.Errorf("load crawl responses: %w", err)
+	}
+	for _, p := range pages {
+		r.observe(p)
+	}
+	for _, t := range unchecked {
+		if k := r.lookup(t.URL, "", nil); k != nil {
+			r.submit(check.Target{ID: t.ID, URL: t.URL, Known: k})
+			continue
+		}
+		if _, ok := r.waiting[t.URL]; ok {
+			r.waiting[t.URL] = true
+			continue
+		}
+		r.submit(check.Target{ID: t.ID, URL: t.URL})
+	}
+	return nil
+}
+
+// findingsStore is what deriving findings needs.
+type findingsStore interface {
+	FindingLinks(ctx context.Context, runID int64, fn func(sqlite.LinkRef, *audit.Check) error) error
+	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
+	SaveFindings(ctx context.Context, findings []audit.Finding) error
+	SaveMaintenance(ctx context.Context, records []audit.Maintenance) error
+	PageAnchors(ctx context.Context, runID int64, targetURL string) ([]string, error)
+	VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict]int, error)
+	TopBroken(ctx context.Context, runID int64, limit int) ([]sqlite.BrokenTarget, error)
+}
+
+// deriveFindings applies the findings rule (audit.LinkFindings) to the
+// links of the run that can have a finding, streamed from the store one
+// target at a time, and stores findings and link-maintenance records in
+// batches, replacing what an earlier pass stored.
+func deriveFindings(ctx context.Context, cfg Config, store findingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
+	run := cfg.Run
+	site := runHosts(run)
+	if err := store.ReplaceFindings(ctx, run.ID, nil); err != nil {
+		return fmt.Errorf("save findings: %w", err)
+	}
+	var (
+		findings []audit.Finding
+		fixes    []audit.Maintenance
+		curID    int64
+		curSet   map[string]bool
+	)
+	flush := func(force bool) error {
+		if len(findings) >= 1000 || force && len(findings) > 0 {
+			if err := store.SaveFindings(ctx, findings); err != nil {
+				return fmt.Errorf("save findings: %w", err)
+			}
+			findings = findings[:0]
+		}
+		if len(fixes) >= 1000 || force && len(fixes) > 0 {
+			if err := store.SaveMaintenance(ctx, fixes); err != nil {
+				return fmt.Errorf("save maintenance records: %w", err)
+			}
+			fixes = fixes[:0]
+		}
+		return nil
+	}
+	counts.Findings, counts.Fixes, counts.Fragments = 0, 0, 0
+	err := store.FindingLinks(ctx, run.ID, func(l sqlite.LinkRef, c *audit.Check) error {
+		want := l.Fragment != "" && (cfg.ExternalFragments || site[hostOf(l.Href)])
+		if want && l.TargetID != curID {
+			curID, curSet = l.TargetID, nil
+			if as, ok := anchors[c.URL]; ok {
+				curSet = audit.AnchorSet(as)
+			} else if c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved {
+				curSet = pageAnchors(ctx, store, run.ID, c)
+			}
+		}
+		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: l.Fragment, WantFragment: want}, c, curSet)
+		for _, f := range fs {
+			counts.Findings++
+			if f.Verdict == audit.VerdictFragmentMissing {
+				counts.Fragments++
+			}
+		}
+		findings = append(findings, fs...)
+		if fix != nil {
+			counts.Fixes++
+			fixes = append(fixes, *fix)
+		}
+		return flush(false)
+	})
+	if err != nil {
+		return err
+	}
+	return flush(true)
+}
+
+// pageAnchors returns the anchors of a target judged from the crawl: its
+// page's, read from the store. nil when the store has none.
+func pageAnchors(ctx context.Context, store findingsStore, runID int64, c *audit.Check) map[string]bool {
+	for _, u := range []string{c.FinalURL, c.URL} {
+		if u == "" {
+			continue
+		}
+		as, err := store.PageAnchors(ctx, runID, u)
+		if err == nil {
+			if as == nil {
+				as = []string{}
+			}
+			return audit.AnchorSet(as)
+		}
+		if !errors.Is(err, audit.ErrNotFound) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// runHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
+// of a run's seeds: the audited site.
+func runHosts(run *audit.Run) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range run.Seeds {
+		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
+			s = after
+		}
+		if h := hostOf(s); h != "" {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// hostsArePrivate reports whether any audited host resolves to a loopback
+// or private address, by the checker's own policy (check.IsPrivateAddr:
+// RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
+// connect to such addresses.
+func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
+	for h := range hosts {
+		name := h
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			name = hh
+		}
+		name = strings.Trim(name, "[]")
+		if ip, err := netip.ParseAddr(name); err == nil {
+			if check.IsPrivateAddr(ip) {
+				return true
+			}
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", name)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if check.IsPrivateAddr(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
