@@ -8,33 +8,33 @@
 //
 // The data flow of a run:
 //
-//	             seeds / sitemap / URL list / directory
-//	                              |
-//	                              v
-//	  +----------------- crawler (colly) ------------------+
-//	  | fetch page -> parse once (links, Robust Links,     |
-//	  |   anchors, text fingerprint = page evidence)       |
-//	  +---+-----------------------+------------------------+
-//	      | Frontier.Queue        | Sink.Add(page)
-//	      | (URLs it will fetch)  v
-//	      |            +---------------------+  first sight of a target URL:
-//	      +----------->|  router (dedupe)    |--- page of the site: wait for
-//	                   |                     |    its page, judge from it
-//	                   |                     |    (check.Known, no request)
-//	                   +----------+----------+--- robots/depth/budget/other
-//	                              |               hosts: check live
-//	                              v
-//	                 check.Checker.Stream (Workers in all,
-//	                 PerHost per host; soft-404 probes)
-//	                              |
-//	   pages, frontier, checks    v
-//	  ----------------------> audit.Batcher -> single SQLite writer
-//	                              |
-//	            after the crawl and the checks are done:
-//	                              v
-//	   findings (audit.LinkFindings over the links streamed from
-//	   the store, one target at a time) -> archives -> history
-//	   -> run finished (complete / interrupted / failed) -> report
+//	           seeds / sitemap / URL list / directory
+//	                            |
+//	                            v
+//	+----------------- crawler (colly) ------------------+
+//	| fetch page -> parse once (links, Robust Links,     |
+//	|   anchors, text fingerprint = page evidence)       |
+//	+---+-----------------------+------------------------+
+//	    | Frontier.Queue        | Sink.Add(page)
+//	    | (URLs it will fetch)  v
+//	    |            +---------------------+  first sight of a target URL:
+//	    +----------->|  router (dedupe)    |--- page of the site: wait for
+//	                 |                     |    its page, judge from it
+//	                 |                     |    (check.Known, no request)
+//	                 +----------+----------+--- robots/depth/budget/other
+//	                            |               hosts: check live
+//	                            v
+//	               check.Checker.Stream (Workers in all,
+//	               PerHost per host; soft-404 probes)
+//	                            |
+//	 pages, frontier, checks    v
+//	----------------------> audit.Batcher -> single SQLite writer
+//	                            |
+//	          after the crawl and the checks are done:
+//	                            v
+//	 findings (audit.LinkFindings over the links streamed from
+//	 the store, one target at a time) -> archives -> history
+//	 -> run finished (complete / interrupted / failed) -> report
 //
 // Nothing holds all pages, links or responses of a run: a page's
 // response lives until the targets waiting for it are judged, the router

@@ -171,8 +171,8 @@ type router struct {
 	seeds    [2]maphash.Seed
 
 	mu      sync.Mutex
-	seen    map[urlKey]struct{}    // targets routed (first sight)
-	waiting map[string]bool        // URLs the crawl queued and has not recorded; true: a target waits
+	seen    map[urlKey]struct{} // targets routed (first sight)
+	waiting map[string]bool     // URLs the crawl queued and has not recorded; true: a target waits
 	// What the crawl observed, to judge later targets from: the redirect
 	// hops it followed (few) and the final response of each page, without
 	// its anchors and text (read back from the store when needed).

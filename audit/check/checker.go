@@ -39,7 +39,7 @@ type Target struct {
 
 // Defaults of Options.
 const (
-	DefaultWorkers      = 64
+	DefaultWorkers          = 64
 	DefaultPerHost          = 4
 	DefaultRetries          = 2
 	DefaultRetryBase        = 500 * time.Millisecond
