@@ -16,11 +16,11 @@ func TestParseRetryAfter(t *testing.T) {
 		{"0", 0, true},
 		{"120", 2 * time.Minute, true},
 		{" 7 ", 7 * time.Second, true},
-		{"1.5", 1500 * time.Millisecond, true},  // decimal: lenient
-		{"0.0001", time.Millisecond, true},        // rounded up
+		{"1.5", 1500 * time.Millisecond, true},     // decimal: lenient
+		{"0.0001", time.Millisecond, true},         // rounded up
 		{"99999999999999999999999", maxWait, true}, // saturates
 		{"Wed, 25 Nov 2026 12:00:30 GMT", 30 * time.Second, true},
-		{"Wed, 25 Nov 2026 11:00:00 GMT", 0, true}, // past
+		{"Wed, 25 Nov 2026 11:00:00 GMT", 0, true},               // past
 		{"Wednesday, 25-Nov-26 12:01:00 GMT", time.Minute, true}, // RFC 850
 		{"", 0, false},
 		{"-1", 0, false},

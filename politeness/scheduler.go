@@ -125,7 +125,7 @@ type key struct {
 	pausedUntil time.Time
 	pause429    bool          // the pause came from a refusal (may be lifted by scope evidence)
 	noRAPause   time.Duration // pause of the next 429 without Retry-After
-	cutSeq      uint64 // k.seq at the last cut (0: none)
+	cutSeq      uint64        // k.seq at the last cut (0: none)
 	streak      int
 	streakSeq   uint64 // k.seq at the last counted refusal
 	givenUp     string
