@@ -17,7 +17,7 @@
 //
 // A request to a key starts only when all of these allow it:
 //
-//   - Concurrency: fewer than the key's current limit in flight. The limit
+//   - PerHost: fewer than the key's current limit in flight. The limit
 //     starts at Options.PerHost (or a matching audit.HostRule) and is
 //     adapted by AIMD, below.
 //   - Spacing: Options.Delay (or the rule's) between two starts; a

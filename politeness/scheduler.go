@@ -208,7 +208,7 @@ func (s *Scheduler) get(name string) *key {
 	if k == nil {
 		ceiling, delay := s.o.PerHost, s.o.Delay
 		if r, ok := s.rule(name); ok {
-			ceiling, delay = cmp.Or(max(r.Concurrency, 0), ceiling), cmp.Or(max(r.Delay, 0), delay)
+			ceiling, delay = cmp.Or(max(r.PerHost, 0), ceiling), cmp.Or(max(r.Delay, 0), delay)
 		}
 		k = &key{name: name, ceiling: ceiling, delay: delay, limit: float64(ceiling), noRAPause: DefaultPause}
 		s.keys[name] = k

@@ -82,8 +82,8 @@ func TestKey(t *testing.T) {
 
 func TestScheduler_Rules(t *testing.T) {
 	s, _ := newTest(Options{PerHost: 4, Rules: []audit.HostRule{
-		{Match: "slow.example:443", Concurrency: 1, Delay: time.Second},
-		{Match: "*.wide.example", Concurrency: 8},
+		{Match: "slow.example:443", PerHost: 1, Delay: time.Second},
+		{Match: "*.wide.example", PerHost: 8},
 	}})
 	if st := s.State("slow.example"); st.Ceiling != 1 {
 		t.Errorf("portless key vs rule with :443: ceiling %d, want 1", st.Ceiling)
