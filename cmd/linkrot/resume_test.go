@@ -579,6 +579,13 @@ func TestAudit_KillAndResume(t *testing.T) {
 		stored func(t *testing.T, db string) bool
 	}{
 		{name: "DuringCrawl", trap: "/p6", stored: func(t *testing.T, db string) bool { p, _ := committed(t, db); return len(p) > 0 }},
+		// The run streams: while the crawl waits for /p6, the targets it
+		// has discovered are checked and stored. Killed then, the run has
+		// part of its pages and part of its checks.
+		{name: "DuringCrawlWithChecks", trap: "/p6", stored: func(t *testing.T, db string) bool {
+			p, c := committed(t, db)
+			return len(p) > 0 && len(c) > 0
+		}},
 		{name: "DuringChecks", trap: "/t14", stored: func(t *testing.T, db string) bool { _, c := committed(t, db); return len(c) > 0 }},
 		{name: "DuringArchiveLookups", trap: "/web/http", stored: func(t *testing.T, db string) bool { return latestRunRows(t, db, snapshotRows) > 0 }},
 		// One archive worker: the save requests go one by one, the first
@@ -632,6 +639,11 @@ func TestAudit_KillAndResume(t *testing.T) {
 			case "DuringCrawl":
 				if len(pagesBefore) == 0 || len(pagesBefore) >= len(want.Pages) {
 					t.Errorf("killed with %d of %d pages stored: not during the crawl", len(pagesBefore), len(want.Pages))
+				}
+			case "DuringCrawlWithChecks":
+				if len(pagesBefore) == 0 || len(pagesBefore) >= len(want.Pages) || len(checksBefore) == 0 || len(checksBefore) >= len(want.Checks) {
+					t.Errorf("killed with %d of %d pages and %d of %d checks stored: not while crawling and checking",
+						len(pagesBefore), len(want.Pages), len(checksBefore), len(want.Checks))
 				}
 			case "DuringChecks":
 				if len(pagesBefore) != len(want.Pages) || len(checksBefore) == 0 || len(checksBefore) >= len(want.Checks) {
