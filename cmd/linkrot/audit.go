@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/report"
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
@@ -31,6 +32,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	af.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
 	noReport := fs.Bool("no-report", false, "do not write the HTML report")
+	var outputs listFlag
+	fs.Var(&outputs, "output", "also write this machine `format` into the report directory: json, csv, junit, markdown or sarif (repeatable; report.json, report.csv, report.xml, report.md, report.sarif)")
 	maxTime := fs.Duration("max-time", 0, "stop the run after this `duration` (e.g. 30m) and write the report of what was done, marked incomplete (0: no limit)")
 	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
@@ -44,6 +47,14 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	pos = cfg.withURL(pos)
+	var formats []report.Format
+	for _, o := range outputs {
+		f, err := report.ParseFormat(o)
+		if err != nil || f == report.HTML {
+			return usagef("--output %q: want json, csv, junit, markdown or sarif", o)
+		}
+		formats = append(formats, f)
+	}
 	if _, _, _, err := af.config(); err != nil { // before a long crawl
 		return err
 	}
@@ -171,7 +182,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 			if sum.Incomplete {
 				fmt.Fprintf(e.stdout, "Run %d was interrupted: the report shows what was done, marked incomplete.\n", sum.Run.ID)
 			}
-			return writeAuditReport(ctx, e, store, sum.Run.ID, dir)
+			return writeAuditReport(ctx, e, store, sum.Run.ID, dir, formats...)
 		}
 	}
 	sum, err := linkrot.Audit(ctx, acfg, store, prog)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -345,5 +347,79 @@ func TestAuditCommand_DirFromCrawl(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("no checks of %v", want)
+	}
+}
+
+// TestAudit_MaxTimePartialReport stops an audit with --max-time while a
+// page of the site hangs: the run is recorded as interrupted, the HTML
+// report and the machine outputs of what was done are written anyway,
+// marked incomplete (the run's status), and --resume then finishes the
+// run.
+func TestAudit_MaxTimePartialReport(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<!doctype html><title>Home</title><a href="/a">a</a> <a href="/hang">hang</a> <a href="/missing">missing</a>`)
+		case "/a":
+			fmt.Fprint(w, `<!doctype html><title>A</title><p>Page a.</p><a href="/">home</a>`)
+		case "/hang":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, `<!doctype html><title>Slow</title><p>Finally.</p>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "linkrot.db")
+	reportDir := filepath.Join(dir, "report")
+	code, stdout, stderr := run(t, "", "audit", site.URL+"/", "--db", db, "--report", reportDir, "--output", "json",
+		"--max-time", "1500ms", "--retries", "0", "--no-archives", "--fail-on", "none")
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d (interrupted)\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "was interrupted") || !strings.Contains(stdout, "Report: ") {
+		t.Errorf("stdout does not say the report is partial:\n%s", stdout)
+	}
+	html, err := os.ReadFile(filepath.Join(reportDir, "index.html"))
+	if err != nil {
+		t.Fatalf("no HTML report: %v", err)
+	}
+	if !strings.Contains(string(html), "interrupted") {
+		t.Errorf("the HTML report does not say the run was interrupted")
+	}
+	js, err := os.ReadFile(filepath.Join(reportDir, "report.json"))
+	if err != nil {
+		t.Fatalf("no JSON output: %v", err)
+	}
+	if !strings.Contains(string(js), `"interrupted"`) || !strings.Contains(string(js), "/missing") {
+		t.Errorf("report.json lacks the run status or what was checked:\n%.2000s", js)
+	}
+	d := openDB(t, db)
+	r, err := d.LatestRun(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != audit.RunInterrupted {
+		t.Errorf("run status %s, want interrupted", r.Status)
+	}
+	d.Close()
+
+	unblock()
+	code, stdout, stderr = run(t, "", "audit", "--resume", "--db", db, "--report", reportDir, "--fail-on", "none")
+	if code != exitOK || !strings.Contains(stdout, "Resuming run 1") {
+		t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	d = openDB(t, db)
+	if r, err = d.LatestRun(context.Background()); err != nil || r.Status != audit.RunComplete {
+		t.Errorf("after the resume: run %+v, %v", r, err)
 	}
 }

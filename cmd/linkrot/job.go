@@ -247,7 +247,7 @@ func headerHash(h map[string]string) string {
 var volatileFlags = map[string]bool{
 	"db": true, "config": true, "resume": true, "resume-max-age": true, "wait": true, "log-format": true, "log-level": true,
 	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
-	"confirm-after": true, "confirm-spacing": true,
+	"confirm-after": true, "confirm-spacing": true, "max-time": true, "output": true,
 }
 
 func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {

@@ -89,9 +89,12 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// writeAuditReport writes the HTML report of a finished audit run into dir
-// and says where it is.
-func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64, dir string) error {
+// writeAuditReport writes the HTML report of an audit run into dir, and
+// the machine outputs (report.json, report.csv, report.xml, report.md,
+// report.sarif) of the formats given, and says where they are. An
+// interrupted run's report is the same, for what was done: its run status
+// says interrupted.
+func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64, dir string, outputs ...report.Format) error {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -105,7 +108,29 @@ func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Report: %s\n", path)
+	for _, f := range outputs {
+		ds, err := loadDatasetFor(ctx, store, run, f)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dir, outputName(f))
+		if err := report.WriteFile(out, f, ds); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Report (%s): %s\n", f, out)
+	}
 	return nil
+}
+
+// outputName is the file name of a machine output in the report directory.
+func outputName(f report.Format) string {
+	switch f {
+	case report.JUnit:
+		return "report.xml"
+	case report.Markdown:
+		return "report.md"
+	}
+	return "report." + string(f)
 }
 
 // loadDataset reads everything the HTML report shows about run from the
