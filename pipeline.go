@@ -33,6 +33,11 @@ type Config struct {
 	Run *audit.Run
 	// Input is what to crawl.
 	Input Input
+	// CheckOnly checks the run's stored pages without crawling (linkrot
+	// check --run N): targets already checked in the run are kept, and the
+	// stages after the checks all run again (false: a full audit, skipping
+	// the stages a resumed run finished).
+	CheckOnly bool
 	// Crawl configures the crawler. Its Frontier, OnPage, CheckMaxBody and
 	// Transport fields are set by Audit (the scheduler shared with the
 	// checker); the zero value is crawler.Options' zero value.
@@ -113,7 +118,7 @@ type Store interface {
 	runStore
 	crawlStore
 	checkStore
-	findingsStore
+	FindingsStore
 	historyStore
 }
 
@@ -164,7 +169,7 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 		defer cancel()
 	}
 	run := cfg.Run
-	sum := &Summary{Run: run, ReportOnly: run.Status == audit.RunComplete}
+	sum := &Summary{Run: run, ReportOnly: run.Status == audit.RunComplete && !cfg.CheckOnly}
 	stages, err := store.Stages(ctx, run.ID)
 	if err != nil {
 		return nil, err
@@ -260,7 +265,12 @@ type Finisher interface {
 func runStages(ctx context.Context, cfg Config, store Store, progress Progress, hook func(string), stages map[string]time.Time, sum *Summary, log *slog.Logger) error {
 	run := cfg.Run
 	_, crawled := stages[sqlite.StageCrawl]
-	hook("crawl")
+	if cfg.CheckOnly {
+		crawled = true
+		delete(stages, sqlite.StageArchives)
+	} else {
+		hook("crawl")
+	}
 	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
 	sum.Crawl = st
 	if err != nil {

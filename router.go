@@ -210,7 +210,9 @@ func targetURL(href string) string {
 	return n
 }
 
-func hostOf(raw string) string {
+// HostOf returns the host[:port] of a URL as audit.NormalizeURL writes
+// it, or "".
+func HostOf(raw string) string {
 	n, err := audit.NormalizeURL(raw)
 	if err != nil {
 		return ""
@@ -226,7 +228,7 @@ func hostOf(raw string) string {
 // #fragment links: always for the audited site's pages, for other sites
 // with Config.ExternalFragments.
 func (r *router) wantAnchors(u string) bool {
-	return r.cfg.ExternalFragments || r.site[hostOf(u)]
+	return r.cfg.ExternalFragments || r.site[HostOf(u)]
 }
 
 // submit queues a target for the checker. It never blocks.
@@ -478,7 +480,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	run := cfg.Run
 	r := &router{
 		cfg: &cfg, store: store, run: run, log: log, progress: progress,
-		site: runHosts(run), offline: run.Mode == "dir",
+		site: SiteHosts(run), offline: run.Mode == "dir",
 		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		seen:    map[urlKey]struct{}{},
 		waiting: map[string]bool{},
@@ -493,7 +495,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
 	}
 	kopts := cfg.Check
-	if !kopts.AllowPrivate && hostsArePrivate(ctx, r.site) {
+	if !kopts.AllowPrivate && HostsArePrivate(ctx, r.site) {
 		kopts.AllowPrivate = true
 		log.Info("audited site is on a private or loopback address: private targets allowed")
 	}
@@ -688,8 +690,9 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 	return nil
 }
 
-// findingsStore is what deriving findings needs.
-type findingsStore interface {
+// FindingsStore is what deriving findings needs. *sqlite.DB implements
+// it.
+type FindingsStore interface {
 	FindingLinks(ctx context.Context, runID int64, fn func(sqlite.LinkRef, *audit.Check) error) error
 	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
 	SaveFindings(ctx context.Context, findings []audit.Finding) error
@@ -699,13 +702,25 @@ type findingsStore interface {
 	TopBroken(ctx context.Context, runID int64, limit int) ([]sqlite.BrokenTarget, error)
 }
 
+// DeriveFindings derives the findings and link-maintenance records of a
+// run whose checks are stored, replacing those stored before: the
+// findings stage of Audit, for other front ends (and fixtures). anchors
+// holds the anchors of targets checked live, by URL; the anchors of the
+// run's own pages are read from the store. It returns the counts of what
+// it stored.
+func DeriveFindings(ctx context.Context, store FindingsStore, run *audit.Run, anchors map[string][]string, externalFragments bool) (audit.CheckCounts, error) {
+	var c audit.CheckCounts
+	err := deriveFindings(ctx, Config{Run: run, ExternalFragments: externalFragments}, store, &c, anchors)
+	return c, err
+}
+
 // deriveFindings applies the findings rule (audit.LinkFindings) to the
 // links of the run that can have a finding, streamed from the store one
 // target at a time, and stores findings and link-maintenance records in
 // batches, replacing what an earlier pass stored.
-func deriveFindings(ctx context.Context, cfg Config, store findingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
+func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
 	run := cfg.Run
-	site := runHosts(run)
+	site := SiteHosts(run)
 	if err := store.ReplaceFindings(ctx, run.ID, nil); err != nil {
 		return fmt.Errorf("save findings: %w", err)
 	}
@@ -732,7 +747,7 @@ func deriveFindings(ctx context.Context, cfg Config, store findingsStore, counts
 	}
 	counts.Findings, counts.Fixes, counts.Fragments = 0, 0, 0
 	err := store.FindingLinks(ctx, run.ID, func(l sqlite.LinkRef, c *audit.Check) error {
-		want := l.Fragment != "" && (cfg.ExternalFragments || site[hostOf(l.Href)])
+		want := l.Fragment != "" && (cfg.ExternalFragments || site[HostOf(l.Href)])
 		if want && l.TargetID != curID {
 			curID, curSet = l.TargetID, nil
 			if as, ok := anchors[c.URL]; ok {
@@ -763,7 +778,7 @@ func deriveFindings(ctx context.Context, cfg Config, store findingsStore, counts
 
 // pageAnchors returns the anchors of a target judged from the crawl: its
 // page's, read from the store. nil when the store has none.
-func pageAnchors(ctx context.Context, store findingsStore, runID int64, c *audit.Check) map[string]bool {
+func pageAnchors(ctx context.Context, store FindingsStore, runID int64, c *audit.Check) map[string]bool {
 	for _, u := range []string{c.FinalURL, c.URL} {
 		if u == "" {
 			continue
@@ -782,26 +797,26 @@ func pageAnchors(ctx context.Context, store findingsStore, runID int64, c *audit
 	return nil
 }
 
-// runHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
+// SiteHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
 // of a run's seeds: the audited site.
-func runHosts(run *audit.Run) map[string]bool {
+func SiteHosts(run *audit.Run) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range run.Seeds {
 		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
 			s = after
 		}
-		if h := hostOf(s); h != "" {
+		if h := HostOf(s); h != "" {
 			out[h] = true
 		}
 	}
 	return out
 }
 
-// hostsArePrivate reports whether any audited host resolves to a loopback
+// HostsArePrivate reports whether any audited host resolves to a loopback
 // or private address, by the checker's own policy (check.IsPrivateAddr:
 // RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
 // connect to such addresses.
-func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
+func HostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
 	for h := range hosts {
 		name := h
 		if hh, _, err := net.SplitHostPort(h); err == nil {

@@ -122,28 +122,60 @@ func (t Thresholds) WithDefaults() Thresholds {
 	return t
 }
 
-// Validate reports the first threshold out of its range, if any (zero
-// fields at their defaults unless Exact): similarities and distances in
-// [0, 1], SimHash distances in [0, 64], word-count fractions in [0, 1].
+// Field is one threshold of Thresholds: its name, the command-line flag
+// that sets it, what it means and its range. Exactly one of Float and Int
+// points into the Thresholds that Fields was called on.
+type Field struct {
+	Name, Flag, Usage string
+	Lo, Hi            float64
+	Float             *float64
+	Int               *int
+}
+
+// Value returns the field's current value.
+func (f Field) Value() float64 {
+	if f.Int != nil {
+		return float64(*f.Int)
+	}
+	return *f.Float
+}
+
+// Fields returns the thresholds of t, in a fixed order: the one table of
+// names, flags, meanings and ranges that validation and the command line
+// share.
+func (t *Thresholds) Fields() []Field {
+	return []Field{
+		{Name: "OffTopicCosine", Flag: "drift-offtopic-cosine", Usage: "off-topic when cosine similarity is below this", Hi: 1, Float: &t.OffTopicCosine},
+		{Name: "OffTopicJaccardDistance", Flag: "drift-offtopic-jaccard", Usage: "off-topic when Jaccard distance is above this", Hi: 1, Float: &t.OffTopicJaccardDistance},
+		{Name: "OffTopicDiceDistance", Flag: "drift-offtopic-sorensen", Usage: "off-topic when Sørensen–Dice distance is above this", Hi: 1, Float: &t.OffTopicDiceDistance},
+		{Name: "OffTopicSimHash", Flag: "drift-offtopic-simhash", Usage: "off-topic when SimHash Hamming distance (of 64) is above this", Hi: 64, Int: &t.OffTopicSimHash},
+		{Name: "OffTopicWordDrop", Flag: "drift-offtopic-wordcount", Usage: "off-topic when the word count fell by more than this fraction", Hi: 1, Float: &t.OffTopicWordDrop},
+		{Name: "MajorCosine", Flag: "drift-major-cosine", Usage: "major drift when cosine similarity is below this", Hi: 1, Float: &t.MajorCosine},
+		{Name: "MajorJaccardDistance", Flag: "drift-major-jaccard", Usage: "major drift when Jaccard distance is above this", Hi: 1, Float: &t.MajorJaccardDistance},
+		{Name: "MajorSimHash", Flag: "drift-major-simhash", Usage: "major drift when SimHash Hamming distance is above this", Hi: 64, Int: &t.MajorSimHash},
+		{Name: "MajorWordChange", Flag: "drift-major-wordcount", Usage: "major drift when the word count changed by more than this fraction", Hi: 1, Float: &t.MajorWordChange},
+	}
+}
+
+// RangeError is a threshold out of its range.
+type RangeError struct {
+	Field Field
+	Value float64
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("drift threshold %s = %v: want a value in [%v, %v]", e.Field.Name, e.Value, e.Field.Lo, e.Field.Hi)
+}
+
+// Validate reports the first threshold out of its range, if any, as a
+// *RangeError (zero fields at their defaults unless Exact): similarities
+// and distances in [0, 1], SimHash distances in [0, 64], word-count
+// fractions in [0, 1].
 func (t Thresholds) Validate() error {
 	t = t.WithDefaults()
-	for _, f := range []struct {
-		name   string
-		v      float64
-		lo, hi float64
-	}{
-		{"OffTopicCosine", t.OffTopicCosine, 0, 1},
-		{"OffTopicJaccardDistance", t.OffTopicJaccardDistance, 0, 1},
-		{"OffTopicDiceDistance", t.OffTopicDiceDistance, 0, 1},
-		{"OffTopicSimHash", float64(t.OffTopicSimHash), 0, 64},
-		{"OffTopicWordDrop", t.OffTopicWordDrop, 0, 1},
-		{"MajorCosine", t.MajorCosine, 0, 1},
-		{"MajorJaccardDistance", t.MajorJaccardDistance, 0, 1},
-		{"MajorSimHash", float64(t.MajorSimHash), 0, 64},
-		{"MajorWordChange", t.MajorWordChange, 0, 1},
-	} {
-		if !(f.v >= f.lo && f.v <= f.hi) { // NaN fails too
-			return fmt.Errorf("drift threshold %s = %v: want a value in [%v, %v]", f.name, f.v, f.lo, f.hi)
+	for _, f := range t.Fields() {
+		if v := f.Value(); !(v >= f.Lo && v <= f.Hi) { // NaN fails too
+			return &RangeError{Field: f, Value: v}
 		}
 	}
 	return nil

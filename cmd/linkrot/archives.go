@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
 	"github.com/linkrot/linkrot/audit/check"
@@ -60,15 +61,14 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent archive lookups (the per-archive rate budget holds whatever this is)")
 	fs.StringVar(&f.fetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
 	fs.IntVar(&f.shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
-	fs.Float64Var(&f.th.OffTopicCosine, "drift-offtopic-cosine", drift.DefaultOffTopicCosine, "off-topic when cosine similarity is below this")
-	fs.Float64Var(&f.th.OffTopicJaccardDistance, "drift-offtopic-jaccard", drift.DefaultOffTopicJaccardDistance, "off-topic when Jaccard distance is above this")
-	fs.Float64Var(&f.th.OffTopicDiceDistance, "drift-offtopic-sorensen", drift.DefaultOffTopicDiceDistance, "off-topic when Sørensen–Dice distance is above this")
-	fs.IntVar(&f.th.OffTopicSimHash, "drift-offtopic-simhash", drift.DefaultOffTopicSimHash, "off-topic when SimHash Hamming distance (of 64) is above this")
-	fs.Float64Var(&f.th.OffTopicWordDrop, "drift-offtopic-wordcount", drift.DefaultOffTopicWordDrop, "off-topic when the word count fell by more than this fraction")
-	fs.Float64Var(&f.th.MajorCosine, "drift-major-cosine", drift.DefaultMajorCosine, "major drift when cosine similarity is below this")
-	fs.Float64Var(&f.th.MajorJaccardDistance, "drift-major-jaccard", drift.DefaultMajorJaccardDistance, "major drift when Jaccard distance is above this")
-	fs.IntVar(&f.th.MajorSimHash, "drift-major-simhash", drift.DefaultMajorSimHash, "major drift when SimHash Hamming distance is above this")
-	fs.Float64Var(&f.th.MajorWordChange, "drift-major-wordcount", drift.DefaultMajorWordChange, "major drift when the word count changed by more than this fraction")
+	f.th = drift.DefaultThresholds()
+	for _, d := range f.th.Fields() {
+		if d.Int != nil {
+			fs.IntVar(d.Int, d.Flag, *d.Int, d.Usage)
+		} else {
+			fs.Float64Var(d.Float, d.Flag, *d.Float, d.Usage)
+		}
+	}
 }
 
 // thresholds checks the drift threshold flags and returns them. Every
@@ -77,26 +77,14 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 	th := f.th
 	th.Exact = true
-	for _, c := range []struct {
-		flag   string
-		v      float64
-		lo, hi float64
-	}{
-		{"drift-offtopic-cosine", th.OffTopicCosine, 0, 1},
-		{"drift-offtopic-jaccard", th.OffTopicJaccardDistance, 0, 1},
-		{"drift-offtopic-sorensen", th.OffTopicDiceDistance, 0, 1},
-		{"drift-offtopic-simhash", float64(th.OffTopicSimHash), 0, 64},
-		{"drift-offtopic-wordcount", th.OffTopicWordDrop, 0, 1},
-		{"drift-major-cosine", th.MajorCosine, 0, 1},
-		{"drift-major-jaccard", th.MajorJaccardDistance, 0, 1},
-		{"drift-major-simhash", float64(th.MajorSimHash), 0, 64},
-		{"drift-major-wordcount", th.MajorWordChange, 0, 1},
-	} {
-		if !(c.v >= c.lo && c.v <= c.hi) {
-			return th, usagef("--%s %v: want a value from %v to %v", c.flag, c.v, c.lo, c.hi)
+	if err := th.Validate(); err != nil {
+		var re *drift.RangeError
+		if errors.As(err, &re) {
+			return th, usagef("--%s %v: want a value from %v to %v", re.Field.Flag, re.Value, re.Field.Lo, re.Field.Hi)
 		}
+		return th, err
 	}
-	return th, th.Validate()
+	return th, nil
 }
 
 // config checks the flags and builds the stage's configuration, without
@@ -218,7 +206,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		Saved:       func(u string) bool { return sent[u] },
 		Workers:     f.workers,
 		MaxBody:     kopts.MaxBody,
-		SiteHosts:   runHosts(run),
+		SiteHosts:   linkrot.SiteHosts(run),
 		Identifiers: pageIdentifiers,
 		Logger:      log,
 	}
@@ -252,7 +240,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 // identifier or redirect naming another private host stays refused.
 func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
 	topts := kopts
-	topts.AllowPrivate = kopts.AllowPrivate || hostsArePrivate(ctx, runHosts(run))
+	topts.AllowPrivate = kopts.AllowPrivate || linkrot.HostsArePrivate(ctx, linkrot.SiteHosts(run))
 	if topts.AllowPrivate {
 		return topts, nil
 	}
@@ -269,7 +257,7 @@ func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, arch
 	}
 	var private []string
 	for _, u := range endpoints {
-		if h := hostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
+		if h := linkrot.HostOf(u); h != "" && linkrot.HostsArePrivate(ctx, map[string]bool{h: true}) {
 			private = append(private, u)
 		}
 	}

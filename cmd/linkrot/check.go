@@ -7,17 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/netip"
-	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -189,28 +185,20 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	lk.setRun(ctx, run.ID)
-	res, err := checkRun(ctx, e, store, run, opts, f, log)
-	if err == nil {
-		err = runArchives(ctx, e, store, run, &af, opts, log)
-	}
-	if err == nil {
-		err = historyStage(ctx, store, run, rule, log)
-	}
-	status := audit.RunComplete
-	msg := ""
-	switch {
-	case ctx.Err() != nil:
-		status = audit.RunInterrupted
-		err = fmt.Errorf("check stopped: %w", context.Canceled)
-	case err != nil:
-		status, msg = audit.RunFailed, err.Error()
-	}
-	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
-		err = ferr
-	}
-	if res != nil {
-		printCheckSummary(e.stdout, audit.CheckCounts{Targets: res.targets, Fetched: res.checked, FromCrawl: res.fromCrawl,
-			Reused: res.reused, Verdicts: res.counts, Findings: res.findings, Fixes: res.fixes}, res.top)
+	sum, err := linkrot.Audit(ctx, linkrot.Config{
+		Run:               run,
+		CheckOnly:         true,
+		Check:             opts,
+		MaxAge:            f.maxAge,
+		ExternalFragments: f.externalFragments,
+		Confirm:           rule,
+		Logger:            log,
+		Archives: func(ctx context.Context, run *audit.Run) error {
+			return runArchives(ctx, e, store, run, &af, opts, log)
+		},
+	}, store, nil)
+	if sum != nil && sum.Checks != nil {
+		printCheckSummary(e.stdout, *sum.Checks, sum.Top)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -219,298 +207,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if failNew {
 		return failOnNew(ctx, store, run.ID)
 	}
-	return res.failOn(failOn)
-}
-
-// checkResult is what the checking stage reports.
-type checkResult struct {
-	runID    int64
-	targets  int
-	checked  int
-	reused   int
-	counts   map[audit.Verdict]int
-	top      []sqlite.BrokenTarget
-	findings int
-	fixes    int
-	// fragments counts fragment-missing findings (links, not targets).
-	fragments int
-	// fromCrawl counts the targets judged from the run's crawl (pages of
-	// the site, see check.Known), not among checked.
-	fromCrawl int
-}
-
-func (r *checkResult) failOn(set map[audit.Verdict]bool) error {
-	n := 0
-	for v, c := range r.counts {
-		if set[v] {
-			n += c
-		}
-	}
-	if n > 0 {
+	if n := sum.Checks.Failing(failOn); n > 0 {
 		return &findingsError{n: n}
 	}
 	return nil
-}
-
-// checkRun checks every target of run once: targets already checked in this
-// run (an interrupted run being resumed) are skipped, recent results of
-// earlier runs are reused under --max-age, the others are fetched. Results
-// go through the single batched writer; findings (broken links, missing
-// fragments) and link-maintenance records are derived at the end.
-func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opts check.Options, f checkFlags, log *slog.Logger) (*checkResult, error) {
-	refs, err := store.Targets(ctx, run.ID)
-	if err != nil {
-		return nil, fmt.Errorf("load targets: %w", err)
-	}
-	links, err := store.LinkRefs(ctx, run.ID)
-	if err != nil {
-		return nil, fmt.Errorf("load links: %w", err)
-	}
-	done, err := store.CheckedTargetIDs(ctx, run.ID)
-	if err != nil {
-		return nil, fmt.Errorf("load checked targets: %w", err)
-	}
-	siteHosts := runHosts(run)
-	if !opts.AllowPrivate && hostsArePrivate(ctx, siteHosts) {
-		opts.AllowPrivate = true
-		log.Info("audited site is on a private or loopback address: private targets allowed")
-	}
-	// Which targets need their anchors collected (for #fragment links).
-	wantAnchors := map[int64]bool{}
-	for _, l := range links {
-		if l.TargetID == 0 || l.Fragment == "" {
-			continue
-		}
-		if f.externalFragments || siteHosts[hostOf(l.Href)] {
-			wantAnchors[l.TargetID] = true
-		}
-	}
-	var ids []int64
-	for _, r := range refs {
-		if !done[r.ID] {
-			ids = append(ids, r.ID)
-		}
-	}
-	prev, err := store.PreviousChecks(ctx, run.ID, ids, f.maxAge, time.Now().UTC())
-	if err != nil {
-		return nil, fmt.Errorf("load previous checks: %w", err)
-	}
-	known, err := crawlResponses(ctx, store, run.ID)
-	if err != nil {
-		return nil, err
-	}
-
-	w := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveChecks, audit.WriterOptions{BatchSize: 500})
-	var (
-		mu      sync.Mutex
-		anchors = map[int64][]string{}
-	)
-	var fromCrawl atomic.Int64
-	res := &checkResult{runID: run.ID, targets: len(refs)}
-	prog := newProgressN(e.stderr, log, "checking", len(ids))
-	emit := func(c audit.Check) {
-		c.RunID = run.ID
-		if len(c.Anchors) > 0 && wantAnchors[c.TargetID] {
-			mu.Lock()
-			anchors[c.TargetID] = c.Anchors
-			mu.Unlock()
-		}
-		c.Anchors = nil
-		if c.FromCrawl {
-			fromCrawl.Add(1)
-		}
-		w.Add(c)
-		prog.add()
-	}
-	var targets []check.Target
-	now := time.Now().UTC()
-	for _, r := range refs {
-		if done[r.ID] {
-			continue
-		}
-		// A page of the site is judged from this run's crawl rather than
-		// from an earlier run: as fresh, and as free.
-		k := known.Lookup(r.URL)
-		if k != nil && run.Mode == "dir" {
-			k.Offline = true // read from the directory, not the site at --base
-		}
-		p := prev[r.ID]
-		if k == nil && p != nil && f.maxAge > 0 && now.Sub(p.CheckedAt) <= f.maxAge && !wantAnchors[r.ID] {
-			c := *p
-			c.Reused, c.ReusedFrom, c.RunID = true, p.RunID, run.ID
-			res.reused++
-			emit(c)
-			continue
-		}
-		targets = append(targets, check.Target{ID: r.ID, URL: r.URL, WantAnchors: wantAnchors[r.ID], Previous: p, Known: k})
-	}
-	log.Info("checking targets", "run", run.ID, "targets", len(refs), "already_checked", len(done), "reused", res.reused, "to_fetch", len(targets))
-	runErr := check.New(opts).Run(ctx, targets, emit)
-	prog.done()
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("save checks: %w", err)
-	}
-	res.fromCrawl = int(fromCrawl.Load())
-	res.checked = len(targets) - res.fromCrawl
-	if runErr != nil {
-		return nil, runErr
-	}
-	if err := deriveFindings(ctx, store, run.ID, links, anchors, wantAnchors, res); err != nil {
-		return nil, err
-	}
-	if res.counts, err = store.VerdictCounts(ctx, run.ID); err != nil {
-		return nil, err
-	}
-	// fragment-missing is a verdict of links, not of targets: it lives in
-	// the findings, and counts (summary, --fail-on) include it from there.
-	if res.fragments > 0 {
-		if res.counts == nil {
-			res.counts = map[audit.Verdict]int{}
-		}
-		res.counts[audit.VerdictFragmentMissing] += res.fragments
-	}
-	if res.top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// deriveFindings turns the run's checks into per-link findings (broken
-// targets, missing fragments) and link-maintenance records (UNLINKR
-// triples) for moved targets.
-func deriveFindings(ctx context.Context, store *sqlite.DB, runID int64, links []sqlite.LinkRef, anchors map[int64][]string, wantAnchors map[int64]bool, res *checkResult) error {
-	checks, err := store.Checks(ctx, runID)
-	if err != nil {
-		return fmt.Errorf("load checks: %w", err)
-	}
-	byTarget := make(map[int64]*audit.Check, len(checks))
-	for i := range checks {
-		byTarget[checks[i].TargetID] = &checks[i]
-	}
-	anchorSets := map[int64]map[string]bool{}
-	for id, as := range anchors {
-		set := make(map[string]bool, len(as))
-		for _, a := range as {
-			set[a] = true
-		}
-		anchorSets[id] = set
-	}
-	var findings []audit.Finding
-	var fixes []audit.Maintenance
-	for _, l := range links {
-		c := byTarget[l.TargetID]
-		if c == nil {
-			continue
-		}
-		switch {
-		case c.Verdict.Broken():
-			findings = append(findings, audit.Finding{RunID: runID, PageURL: l.PageURL, LinkID: l.LinkID, Target: c.URL, Verdict: c.Verdict,
-				Message: verdictMessage(c)})
-		case c.Verdict == audit.VerdictMoved && c.Replacement != "":
-			fixes = append(fixes, audit.Maintenance{RunID: runID, Source: l.PageURL, Target: c.URL, Replacement: c.Replacement, Status: firstStatus(c)})
-		}
-		fetched := c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved
-		if l.Fragment != "" && wantAnchors[l.TargetID] && fetched {
-			set, ok := anchorSets[l.TargetID]
-			frag, _ := url.PathUnescape(l.Fragment)
-			// "top" scrolls to the top of any HTML page (HTML standard).
-			if ok && !set[l.Fragment] && !set[frag] && !strings.EqualFold(l.Fragment, "top") {
-				findings = append(findings, audit.Finding{RunID: runID, PageURL: l.PageURL, LinkID: l.LinkID, Target: c.URL,
-					Verdict: audit.VerdictFragmentMissing, Fragment: l.Fragment,
-					Message: fmt.Sprintf("no element with id or name %q in the target page", l.Fragment)})
-			}
-		}
-	}
-	if err := store.ReplaceFindings(ctx, runID, findings); err != nil {
-		return fmt.Errorf("save findings: %w", err)
-	}
-	if err := store.SaveMaintenance(ctx, fixes); err != nil {
-		return fmt.Errorf("save maintenance records: %w", err)
-	}
-	res.findings, res.fixes = len(findings), len(fixes)
-	res.fragments = 0
-	for _, f := range findings {
-		if f.Verdict == audit.VerdictFragmentMissing {
-			res.fragments++
-		}
-	}
-	return nil
-}
-
-func firstStatus(c *audit.Check) int {
-	if len(c.Redirects) > 0 {
-		return c.Redirects[0].Status
-	}
-	return c.Status
-}
-
-func verdictMessage(c *audit.Check) string {
-	if c.Reason != "" {
-		return c.Reason
-	}
-	if c.Status > 0 {
-		return fmt.Sprintf("%s (HTTP %d)", c.Verdict, c.Status)
-	}
-	return string(c.Verdict)
-}
-
-// runHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
-// of a run's seeds: the audited site.
-func runHosts(run *audit.Run) map[string]bool {
-	out := map[string]bool{}
-	for _, s := range run.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
-			s = after
-		}
-		if h := hostOf(s); h != "" {
-			out[h] = true
-		}
-	}
-	return out
-}
-
-func hostOf(raw string) string {
-	n, err := audit.NormalizeURL(raw)
-	if err != nil {
-		return ""
-	}
-	u, err := url.Parse(n)
-	if err != nil {
-		return ""
-	}
-	return u.Host
-}
-
-// hostsArePrivate reports whether any audited host resolves to a loopback
-// or private address, by the checker's own policy (check.IsPrivateAddr:
-// RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
-// connect to such addresses.
-func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
-	for h := range hosts {
-		name := h
-		if hh, _, err := net.SplitHostPort(h); err == nil {
-			name = hh
-		}
-		name = strings.Trim(name, "[]")
-		if ip, err := netip.ParseAddr(name); err == nil {
-			if check.IsPrivateAddr(ip) {
-				return true
-			}
-			continue
-		}
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", name)
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if check.IsPrivateAddr(a) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func printCheckSummary(w io.Writer, r audit.CheckCounts, top []sqlite.BrokenTarget) {

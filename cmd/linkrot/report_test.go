@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
@@ -71,7 +72,7 @@ func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 			t.Fatal(err)
 		}
 		var checks []audit.Check
-		anchors, want := map[int64][]string{}, map[int64]bool{}
+		anchors := map[string][]string{}
 		for _, ref := range refs {
 			c, ok := fr.checks[ref.URL]
 			if !ok {
@@ -83,7 +84,7 @@ func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 			}
 			checks = append(checks, c)
 			if as, ok := fr.anchors[ref.URL]; ok {
-				anchors[ref.ID], want[ref.ID] = as, true
+				anchors[ref.URL] = as
 			}
 		}
 		if err := db.SaveChecks(ctx, checks); err != nil {
@@ -93,7 +94,7 @@ func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := deriveFindings(ctx, db, r.ID, links, anchors, want, &checkResult{}); err != nil {
+		if _, err := linkrot.DeriveFindings(ctx, db, r, anchors, true); err != nil {
 			t.Fatal(err)
 		}
 		if fr.archives != nil {
