@@ -38,6 +38,9 @@ type Config struct {
 	// stages after the checks all run again (false: a full audit, skipping
 	// the stages a resumed run finished).
 	CheckOnly bool
+	// CrawlOnly crawls without checking (linkrot crawl): no checks,
+	// findings, archives or history.
+	CrawlOnly bool
 	// Crawl configures the crawler. Its Frontier, OnPage, CheckMaxBody and
 	// Transport fields are set by Audit (the scheduler shared with the
 	// checker); the zero value is crawler.Options' zero value.
@@ -205,7 +208,7 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 			return sum, rerr
 		}
 	}
-	if sum.Incomplete {
+	if sum.Incomplete || cfg.CrawlOnly {
 		return sum, err
 	}
 	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
@@ -273,7 +276,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	}
 	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
 	sum.Crawl = st
-	if err != nil {
+	if err != nil || cfg.CrawlOnly {
 		return err
 	}
 	if err := deriveFindings(ctx, cfg, store, &counts, anchors); err != nil {

@@ -233,6 +233,9 @@ func (r *router) wantAnchors(u string) bool {
 
 // submit queues a target for the checker. It never blocks.
 func (r *router) submit(t check.Target) {
+	if r.cfg.CrawlOnly {
+		return
+	}
 	t.WantAnchors = r.wantAnchors(t.URL)
 	if t.Known != nil && r.offline {
 		t.Known.Offline = true
@@ -458,7 +461,7 @@ func (r *router) compact(k *check.Known, p *audit.Page) *check.Known {
 
 // route routes one target on first sight. r.mu is held.
 func (r *router) route(u, freshURL string, fresh *check.Known) {
-	if u == "" {
+	if u == "" || r.cfg.CrawlOnly {
 		return
 	}
 	key := r.key(u)
@@ -541,7 +544,9 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return nil
 	}, audit.WriterOptions{BatchSize: 500})
 
-	if err := r.resume(ctx, crawl); err != nil {
+	if cfg.CrawlOnly {
+		// Nothing to route: the seen set stays empty.
+	} else if err := r.resume(ctx, crawl); err != nil {
 		r.w.Close()
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -256,38 +257,18 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	if resumed {
 		printResuming(e.stdout, run)
 	}
-	stages, err := store.Stages(ctx, run.ID)
-	if err != nil {
-		return withRun(err, run)
-	}
-	if _, done := stages[sqlite.StageCrawl]; !done {
-		_, err = crawlStage(ctx, e, store, run, in, f.sitemaps, opts, log)
-		if err == nil {
-			err = store.MarkStage(ctx, run.ID, sqlite.StageCrawl)
-		}
-	}
-
-	status, msg := audit.RunComplete, ""
-	switch {
-	case ctx.Err() != nil:
-		status = audit.RunInterrupted
-		if !errors.Is(err, context.Canceled) {
-			err = fmt.Errorf("crawl stopped: %w", context.Canceled)
-		}
-	case err != nil:
-		status, msg = audit.RunFailed, err.Error()
-	}
-	if ferr := store.FinishRun(context.WithoutCancel(ctx), run.ID, status, time.Now().UTC(), msg); ferr != nil && err == nil {
-		err = fmt.Errorf("finish run: %w", ferr)
-	}
-	run.Status = status
-	log.Info("run finished", "run", run.ID, "status", status)
-	stats, serr := store.RunStats(context.WithoutCancel(ctx), run.ID)
-	if serr != nil && err == nil {
-		err = fmt.Errorf("run stats: %w", serr)
-	}
-	if stats != nil {
-		printCrawlSummary(e.stdout, stats)
+	prog := newAuditProgress(e.stderr, log)
+	sum, err := linkrot.Audit(ctx, linkrot.Config{
+		Run:       run,
+		CrawlOnly: true,
+		Input:     linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: f.sitemaps},
+		Crawl:     opts,
+		Logger:    log,
+	}, store, prog)
+	prog.done()
+	log.Info("run finished", "run", run.ID, "status", run.Status)
+	if sum != nil && sum.Stats != nil {
+		printCrawlSummary(e.stdout, sum.Stats)
 	}
 	return withRun(err, run)
 }

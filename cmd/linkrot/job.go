@@ -506,84 +506,6 @@ func writeReportDir(dir string, ds *report.Dataset) (string, error) {
 	return filepath.Join(dir, rel), nil
 }
 
-// crawlItem is what the crawl's single writer stores: a page, or URLs
-// queued (in the order the crawler produced them, see crawler.Frontier).
-type crawlItem struct {
-	page   *audit.Page
-	queued []audit.FrontierEntry
-}
-
-// dbFrontier persists the crawl frontier through the crawl's writer.
-type dbFrontier struct {
-	store *sqlite.DB
-	runID int64
-	w     *audit.Batcher[crawlItem]
-}
-
-func (f *dbFrontier) Restore(ctx context.Context) ([]audit.FrontierEntry, []string, error) {
-	return f.store.Frontier(ctx, f.runID)
-}
-
-func (f *dbFrontier) Queue(entries []audit.FrontierEntry) { f.w.Add(crawlItem{queued: entries}) }
-
-// crawlSink sends pages to the crawl's writer.
-type crawlSink struct{ w *audit.Batcher[crawlItem] }
-
-func (s crawlSink) Add(p *audit.Page) { s.w.Add(crawlItem{page: p}) }
-
-// crawlStage crawls into run through one batched writer that stores pages
-// and the frontier together (sqlite.DB.SaveCrawl), restoring the frontier
-// the run stored before when it is resumed. It returns the crawl's error
-// (wrapping context.Canceled when interrupted) or the writer's.
-func crawlStage(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, in crawlInput, sitemaps []string, opts crawler.Options, log *slog.Logger) (crawler.Stats, error) {
-	w := audit.NewBatcher(context.WithoutCancel(ctx), func(ctx context.Context, items []crawlItem) error {
-		var (
-			pages  []*audit.Page
-			queued []audit.FrontierEntry
-		)
-		for _, it := range items {
-			if it.page != nil {
-				pages = append(pages, it.page)
-			}
-			queued = append(queued, it.queued...)
-		}
-		return store.SaveCrawl(ctx, run.ID, pages, queued)
-	}, audit.WriterOptions{})
-	opts.Frontier = &dbFrontier{store: store, runID: run.ID, w: w}
-	prog := newProgressN(e.stderr, log, "crawling", -1)
-	opts.OnPage = func(p *audit.Page) { prog.addN(int64(len(p.Links))) }
-	c := crawler.New(opts, crawlSink{w})
-	var (
-		st  crawler.Stats
-		err error
-	)
-	switch in.mode {
-	case "site":
-		st, err = c.Crawl(ctx, in.seeds)
-	case "urls":
-		st, err = c.CrawlList(ctx, in.seeds)
-	case "dir":
-		st, err = c.CrawlDir(ctx, in.dir, in.seeds[0])
-	case "sitemap":
-		st, err = c.CrawlSitemaps(ctx, sitemaps, in.seeds)
-	default:
-		err = fmt.Errorf("unknown input mode %q", in.mode)
-	}
-	prog.done()
-	werr := w.Close()
-	switch {
-	case ctx.Err() != nil:
-		err = fmt.Errorf("crawl stopped after %d pages: %w", st.Pages, context.Canceled)
-	case werr != nil:
-		err = werr
-	}
-	log.Info("crawl finished", "run", run.ID, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
-	if st.BudgetHit {
-		log.Warn("--max-pages reached: the crawl is incomplete", "max_pages", opts.MaxPages)
-	}
-	return st, err
-}
-
 // applyHostRules adds the [[host]] rules of a config file to the crawler's
 // and the checker's options: limits and headers as audit.HostRules, and
 // excluded paths as patterns neither crawled nor checked.
@@ -626,18 +548,6 @@ func hostExcludeRegexp(match, pathRE string) (*regexp.Regexp, error) {
 		pathPart = ``
 	}
 	return regexp.Compile(`(?i)^https?://` + host + pathPart + `(?-i:` + p + `)`)
-}
-
-// historyStage folds the run's checks into the targets' histories (once
-// per run: a resumed run is not counted twice) and logs what it found.
-func historyStage(ctx context.Context, store *sqlite.DB, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
-	res, err := store.ApplyHistory(ctx, run.ID, rule)
-	if err != nil {
-		return err
-	}
-	log.Info("history updated", "run", run.ID, "runs_applied", len(res.Runs), "targets", res.Targets,
-		"newly_confirmed", res.Confirmed, "recovered", res.Recovered)
-	return nil
 }
 
 // printSince prints what changed since the previous run of the site, in a
