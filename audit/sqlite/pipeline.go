@@ -145,11 +145,19 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			curID   int64
 			pending []LinkRef
 		)
+		// One statement for every target's check: parsed once.
+		stmt, err := tx.PrepareContext(ctx, selectCheckSQL+`
+			FROM checks c JOIN targets t ON t.id = c.target_id
+			WHERE c.run_id = ? AND c.target_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
 		flush := func() error {
 			if len(pending) == 0 {
 				return nil
 			}
-			c, err := checkOf(ctx, tx, runID, curID)
+			c, err := checkOf(ctx, stmt, runID, curID)
 			if err != nil {
 				return err
 			}
@@ -165,7 +173,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			pending = pending[:0]
 			return nil
 		}
-		err := each(ctx, tx, `
+		err = each(ctx, tx, `
 			SELECT l.id, l.page_id, p.url, l.target_id, l.href, l.fragment, l.element, l.text, l.resource
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
@@ -203,10 +211,8 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 }
 
 // checkOf reads the check of one target in a run, nil when there is none.
-func checkOf(ctx context.Context, tx *sql.Tx, runID, targetID int64) (*audit.Check, error) {
-	rows, err := tx.QueryContext(ctx, selectCheckSQL+`
-		FROM checks c JOIN targets t ON t.id = c.target_id
-		WHERE c.run_id = ? AND c.target_id = ?`, runID, targetID)
+func checkOf(ctx context.Context, stmt *sql.Stmt, runID, targetID int64) (*audit.Check, error) {
+	rows, err := stmt.QueryContext(ctx, runID, targetID)
 	if err != nil {
 		return nil, err
 	}

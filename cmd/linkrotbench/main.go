@@ -1,0 +1,475 @@
+// Command linkrotbench times linkrot audit beside a minimal net/http link
+// checker built into it, on the same web, in the same run, alternating:
+//
+//	go build -o /tmp/linkrot ./cmd/linkrot
+//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -pages 5000 -rounds 3
+//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -dir /usr/share/doc/python-django-doc/html -per-host 64
+//
+// The generated web (default) is one site of -pages pages on loopback
+// (answering at once) that links to -hosts external hosts answering after
+// -latency: page i links to two children and one more page of the site,
+// to one external target of its own, to one shared by 25 pages and to one
+// linked from every page. 5,000 pages make 10,201 unique URLs (plus the
+// redirect hops of the 4% of targets that moved); 85% of external
+// targets answer 200, 7% 404, 3% 410 and 4% redirect once. With -dir a
+// directory (a documentation tree) is served as the site instead, without
+// latency, and only its own URLs are checked.
+//
+// Both checkers run as child processes, so that their wall time and peak
+// RSS (the kernel's accounting of each child) compare fairly: the plain
+// checker is this program run as "linkrotbench plain". Requests are
+// counted on the servers; the minimum is every URL once, every redirect
+// hop included. Each round also compares the broken URLs both found.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"golang.org/x/net/html"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "plain" {
+		if err := plain(os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	pages := flag.Int("pages", 5000, "pages of the generated site")
+	hosts := flag.Int("hosts", 8, "external hosts of the generated web")
+	latency := flag.Duration("latency", 50*time.Millisecond, "latency of external answers")
+	dir := flag.String("dir", "", "serve this directory as the site instead of the generated web")
+	bin := flag.String("linkrot", "linkrot", "the linkrot binary to time")
+	workers := flag.Int("workers", 512, "checks in parallel in all, for both checkers")
+	perHost := flag.Int("per-host", 512, "requests in parallel per host, for both checkers")
+	rounds := flag.Int("rounds", 3, "rounds (each runs both checkers, alternating which goes first)")
+	flag.Parse()
+
+	w := &web{pages: *pages, latency: *latency, hits: map[string]int{}}
+	site, err := w.serve(*dir == "", func() http.Handler {
+		if *dir != "" {
+			return http.FileServer(http.Dir(*dir))
+		}
+		return http.HandlerFunc(w.site)
+	}())
+	if err != nil {
+		log.Fatal(err)
+	}
+	seed := site + "/"
+	if *dir == "" {
+		for range *hosts {
+			u, err := w.serve(true, http.HandlerFunc(w.external))
+			if err != nil {
+				log.Fatal(err)
+			}
+			w.ext = append(w.ext, u)
+		}
+		seed = site + "/p/0"
+	} else {
+		seed = site + "/index.html"
+	}
+	w.siteURL = site
+	tmp, err := os.MkdirTemp("", "linkrotbench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+
+	fmt.Printf("web: %s, seed %s, workers %d, per-host %d\n", describe(*dir, *pages, *hosts, *latency), seed, *workers, *perHost)
+	fmt.Printf("%-6s %-8s %9s %9s %10s %9s %10s %8s\n", "round", "checker", "wall s", "cpu s", "peak RSS", "requests", "unique", "broken")
+	self, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var ratios, reqRatios []float64
+	for r := range *rounds {
+		var plainRes, lrRes result
+		runPlain := func() {
+			out := filepath.Join(tmp, fmt.Sprintf("plain-%d.txt", r))
+			args := []string{"plain", "-workers", fmt.Sprint(*workers), "-per-host", fmt.Sprint(*perHost), "-out", out, seed}
+			plainRes = w.measure(self, args)
+			plainRes.broken = readLines(out)
+			plainRes.print(r, "plain")
+		}
+		runLinkrot := func() {
+			db := filepath.Join(tmp, fmt.Sprintf("linkrot-%d.db", r))
+			args := []string{"audit", seed, "--db", db, "--no-archives", "--no-report", "--fail-on", "none",
+				"--workers", fmt.Sprint(*workers), "--per-host", fmt.Sprint(*perHost), "--quiet"}
+			if *dir != "" {
+				// Only the site's own URLs, as the plain checker: hosts
+				// with a letter in their name are not loopback.
+				args = append(args, "--skip", `^https?://[^/:]*[a-zA-Z]`)
+			}
+			lrRes = w.measure(*bin, args)
+			lrRes.broken = brokenIn(db)
+			if st, err := os.Stat(db); err == nil {
+				lrRes.dbBytes = st.Size()
+			}
+			lrRes.print(r, "linkrot")
+		}
+		if r%2 == 0 {
+			runPlain()
+			runLinkrot()
+		} else {
+			runLinkrot()
+			runPlain()
+		}
+		ratio := lrRes.wall.Seconds() / plainRes.wall.Seconds()
+		minimum := plainRes.unique
+		reqRatio := float64(lrRes.requests) / float64(minimum)
+		ratios = append(ratios, ratio)
+		reqRatios = append(reqRatios, reqRatio)
+		missing, extra := diff(plainRes.broken, lrRes.broken)
+		fmt.Printf("       wall linkrot/plain %.2f×; requests linkrot/minimum %d/%d = %.3f×; database %.1f MB; broken: %d both, %d only plain, %d only linkrot\n",
+			ratio, lrRes.requests, minimum, reqRatio, float64(lrRes.dbBytes)/1e6, len(plainRes.broken)-len(missing), len(missing), len(extra))
+		for i, u := range missing {
+			if i == 5 {
+				break
+			}
+			fmt.Printf("         only plain: %s\n", u)
+		}
+		for i, u := range extra {
+			if i == 5 {
+				break
+			}
+			fmt.Printf("         only linkrot: %s\n", u)
+		}
+	}
+	fmt.Printf("median wall ratio %.2f×, median request ratio %.3f×\n", median(ratios), median(reqRatios))
+}
+
+func describe(dir string, pages, hosts int, latency time.Duration) string {
+	if dir != "" {
+		return "directory " + dir
+	}
+	return fmt.Sprintf("generated, %d pages, %d unique URLs, %d external hosts at %s", pages, 2*pages+pages/25+1, hosts, latency)
+}
+
+// web is the served web and its request counts.
+type web struct {
+	pages   int
+	latency time.Duration
+	siteURL string
+	ext     []string
+
+	mu    sync.Mutex
+	hits  map[string]int
+	total atomic.Int64
+}
+
+func (w *web) serve(count bool, h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.total.Add(1)
+		w.mu.Lock()
+		w.hits[base+r.URL.RequestURI()]++
+		w.mu.Unlock()
+		h.ServeHTTP(rw, r)
+	})}
+	go srv.Serve(ln)
+	return base, nil
+}
+
+// site serves page /p/i of the generated site.
+func (w *web) site(rw http.ResponseWriter, r *http.Request) {
+	var i int
+	if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil || i < 0 || i >= w.pages || r.URL.Path != fmt.Sprintf("/p/%d", i) {
+		http.NotFound(rw, r)
+		return
+	}
+	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	b := bufio.NewWriter(rw)
+	fmt.Fprintf(b, "<!doctype html><html><head><title>Page %d</title></head><body><main><h1 id=\"top-%d\">Page %d</h1><p>", i, i, i)
+	for k := range 40 {
+		fmt.Fprintf(b, "word%d text%d ", (i*31+k)%997, k)
+	}
+	b.WriteString("</p><ul>")
+	for _, c := range []int{2*i + 1, 2*i + 2, (i*7919 + 13) % w.pages} {
+		if c < w.pages {
+			fmt.Fprintf(b, `<li><a href="/p/%d">page %d</a></li>`, c, c)
+		}
+	}
+	h := len(w.ext)
+	fmt.Fprintf(b, `<li><a href="%s/t/%d">target %d</a></li>`, w.ext[i%h], i, i)
+	fmt.Fprintf(b, `<li><a href="%s/s/%d">shared %d</a></li>`, w.ext[(i/25)%h], i/25, i/25)
+	fmt.Fprintf(b, `<li><a href="%s/everywhere">everywhere</a></li>`, w.ext[0])
+	b.WriteString("</ul></main></body></html>")
+	b.Flush()
+}
+
+// external serves the external hosts, after the latency.
+func (w *web) external(rw http.ResponseWriter, r *http.Request) {
+	time.Sleep(w.latency)
+	p := r.URL.Path
+	var i int
+	switch {
+	case p == "/robots.txt":
+		http.NotFound(rw, r)
+		return
+	case p == "/everywhere":
+	case strings.HasSuffix(p, "/new"):
+	case strings.HasPrefix(p, "/t/") || strings.HasPrefix(p, "/s/"):
+		if _, err := fmt.Sscanf(p[3:], "%d", &i); err != nil || p[3:] != fmt.Sprint(i) {
+			http.NotFound(rw, r)
+			return
+		}
+		switch m := i % 100; {
+		case m >= 96:
+			http.Redirect(rw, r, p+"/new", http.StatusMovedPermanently)
+			return
+		case m >= 93:
+			rw.WriteHeader(http.StatusGone)
+			return
+		case m >= 86:
+			http.NotFound(rw, r)
+			return
+		}
+	default:
+		http.NotFound(rw, r)
+		return
+	}
+	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(rw, "<!doctype html><title>%s</title><main><p>External page %s with enough words to fingerprint: %s</p></main>", p, p, strings.Repeat("lorem ipsum dolor ", 20))
+}
+
+// result is one child's run.
+type result struct {
+	wall, cpu time.Duration
+	rssKB     int64
+	requests  int64
+	unique    int
+	broken    []string
+	dbBytes   int64
+}
+
+func (r result) print(round int, name string) {
+	fmt.Printf("%-6d %-8s %9.2f %9.2f %8.0fMB %9d %10d %8d\n", round, name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, r.requests, r.unique, len(r.broken))
+}
+
+// measure runs a child and returns its wall time, CPU time, peak RSS and
+// the requests the web got meanwhile.
+func (w *web) measure(bin string, args []string) result {
+	w.mu.Lock()
+	clear(w.hits)
+	w.mu.Unlock()
+	w.total.Store(0)
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		log.Fatalf("%s %s: %v", bin, strings.Join(args, " "), err)
+	}
+	res := result{wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.rssKB = ru.Maxrss
+		res.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	res.requests = w.total.Load()
+	w.mu.Lock()
+	for u := range w.hits {
+		if !strings.HasSuffix(u, "/robots.txt") {
+			res.unique++
+		}
+	}
+	w.mu.Unlock()
+	return res
+}
+
+// brokenIn lists the targets linkrot found broken by their answer (soft
+// 404s, which the plain checker cannot tell, are left out).
+func brokenIn(db string) []string {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	run, err := store.LatestRun(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	checks, err := store.Checks(ctx, run.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out []string
+	for _, c := range checks {
+		if c.Verdict.Broken() && c.Verdict != audit.VerdictSoft404 && c.Verdict != audit.VerdictRedirectToRoot {
+			out = append(out, c.URL)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readLines(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func diff(a, b []string) (onlyA, onlyB []string) {
+	for _, u := range a {
+		if _, ok := slices.BinarySearch(b, u); !ok {
+			onlyA = append(onlyA, u)
+		}
+	}
+	for _, u := range b {
+		if _, ok := slices.BinarySearch(a, u); !ok {
+			onlyB = append(onlyB, u)
+		}
+	}
+	return onlyA, onlyB
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// plain is the minimal checker: it crawls the seed's host (HTML pages,
+// parsed with x/net/html's tokenizer) and checks every unique URL once
+// with a GET, following redirects, with at most -workers requests in all
+// and -per-host per host. It writes the broken URLs (status 400 and up,
+// or no answer) to -out.
+func plain(args []string) error {
+	fs := flag.NewFlagSet("plain", flag.ExitOnError)
+	workers := fs.Int("workers", 512, "requests in parallel in all")
+	perHost := fs.Int("per-host", 512, "requests in parallel per host")
+	out := fs.String("out", "broken.txt", "file of broken URLs")
+	fs.Parse(args)
+	seed, err := url.Parse(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxConnsPerHost: *perHost, MaxIdleConnsPerHost: *perHost, IdleConnTimeout: 90 * time.Second,
+	}}
+	var (
+		mu     sync.Mutex
+		seen   = map[string]bool{}
+		broken []string
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, *workers)
+	)
+	var visit func(u *url.URL)
+	add := func(u *url.URL) {
+		u.Fragment, u.RawFragment = "", ""
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return
+		}
+		if u.Host != seed.Host && strings.ContainsAny(u.Hostname(), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			return // not loopback: the web has no other hosts
+		}
+		k := u.String()
+		mu.Lock()
+		if seen[k] {
+			mu.Unlock()
+			return
+		}
+		seen[k] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			visit(u)
+		}()
+	}
+	visit = func(u *url.URL) {
+		sem <- struct{}{}
+		resp, err := client.Get(u.String())
+		if err != nil {
+			<-sem
+			mu.Lock()
+			broken = append(broken, u.String())
+			mu.Unlock()
+			return
+		}
+		var links []*url.URL
+		if resp.StatusCode >= 400 {
+			mu.Lock()
+			broken = append(broken, u.String())
+			mu.Unlock()
+		} else if resp.Request.URL.Host == seed.Host && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			links = extract(resp.Body, resp.Request.URL)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		<-sem
+		for _, l := range links {
+			add(l)
+		}
+	}
+	add(seed)
+	wg.Wait()
+	return os.WriteFile(*out, []byte(strings.Join(broken, "\n")+"\n"), 0o644)
+}
+
+// extract returns the URLs of a page's links and resources.
+func extract(r io.Reader, base *url.URL) []*url.URL {
+	var out []*url.URL
+	z := html.NewTokenizer(r)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return out
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			var want string
+			switch string(name) {
+			case "a", "link", "area":
+				want = "href"
+			case "img", "script", "iframe", "source", "embed":
+				want = "src"
+			default:
+				continue
+			}
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				if string(k) == want {
+					if u, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+						out = append(out, u)
+					}
+				}
+			}
+		}
+	}
+}
