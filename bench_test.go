@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,38 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
 )
+
+// BenchmarkAuditDir runs the whole pipeline on the directory named by
+// $LINKROT_BENCH_DIR (a documentation tree, such as
+// /usr/share/doc/python-django-doc/html) served on loopback, from its
+// index.html, checking only the tree's own URLs. It is skipped without
+// the variable.
+func BenchmarkAuditDir(b *testing.B) {
+	dir := os.Getenv("LINKROT_BENCH_DIR")
+	if dir == "" {
+		b.Skip("LINKROT_BENCH_DIR not set")
+	}
+	site := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer site.Close()
+	ctx := context.Background()
+	for b.Loop() {
+		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		run := &audit.Run{StartedAt: time.Now().UTC(), Mode: "site", Seeds: []string{site.URL + "/index.html"}}
+		if err := store.CreateRun(ctx, run); err != nil {
+			b.Fatal(err)
+		}
+		cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
+		cfg.Crawl.PerHost, cfg.Check.PerHost, cfg.Check.Workers = 64, 64, 64
+		cfg.Check.Exclude = []*regexp.Regexp{regexp.MustCompile(`^https?://[^/:]*[a-zA-Z]`)}
+		if _, err := linkrot.Audit(ctx, cfg, store, stageTimer{b: b, start: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+		store.Close()
+	}
+}
 
 // BenchmarkAudit runs the whole pipeline (crawl, checks, findings,
 // history, into SQLite) on a generated site of 1,000 pages linking to 4

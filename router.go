@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // crawlStore is what the crawl needs: the crawl's batches and the
@@ -551,6 +553,18 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
 	}
 
+	// One politeness scheduler for the crawl and the checks: a host has
+	// one budget (PerHost requests in flight, Delay between starts, 429 and
+	// Retry-After pauses), whoever asks it.
+	sched := politeness.New(politeness.Options{
+		PerHost:      max(cfg.Crawl.PerHost, kopts.PerHost, 1),
+		Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
+		Rules:        kopts.Hosts,
+		MaxRetryWait: kopts.MaxRetryWait,
+	})
+	wrap := func(rt http.RoundTripper) http.RoundTripper { return sched.Transport(rt, nil) }
+	kopts.WrapTransport = wrap
+
 	in := make(chan check.Target, 256)
 	fctx, cancelFeed := context.WithCancel(ctx)
 	defer cancelFeed()
@@ -569,6 +583,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	if crawl {
 		copts := cfg.Crawl
 		copts.Frontier = r
+		copts.WrapTransport = wrap
 		copts.CheckMaxBody = kopts.MaxBody
 		c := crawler.New(copts, r)
 		in := cfg.Input

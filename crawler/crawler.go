@@ -71,6 +71,11 @@ type Options struct {
 	// (see guard.go: loopback and private addresses only for the hosts of
 	// the scope, link-local and unspecified ones never).
 	Transport http.RoundTripper
+	// WrapTransport, when not nil, wraps the crawl's transport (the
+	// default guarded one or Transport): linkrot's pipeline passes every
+	// request through the politeness scheduler it shares with the checker
+	// (nil: none).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Resolver resolves host names for the default transport (nil: the
 	// system resolver).
 	Resolver check.Resolver

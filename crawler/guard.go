@@ -55,9 +55,18 @@ func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.Roun
 	case override != nil:
 		return override, func() {}
 	case c.opts.Transport != nil:
-		return c.opts.Transport, func() {}
+		return c.wrap(c.opts.Transport), func() {}
 	}
-	return guardedTransport(sc, c.opts.Resolver)
+	rt, done := guardedTransport(sc, c.opts.Resolver)
+	return c.wrap(rt), done
+}
+
+// wrap applies Options.WrapTransport.
+func (c *Crawler) wrap(rt http.RoundTripper) http.RoundTripper {
+	if c.opts.WrapTransport != nil {
+		return c.opts.WrapTransport(rt)
+	}
+	return rt
 }
 
 // guardedTransport is the crawler's default transport: the checker's

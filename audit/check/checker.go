@@ -124,6 +124,11 @@ type Options struct {
 	// only: the SSRF policy, the DNS cache and the connect timeout are
 	// properties of the default transport and do not apply to another one.
 	Transport http.RoundTripper
+	// WrapTransport, when not nil, wraps the run's transport (the default
+	// guarded one or Transport): linkrot's pipeline passes every request
+	// through the politeness scheduler it shares with the crawl, so that
+	// one host has one budget (nil: none).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Logger receives debug records of retries and probes (default: none).
 	Logger *slog.Logger
 	// Hosts overrides PerHost, HostDelay and request headers for matching
@@ -211,6 +216,9 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	} else {
 		rs.guard = newGuard(runCtx, newDNSCache(runCtx, c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
 		rs.rt = newTransport(rs.guard, &c.o)
+	}
+	if c.o.WrapTransport != nil {
+		rs.rt = c.o.WrapTransport(rs.rt)
 	}
 	return rs, func() {
 		cancel()
