@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,10 @@ func BenchmarkAuditDir(b *testing.B) {
 // external hosts, as cmd/linkrotbench serves at larger sizes. Profile it
 // with -cpuprofile.
 func BenchmarkAudit(b *testing.B) {
-	const pages = 1000
+	pages := 1000
+	if n, err := strconv.Atoi(os.Getenv("LINKROT_BENCH_PAGES")); err == nil && n > 0 {
+		pages = n
+	}
 	var ext []*httptest.Server
 	for range 4 {
 		ext = append(ext, httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

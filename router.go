@@ -544,7 +544,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			}
 		}
 		return nil
-	}, audit.WriterOptions{BatchSize: 500, QueueSize: 1 << 16})
+	}, audit.WriterOptions{BatchSize: 500, QueueSize: 512})
 
 	if cfg.CrawlOnly {
 		// Nothing to route: the seen set stays empty.

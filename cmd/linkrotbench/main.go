@@ -63,6 +63,7 @@ func main() {
 	workers := flag.Int("workers", 512, "checks in parallel in all, for both checkers")
 	perHost := flag.Int("per-host", 512, "requests in parallel per host, for both checkers")
 	rounds := flag.Int("rounds", 3, "rounds (each runs both checkers, alternating which goes first)")
+	serveOnly := flag.Bool("serve", false, "only serve the web and print the seed URL, until interrupted (to time the checkers with another tool)")
 	flag.Parse()
 
 	w := &web{pages: *pages, latency: *latency, hits: map[string]int{}}
@@ -89,6 +90,10 @@ func main() {
 		seed = site + "/index.html"
 	}
 	w.siteURL = site
+	if *serveOnly {
+		fmt.Println(seed)
+		select {}
+	}
 	tmp, err := os.MkdirTemp("", "linkrotbench")
 	if err != nil {
 		log.Fatal(err)
@@ -264,10 +269,18 @@ type result struct {
 	unique    int
 	broken    []string
 	dbBytes   int64
+	repeated  []string // URLs requested more than once
 }
 
 func (r result) print(round int, name string) {
 	fmt.Printf("%-6d %-8s %9.2f %9.2f %8.0fMB %9d %10d %8d\n", round, name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, r.requests, r.unique, len(r.broken))
+	for i, u := range r.repeated {
+		if i == 3 {
+			fmt.Printf("         ... %d URLs requested more than once\n", len(r.repeated))
+			break
+		}
+		fmt.Printf("         requested again: %s\n", u)
+	}
 }
 
 // measure runs a child and returns its wall time, CPU time, peak RSS and
@@ -290,12 +303,16 @@ func (w *web) measure(bin string, args []string) result {
 	}
 	res.requests = w.total.Load()
 	w.mu.Lock()
-	for u := range w.hits {
+	for u, n := range w.hits {
 		if !strings.HasSuffix(u, "/robots.txt") {
 			res.unique++
 		}
+		if n > 1 {
+			res.repeated = append(res.repeated, fmt.Sprintf("%s (%d times)", u, n))
+		}
 	}
 	w.mu.Unlock()
+	sort.Strings(res.repeated)
 	return res
 }
 
