@@ -182,12 +182,15 @@ type router struct {
 	finals map[string]*check.Known
 	via    map[string][]string // queued URL -> targets redirecting to it
 
-	// The queue to the checker: unbounded, so that the crawl's callbacks
-	// never wait for the checker.
-	qmu    sync.Mutex
-	qcond  *sync.Cond
-	queue  []check.Target
-	closed bool
+	// The queue to the checker. It holds at most maxQueued targets: when
+	// the checks fall behind, the crawl waits for them (back-pressure), so
+	// that memory does not grow with the site.
+	qmu     sync.Mutex
+	qcond   *sync.Cond // signalled when the queue gets a target or closes
+	qspace  *sync.Cond // signalled when the feeder took the queue
+	queue   []check.Target
+	closed  bool
+	stopped bool // the feeder is gone (cancelled): nothing waits for space
 
 	cmu     sync.Mutex
 	counts  audit.CheckCounts
@@ -243,10 +246,16 @@ func (r *router) submit(t check.Target) {
 		t.Known.Offline = true
 	}
 	r.qmu.Lock()
+	for len(r.queue) >= maxQueued && !r.stopped {
+		r.qspace.Wait()
+	}
 	r.queue = append(r.queue, t)
 	r.qmu.Unlock()
 	r.qcond.Signal()
 }
+
+// maxQueued bounds the targets waiting for the checker (see router.queue).
+const maxQueued = 4096
 
 // closeQueue ends the stream of targets.
 func (r *router) closeQueue() {
@@ -261,6 +270,12 @@ func (r *router) closeQueue() {
 // is closed and empty, or ctx is done.
 func (r *router) feed(ctx context.Context, out chan<- check.Target) {
 	defer close(out)
+	defer func() {
+		r.qmu.Lock()
+		r.stopped = true
+		r.qmu.Unlock()
+		r.qspace.Broadcast()
+	}()
 	stop := context.AfterFunc(ctx, func() { r.qcond.Broadcast() })
 	defer stop()
 	for {
@@ -275,6 +290,7 @@ func (r *router) feed(ctx context.Context, out chan<- check.Target) {
 		batch := r.queue
 		r.queue = nil
 		r.qmu.Unlock()
+		r.qspace.Broadcast()
 		if r.hasPrev {
 			r.previous(ctx, batch)
 		}
@@ -495,6 +511,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		anchors: map[string][]string{},
 	}
 	r.qcond = sync.NewCond(&r.qmu)
+	r.qspace = sync.NewCond(&r.qmu)
 	var err error
 	if r.hasPrev, err = store.HasChecksBefore(ctx, run.ID); err != nil {
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
@@ -546,13 +563,6 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return nil
 	}, audit.WriterOptions{BatchSize: 500, QueueSize: 512})
 
-	if cfg.CrawlOnly {
-		// Nothing to route: the seen set stays empty.
-	} else if err := r.resume(ctx, crawl); err != nil {
-		r.w.Close()
-		return audit.CheckCounts{}, nil, crawler.Stats{}, err
-	}
-
 	// One politeness scheduler for the crawl and the checks: a host has
 	// one budget (PerHost requests in flight, Delay between starts, 429 and
 	// Retry-After pauses), whoever asks it.
@@ -577,6 +587,18 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			cancelFeed()
 		}
 	})
+
+	// A resumed run first routes what it stored but did not check (the
+	// checker runs already: the queue is bounded).
+	if !cfg.CrawlOnly {
+		if err := r.resume(ctx, crawl); err != nil {
+			r.closeQueue()
+			cancelFeed()
+			wg.Wait()
+			r.w.Close()
+			return audit.CheckCounts{}, nil, crawler.Stats{}, err
+		}
+	}
 
 	var st crawler.Stats
 	var crawlErr error
@@ -674,7 +696,6 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 	if len(r.seen) == 0 {
 		return nil // a new run
 	}
-	r.counts.Targets = 0
 	if crawl {
 		queued, _, err := r.store.Frontier(ctx, r.run.ID)
 		if err != nil {

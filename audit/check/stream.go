@@ -88,9 +88,16 @@ func (rs *runState) dispatchStream(ctx context.Context, in <-chan Target, emit f
 		h.queued = true
 		ready = append(ready, h)
 	}
-	// outstanding counts targets received and not finished.
+	// outstanding counts targets received and not finished; at most
+	// maxOutstanding are taken from in at once, so that a caller producing
+	// faster than the checks finish waits (memory stays bounded).
 	outstanding := 0
+	maxOutstanding := max(4*rs.o.Workers, 4096)
 	for in != nil || outstanding > 0 {
+		recv := in
+		if outstanding >= maxOutstanding {
+			recv = nil
+		}
 		var head *hostQueue
 		for len(ready) > 0 {
 			h := ready[0]
@@ -114,7 +121,7 @@ func (rs *runState) dispatchStream(ctx context.Context, in <-chan Target, emit f
 			tick = timer.C
 		}
 		select {
-		case t, ok := <-in:
+		case t, ok := <-recv:
 			if !ok {
 				in = nil
 				continue
