@@ -203,3 +203,9 @@ func NormalizeURL(raw string) (string, error) {
 	}
 	return redactHref(w.Href(true)), nil
 }
+
+// ParseURLWarn is ParseURL that also returns the validation warnings (see
+// Resolver.Resolve).
+func ParseURLWarn(raw string) (*url.URL, []string, error) {
+	return Resolver{}.Resolve(raw)
+}

@@ -53,7 +53,8 @@ var allCodes = map[string]bool{
 	CodeInvalidPWID: true, CodeLenientPWID: true, CodeTooManyValues: true,
 	CodeMissingOriginalURL: true, CodeMissingVersionDate: true, CodeMsetWithoutHref: true,
 	CodeMultipleIdentifiers: true, CodeInvalidLinkHeader: true, CodeRelativeOriginalURL: true,
-	CodePWIDInHref: true, CodeAnchoredLink: true,
+	CodePWIDInHref: true, CodeAnchoredLink: true, CodeLenientURL: true, CodeCredentialsInURL: true,
+	CodeIgnoredBase: true,
 }
 
 // maxMessageLen bounds diagnostic messages: a few quoted values of at most
