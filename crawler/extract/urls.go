@@ -76,4 +76,3 @@ func hasLonePercent(s string) bool {
 	}
 	return false
 }
-
