@@ -71,6 +71,18 @@ var specialSchemes = []string{"https:", "http:", "wss:", "ws:", "ftp:", "file:"}
 // scheme, "\". It works on any text (raw attribute values, messages, page
 // text), errs on the side of redacting, and is idempotent.
 func RedactText(s string) string {
+	return redact(s, true)
+}
+
+// RedactURLString is RedactText for a string that is one URL as written
+// (an href, a <base href>, a data-originalurl value): a space does not end
+// its authority there, since the URL parser percent-encodes it
+// ("https://u:p w@h/" has the password "p w").
+func RedactURLString(s string) string {
+	return redact(s, false)
+}
+
+func redact(s string, spaceEnds bool) string {
 	if strings.IndexByte(s, '@') < 0 {
 		return s
 	}
@@ -82,8 +94,12 @@ func RedactText(s string) string {
 	scan:
 		for ; i < len(s); i++ {
 			switch c := s[i]; c {
-			case '/', '?', '#', ' ', '\f', '\v':
+			case '/', '?', '#':
 				break scan
+			case ' ', '\f', '\v':
+				if spaceEnds {
+					break scan
+				}
 			case '\\':
 				if special {
 					break scan

@@ -185,3 +185,49 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestResolve_Limits: inputs that would make the parser work in quadratic
+// time are invalid URLs; ordinary long URLs are not.
+func TestResolve_Limits(t *testing.T) {
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"long user name", "http://" + strings.Repeat("a", 5000) + "@h/", false},
+		{"many @", "http://" + strings.Repeat("@", 17) + "h/", false},
+		{"many segments", "http://h" + strings.Repeat("/a", 1100), false},
+		{"too long", "http://h/" + strings.Repeat("a", MaxURLLen), false},
+		{"large data URL", "data:image/png;base64," + strings.Repeat("iVBORw0KGgo=", 20000), true},
+		{"mailto with many recipients", "mailto:" + strings.Repeat("a@example.org,", 100), true},
+		{"long query with slashes", "http://h/?" + strings.Repeat("a/@", 10000), true},
+		{"long path", "http://h/" + strings.Repeat("a/", 1000) + strings.Repeat("b", 30000), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseURL(tc.in)
+			if (err == nil) != tc.ok {
+				t.Fatalf("ParseURL: %v, want ok=%v", err, tc.ok)
+			}
+			if _, err := NormalizeURL(tc.in); (err == nil) != tc.ok {
+				t.Fatalf("NormalizeURL: %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// BenchmarkNormalizeURL_Hostile measures the worst inputs within the
+// limits (see tooCostly).
+func BenchmarkNormalizeURL_Hostile(b *testing.B) {
+	for name, s := range map[string]string{
+		"typical":    "https://Example.COM:443/a/./b/../c?q=1#f",
+		"userinfo":   "http://" + strings.Repeat("a", 4000) + strings.Repeat("@", 16) + "h/",
+		"segments":   "http://h" + strings.Repeat("/a", 512),
+		"data-200KB": "data:image/png;base64," + strings.Repeat("iVBORw0KGgo=", 17000),
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				NormalizeURL(s)
+			}
+		})
+	}
+}

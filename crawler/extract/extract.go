@@ -168,7 +168,7 @@ func (x *extractor) findBase(n *html.Node) {
 		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
 			if v, ok := attr(n, "href"); ok {
 				if found {
-					x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: only the first <base> with an href sets the base URL", quote(v))
+					x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: only the first <base> with an href sets the base URL", quote(audit.RedactURLString(v)))
 				} else {
 					found = true
 					x.setBase(v)
@@ -183,6 +183,7 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
+	v = audit.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
 		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: not a valid URL (%s); links resolve against the document URL", quote(v), errText(err))
@@ -282,6 +283,9 @@ func (x *extractor) element(n *html.Node) int {
 		return -1
 	}
 	raw, hasURL := attr(n, spec.attr)
+	// A password in the URL never reaches a record or a message: the URL
+	// is read as written but for it (it is never sent either).
+	raw = audit.RedactURLString(raw)
 	_, hasMset := attr(n, "mset")
 	if !hasURL {
 		if hasMset {
@@ -345,6 +349,7 @@ func (x *extractor) element(n *html.Node) int {
 // robust reads the Robust Links attributes (robust-links spec, section 3).
 func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	orig, hasOrig := attr(n, "data-originalurl")
+	orig = audit.RedactURLString(orig)
 	date, hasDate := attr(n, "data-versiondate")
 	vurl, hasVURL := attr(n, "data-versionurl")
 	if !hasOrig && !hasDate && !hasVURL {
@@ -383,6 +388,7 @@ func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	} else {
 		t, dateOnly, diags := ParseVersionDate("data-versiondate", date)
 		r.VersionDate, r.VersionDateOnly = t, dateOnly
+		r.VersionDateLeapSecond = hasLeapSecond(diags)
 		l.Diagnostics = append(l.Diagnostics, diags...)
 	}
 	if hasVURL {
@@ -446,7 +452,10 @@ func (x *extractor) textPWIDs() {
 	for _, p := range x.ex.PWIDs {
 		seen[p.Raw] = true
 	}
-	for _, raw := range FindPWIDs(x.pageText.String()) {
+	tooLong := func(head string, n int) {
+		x.diag("text", CodeInvalidPWID, "invalid pwid %s…: a candidate of %d bytes is too long (at most %d are read); not parsed", quote(head), n, maxPWIDCandidate)
+	}
+	for _, raw := range FindPWIDsReport(x.pageText.String(), tooLong) {
 		if seen[raw] {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // TestPage_WHATWGHrefs: hrefs are read as browsers read them (WHATWG URL
@@ -123,4 +125,51 @@ func TestPage_RedactsPasswords(t *testing.T) {
 	if ex.Links[0].Href != "https://user:***@host/" {
 		t.Errorf("href = %q", ex.Links[0].Href)
 	}
+}
+
+// FuzzPageURLs: a page with a hostile <base> and href never panics, never
+// keeps a URL password, and every http(s) href it records is in the
+// normal form's domain (NormalizeURL accepts it, idempotently).
+func FuzzPageURLs(f *testing.F) {
+	for _, s := range []struct{ base, href string }{
+		{"", "https://www.w3.org/\nstandards/"},
+		{"javascript:alert(1)", "a"},
+		{"../x/", `https:\\example.com\backslash\path`},
+		{"https://u:pw@h/", "//host/path"},
+		{"data:,x", "http://0x7f.1/"},
+		{"", "https://user:s3cr3t@host/"},
+		{"http://[::1", "http://[::1/"},
+	} {
+		f.Add(s.base, s.href)
+	}
+	f.Fuzz(func(t *testing.T, base, href string) {
+		doc := `<base href="` + html.EscapeString(base) + `"><a href="` + html.EscapeString(href) + `">x</a>`
+		ex := extractString(t, "https://ex.org/dir/", doc, nil)
+		for _, l := range ex.Links {
+			if !strings.HasPrefix(l.Href, "http:") && !strings.HasPrefix(l.Href, "https:") {
+				continue
+			}
+			if !hasCode(l.Diagnostics, CodeInvalidURL) {
+				n, err := audit.NormalizeURL(l.Href)
+				if err != nil {
+					t.Fatalf("href %q recorded as %q, which does not normalise: %v", href, l.Href, err)
+				}
+				if again, _ := audit.NormalizeURL(n); again != n {
+					t.Fatalf("NormalizeURL not idempotent on %q", n)
+				}
+			}
+		}
+		for _, v := range []string{base, href} {
+			u, err := audit.ParseURL(v)
+			if err != nil || u.User == nil {
+				continue
+			}
+			if p, ok := u.User.Password(); ok && len(p) > 3 && p != audit.RedactedPassword {
+				b, _ := json.Marshal(ex)
+				if strings.Contains(string(b), ":"+p+"@") {
+					t.Fatalf("password %q kept: %s", p, b)
+				}
+			}
+		}
+	})
 }

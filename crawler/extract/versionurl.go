@@ -198,6 +198,7 @@ func ParseVersionURL(s string, base *url.URL) ([]audit.Snapshot, []audit.Diagnos
 		snaps[cur].Datetime = t
 		snaps[cur].DateOnly = dateOnly
 		snaps[cur].DatetimeRaw = tok
+		snaps[cur].LeapSecond = hasLeapSecond(d)
 	}
 	if count == 0 {
 		diags = append(diags, newDiag(fieldVersionURL, CodeEmptyValue,

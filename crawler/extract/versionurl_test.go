@@ -119,7 +119,7 @@ var versionURLTests = []versionURLTest{
 	{"password redacted later, reported here", "https://u:pw@a.example/x", testBase,
 		[]string{"https://u:pw@a.example/x"}, "credentials-in-url"},
 	{"leap second", "https://a.example/x 2016-12-31T23:59:60Z", testBase,
-		[]string{snap("https://a.example/x", "2016-12-31T23:59:59Z", false, "2016-12-31T23:59:60Z")}, "leap-second"},
+		[]string{snap("https://a.example/x", "2017-01-01T00:00:00Z", false, "2016-12-31T23:59:60Z")}, "leap-second"},
 
 	// pwid tokens are snapshot URIs, verbatim, without "//".
 	{"pwid", "pwid:archive.org:2016-01-22_11.20.29Z_page:https://www.dr.dk 2016-01-22", testBase,
