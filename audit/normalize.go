@@ -228,8 +228,8 @@ func ParseURLWarn(raw string) (*url.URL, []string, error) {
 const (
 	MaxURLLen          = 64000
 	maxURLPathSlashes  = 1024
-	maxURLAuthorityAts = 16
-	maxURLAuthorityLen = 4096
+	maxURLAuthorityAts = 8
+	maxURLAuthorityLen = 1024
 )
 
 // tooCostly returns why s is beyond the parser's limits, or "".

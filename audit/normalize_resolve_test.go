@@ -193,7 +193,7 @@ func TestResolve_Limits(t *testing.T) {
 		name, in string
 		ok       bool
 	}{
-		{"long user name", "http://" + strings.Repeat("a", 5000) + "@h/", false},
+		{"long user name", "http://" + strings.Repeat("a", 1100) + "@h/", false},
 		{"many @", "http://" + strings.Repeat("a@", 300) + "h/", false},
 		{"many segments", "http://h" + strings.Repeat("/a", 1100), false},
 		{"too long", "http://h/" + strings.Repeat("a", MaxURLLen), false},
@@ -220,7 +220,7 @@ func TestResolve_Limits(t *testing.T) {
 func BenchmarkNormalizeURL_Hostile(b *testing.B) {
 	for name, s := range map[string]string{
 		"typical":    "https://Example.COM:443/a/./b/../c?q=1#f",
-		"userinfo":   "http://" + strings.Repeat("a", 4000) + strings.Repeat("@", 16) + "h/",
+		"userinfo":   "http://" + strings.Repeat("a", 1000) + strings.Repeat("@", 8) + "h/",
 		"segments":   "http://h" + strings.Repeat("/a", 512),
 		"data-200KB": "data:image/png;base64," + strings.Repeat("iVBORw0KGgo=", 17000),
 	} {
