@@ -352,6 +352,7 @@ func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	orig = audit.RedactURLString(orig)
 	date, hasDate := attr(n, "data-versiondate")
 	vurl, hasVURL := attr(n, "data-versionurl")
+	vurl = audit.RedactText(vurl) // whitespace-separated tokens
 	if !hasOrig && !hasDate && !hasVURL {
 		return
 	}
@@ -411,6 +412,7 @@ func (x *extractor) mset(n *html.Node, l *audit.Link, idx int) {
 	if !ok {
 		return
 	}
+	v = audit.RedactText(v)
 	m, diags := ParseMset(v, x.base)
 	l.Diagnostics = append(l.Diagnostics, diags...)
 	if m == nil {
