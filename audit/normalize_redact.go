@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"fmt"
+	"log/slog"
 	"net/url"
 	"reflect"
 	"sort"
@@ -241,4 +243,36 @@ func redactValue(v reflect.Value, depth int) {
 			v.SetMapIndex(iter.Key(), c)
 		}
 	}
+}
+
+// RedactLogAttr is a slog.HandlerOptions.ReplaceAttr function that redacts
+// URL passwords in string values, errors and fmt.Stringer values (such as
+// *url.URL) of log records, the message included.
+func RedactLogAttr(_ []string, a slog.Attr) slog.Attr {
+	switch a.Value.Kind() {
+	case slog.KindString:
+		if s := a.Value.String(); strings.IndexByte(s, '@') >= 0 {
+			a.Value = slog.StringValue(RedactText(s))
+		}
+	case slog.KindAny:
+		var s string
+		switch v := a.Value.Any().(type) {
+		case *url.URL:
+			if v != nil {
+				s = RedactText(v.String())
+			}
+		case error:
+			s = v.Error()
+		case fmt.Stringer:
+			s = v.String()
+		default:
+			return a
+		}
+		if strings.IndexByte(s, '@') >= 0 {
+			if r := RedactText(s); r != s {
+				a.Value = slog.StringValue(r)
+			}
+		}
+	}
+	return a
 }
