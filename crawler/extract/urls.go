@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -48,6 +50,12 @@ func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnost
 			break
 		}
 	}
+	if h := u.Hostname(); isIPv4(h) && !strings.Contains(raw, h) {
+		// 0x7f.1, 2852039166, 0177.0.0.1, 127.1: resolvers read them as
+		// IP addresses too, and so does linkrot (the SSRF policy sees the
+		// address).
+		fixes = append(fixes, fmt.Sprintf("the host is the IPv4 address %s written in another form", h))
+	}
 	if hasLonePercent(raw) {
 		fixes = append(fixes, `a "%" not followed by two hex digits kept (written "%25" in a path)`)
 	}
@@ -75,4 +83,10 @@ func hasLonePercent(s string) bool {
 		}
 	}
 	return false
+}
+
+// isIPv4 reports whether h is a dotted-decimal IPv4 address.
+func isIPv4(h string) bool {
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Is4()
 }
