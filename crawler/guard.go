@@ -53,12 +53,12 @@ func SiteTransport(siteURLs []string) (http.RoundTripper, func()) {
 func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.RoundTripper, func()) {
 	switch {
 	case override != nil:
-		return noURLCredentials{override}, func() {}
+		return urlTransport{override}, func() {}
 	case c.opts.Transport != nil:
-		return noURLCredentials{c.opts.Transport}, func() {}
+		return urlTransport{c.opts.Transport}, func() {}
 	}
 	rt, done := guardedTransport(sc, c.opts.Resolver)
-	return noURLCredentials{rt}, done
+	return urlTransport{rt}, done
 }
 
 // guardedTransport is the crawler's default transport: the checker's
