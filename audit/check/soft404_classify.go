@@ -173,7 +173,8 @@ func classifySoft404(in *soft404Input) soft404Result {
 	return res
 }
 
-// describe lists the signals that weigh, for Check.Reason.
+// describe lists the signals that weigh, for Check.Reason:
+// "words (title): page not found: \"Page not found\" +0.60; ...".
 func describe(sigs []audit.Soft404Signal) string {
 	var parts []string
 	for _, s := range sigs {
@@ -181,15 +182,15 @@ func describe(sigs []audit.Soft404Signal) string {
 			continue
 		}
 		d := s.Name
-		if s.Where != "" {
-			d += " in " + s.Where
+		if s.Where != "" && s.Where != "probe" && s.Where != "url" {
+			d += " (" + s.Where + ")"
 		}
 		if s.Match != "" {
-			d += " " + strconv.Quote(truncate(s.Match, 160))
+			d += ": " + truncate(s.Match, 200)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%+.2f)", d, s.Score))
+		parts = append(parts, fmt.Sprintf("%s %+.2f", d, s.Score))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
@@ -327,7 +328,7 @@ func wordSignals(page *audit.PageSignals, toks []string, length int) []audit.Sof
 
 // quoteIn describes a phrase found in a title or heading.
 func quoteIn(phrase, in string) string {
-	return phrase + " in " + strconv.Quote(truncate(in, 120))
+	return phrase + ": " + strconv.Quote(truncate(in, 120))
 }
 
 // titleSeparators split a title into segments (the page's own title, the
