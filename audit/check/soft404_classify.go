@@ -21,17 +21,18 @@ import (
 //   - probe: a sibling URL that cannot exist is requested once per
 //     directory (Bar-Yossef, Broder, Kumar and Tomkins, "Sic transit
 //     gloria telae: towards an understanding of the Web's decay", WWW
-//     2004; Lee et al. / Meneses, Furuta and Shipman, "Identifying 'soft
-//     404' error pages: analyzing the lexical signatures of documents in
-//     distributed collections", TPDL 2012). Same not-found page as the
+//     2004; Meneses, Furuta and Shipman, "Identifying 'soft 404' error
+//     pages: analyzing the lexical signatures of documents in distributed
+//     collections", TPDL 2012). Same not-found page as the
 //     probe (Soft404Shingle), or both redirected to one page that is not
 //     a home page: weightProbe. A similarity between probeWeakSimilarity
 //     and the threshold adds up to weightProbeWeak. A probe answered 404
 //     or 410 is recorded with score 0: it no longer rules the other
 //     signals out.
 //   - words: the page's own words saying "not found" (soft404_phrases.go)
-//     in ten languages, weighed by WHERE they are, as Google Search
-//     Central's soft-404 guidance describes what a reader sees: a title
+//     in ten languages, weighed by WHERE they are (Google Search Central,
+//     "HTTP status codes ... Soft 404 errors": a page that tells the
+//     reader it does not exist while answering 200): a title
 //     segment or <h1> that IS a not-found statement (weightTitle,
 //     weightH1; one that merely contains a phrase, weightTitlePart,
 //     weightH1Part), and the start of the main text (the first
