@@ -55,7 +55,7 @@ var notFoundStrong = map[string][]string{
 		"page you requested", "page you are looking for", "page you were looking for",
 		"page you're looking for", "page you tried to access", "page isn't available",
 		"page is not available", "page is no longer", "error 404", "404 error", "404 page",
-		"http 404", "nothing was found", "nothing found", "broken link", "dead link",
+		"http 404", "nothing was found", "nothing found",
 	},
 	// "Seite nicht gefunden", "Die angeforderte Seite existiert nicht",
 	// "Diese Seite ist leider nicht (mehr) verfügbar" (Spiegel, Zeit).
