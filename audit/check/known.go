@@ -253,7 +253,7 @@ func (k *knownBody) decides(p *probeResult, start, final *url.URL, threshold flo
 	if len(k.fp.words) < Soft404Shingle {
 		return false
 	}
-	a := len(textsim.Shingles(k.fp.words, Soft404Shingle))
+	a := len(shingleSet(k.fp.words, Soft404Shingle))
 	if float64(len(p.shingles)) >= bound*float64(a) {
 		return false
 	}
@@ -266,8 +266,8 @@ func (k *knownBody) decides(p *probeResult, start, final *url.URL, threshold flo
 	if len(tw) < Soft404Shingle {
 		return false
 	}
-	af := len(textsim.Shingles(tw, Soft404Shingle))
-	return float64(len(textsim.Shingles(pw, Soft404Shingle))) < bound*float64(af)
+	af := len(shingleSet(tw, Soft404Shingle))
+	return float64(len(shingleSet(pw, Soft404Shingle))) < bound*float64(af)
 }
 
 // challenge is challenge() for the chain's last response; a response

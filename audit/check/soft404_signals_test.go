@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,6 +225,35 @@ Check the spelling of %s, or browse the categories for the season. The best offe
 	}
 }
 
+// TestShingleSet: the sorted shingle sets are textsim's sets, and their
+// Jaccard index textsim's.
+func TestShingleSet(t *testing.T) {
+	texts := []string{"", "one", "one two", "a b c d e f a b c", docPage(), longArticle(), layout(article),
+		"页面不存在 页面 ページが見つかりません", strings.Repeat("x y ", 50)}
+	for _, a := range texts {
+		wa := textsim.Words(textsim.MainText([]byte(a)))
+		for k := 0; k <= 4; k++ {
+			got, want := shingleSet(wa, k), textsim.Shingles(wa, k)
+			if len(got) != len(want) || !slices.IsSorted(got) {
+				t.Fatalf("shingleSet(%.20q, %d): %d hashes, textsim %d", a, k, len(got), len(want))
+			}
+			for _, h := range got {
+				if _, ok := want[h]; !ok {
+					t.Fatalf("shingleSet(%.20q, %d): hash %x not textsim's", a, k, h)
+				}
+			}
+		}
+		for _, b := range texts {
+			wb := textsim.Words(textsim.MainText([]byte(b)))
+			got := jaccardSorted(shingleSet(wa, 3), shingleSet(wb, 3))
+			want := textsim.Jaccard(textsim.Shingles(wa, 3), textsim.Shingles(wb, 3))
+			if got != want {
+				t.Errorf("jaccardSorted(%.20q, %.20q) = %v, textsim %v", a, b, got, want)
+			}
+		}
+	}
+}
+
 // TestSoft404_Phrases: titles and headings per language, statements and
 // not.
 func TestSoft404_Phrases(t *testing.T) {
@@ -428,7 +458,7 @@ func FuzzSoft404Classify(f *testing.F) {
 		fp := fingerprintPage([]byte(page), "text/html", true, nil, false)
 		pw := textsim.Words(textsim.MainText([]byte(probePage)))
 		probe := &probeResult{url: "https://example.com/x/zzzz", final: "https://example.com/x/zzzz", status: probeStatus,
-			words: pw, shingles: textsim.Shingles(pw, Soft404Shingle), urlWords: map[string]bool{"x": true}}
+			words: pw, shingles: shingleSet(pw, Soft404Shingle), urlWords: map[string]bool{"x": true}}
 		ref := &audit.Check{SHA256: "r", SimHash: 12345, Words: 300}
 		res := classifySoft404(&soft404Input{start: start, final: final, redirects: redirects, words: fp.words,
 			count: fp.count, page: fp.signals, simhash: fp.simhash, probe: probe, reference: ref, probeThreshold: 0.9})
