@@ -24,7 +24,8 @@ import (
 // deluxe"): a page identical to the probe's answer but for the echoed
 // words is the probe's answer. The second measure needs at least 3 words
 // left of each text and at most three quarters of either removed (a page
-// made of its own URL's words is not judged by what is left of it). A
+// made of its own URL's words is not judged by what is left of it), and is
+// skipped when the texts' sizes bound it below probeWeakSimilarity. A
 // target is a soft 404 by the probe alone when the similarity reaches
 // Options.Soft404Threshold (default 0.9): a real page that shares a
 // site's boilerplate with the not-found page still differs in more than a
@@ -190,7 +191,8 @@ func withoutWords(words []string, drop map[string]bool) ([]string, int) {
 // as they are (raw) and of the texts without the two URLs' words (echo,
 // -1 when that measure does not apply).
 func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim, raw, echo float64) {
-	raw = jaccardSorted(shingleSet(words, Soft404Shingle), p.shingles)
+	ts := shingleSet(words, Soft404Shingle)
+	raw = jaccardSorted(ts, p.shingles)
 	echo = -1
 	drop := urlWords(start, final)
 	for w := range p.urlWords {
@@ -198,9 +200,17 @@ func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim
 	}
 	tw, tn := withoutWords(words, drop)
 	pw, pn := withoutWords(p.words, drop)
-	if len(tw) >= 3 && len(pw) >= 3 && 4*tn <= 3*len(words) && 4*pn <= 3*len(p.words) {
-		echo = jaccardSorted(shingleSet(tw, Soft404Shingle), shingleSet(pw, Soft404Shingle))
+	if len(tw) < 3 || len(pw) < 3 || 4*tn > 3*len(words) || 4*pn > 3*len(p.words) {
+		return raw, raw, echo
 	}
+	// Every shingle of words without a removed word is one of tw's, so tw
+	// has at least len(ts) - 3·tn shingles, pw at most len(pw): when that
+	// bounds the Jaccard index below probeWeakSimilarity, the echo measure
+	// cannot score and is not computed.
+	if least := len(ts) - Soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
+		return raw, raw, echo
+	}
+	echo = jaccardSorted(shingleSet(tw, Soft404Shingle), shingleSet(pw, Soft404Shingle))
 	return max(raw, echo), raw, echo
 }
 
