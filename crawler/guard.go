@@ -53,15 +53,16 @@ func SiteTransport(siteURLs []string) (http.RoundTripper, func()) {
 func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.RoundTripper, func()) {
 	switch {
 	case override != nil:
-		return override, func() {}
+		return urlTransport{override}, func() {}
 	case c.opts.Transport != nil:
-		return c.wrap(c.opts.Transport), func() {}
+		return urlTransport{c.wrap(c.opts.Transport)}, func() {}
 	}
 	rt, done := guardedTransport(sc, c.opts.Resolver)
-	return c.wrap(rt), done
+	return urlTransport{c.wrap(rt)}, done
 }
 
-// wrap applies Options.WrapTransport.
+// wrap applies Options.WrapTransport (inside urlTransport, which stays
+// the outermost).
 func (c *Crawler) wrap(rt http.RoundTripper) http.RoundTripper {
 	if c.opts.WrapTransport != nil {
 		return c.opts.WrapTransport(rt)
