@@ -37,9 +37,13 @@
 //	 -> run finished (complete / interrupted / failed) -> report
 //
 // Nothing holds all pages, links or responses of a run: a page's
-// response lives until the targets waiting for it are judged, the router
-// keeps one 16-byte digest per unique target URL, and findings are
-// derived from a stream of the links that can have one.
+// response lives until the targets waiting for it are judged (a link that
+// turns up after its page was stored has the page's response read back
+// from the store); the router keeps a 16-byte digest per unique target
+// URL and per page, the redirects the crawl saw and the crawl's queued
+// URLs; at most a few thousand targets wait for the checker (the crawl
+// waits when the checks fall behind); findings are derived from a stream
+// of the links that can have one.
 //
 // Package linkrot also holds the files the linkrot command embeds for
 // `linkrot demo` (DemoFiles).

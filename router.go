@@ -37,6 +37,7 @@ type checkStore interface {
 	PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error)
 	TargetURLs(ctx context.Context, runID int64, fn func(url string) error) error
 	UncheckedTargets(ctx context.Context, runID int64, fn func(sqlite.TargetRef) error) error
+	PageResponse(ctx context.Context, runID int64, targetURL string) (*audit.Page, error)
 	PageResponses(ctx context.Context, runID int64) ([]*audit.Page, error)
 	PageContent(ctx context.Context, runID int64, pageURL string) (anchors []string, text string, err error)
 }
@@ -85,7 +86,7 @@ func (r *router) observe(p *audit.Page) (string, *check.Known) {
 			break
 		}
 		if _, dup := r.hops[from]; !dup {
-			if _, fin := r.finals[from]; !fin {
+			if _, fin := r.finals[r.key(from)]; !fin {
 				r.hops[from] = hop{status: h.Status, to: to}
 			}
 		}
@@ -100,7 +101,7 @@ func (r *router) observe(p *audit.Page) (string, *check.Known) {
 	if err != nil {
 		return "", nil
 	}
-	if _, dup := r.finals[n]; dup {
+	if _, dup := r.finals[r.key(n)]; dup {
 		return "", nil
 	}
 	if _, dup := r.hops[n]; dup {
@@ -110,7 +111,7 @@ func (r *router) observe(p *audit.Page) (string, *check.Known) {
 	if full == nil {
 		return "", nil
 	}
-	r.finals[n] = r.compact(full, p)
+	r.finals[r.key(n)] = struct{}{}
 	return n, full
 }
 
@@ -120,32 +121,92 @@ func mustNorm(u string) string {
 }
 
 // lookup returns the crawl's response for a target URL, following the
-// redirects the crawl observed, or nil. fresh, when its URL is reached,
-// stands for the page just recorded (with its anchors and text). r.mu is
-// held.
-func (r *router) lookup(u, freshURL string, fresh *check.Known) *check.Known {
+// redirects the crawl observed: the page just recorded (fresh, with its
+// anchors and text, when its URL freshURL is reached), or the final URL
+// of an earlier page (lazy: its response is read back from the store by
+// the feeder) with the redirect chain to it. Both are zero when the crawl
+// did not observe the URL's outcome. r.mu is held.
+func (r *router) lookup(u, freshURL string, fresh *check.Known) (k *check.Known, lazy string, chain []audit.Redirect) {
 	cur := u
-	var chain []audit.Redirect
 	seen := map[string]bool{cur: true}
 	for {
-		var k *check.Known
 		if cur == freshURL && fresh != nil {
-			k = fresh
-		} else {
-			k = r.finals[cur]
-		}
-		if k != nil {
-			c := *k
+			c := *fresh
 			c.FinalURL, c.Redirects = cur, chain
-			return &c
+			return &c, "", nil
+		}
+		if _, ok := r.finals[r.key(cur)]; ok {
+			return nil, cur, chain
 		}
 		h, ok := r.hops[cur]
 		if !ok || seen[h.to] || len(chain) >= 100 {
-			return nil
+			return nil, "", nil
 		}
 		chain = append(chain, audit.Redirect{From: cur, To: h.to, Status: h.status})
 		seen[h.to] = true
 		cur = h.to
+	}
+}
+
+// resolve submits target u (id: its target ID, 0 when not known yet)
+// with the crawl's response for it, when the crawl observed one, and
+// reports whether it did. r.mu is held.
+func (r *router) resolve(u string, id int64, freshURL string, fresh *check.Known) bool {
+	k, lazy, chain := r.lookup(u, freshURL, fresh)
+	switch {
+	case k != nil:
+		r.submit(pending{t: check.Target{ID: id, URL: u, Known: k}})
+	case lazy != "":
+		r.submit(pending{t: check.Target{ID: id, URL: u}, final: lazy, chain: chain})
+	default:
+		return false
+	}
+	return true
+}
+
+// pending is a target on its way to the checker: with final set, its
+// Known is the response of the page at final (reached through chain),
+// read from the store by the feeder.
+type pending struct {
+	t     check.Target
+	final string
+	chain []audit.Redirect
+}
+
+// known reads back the crawl's response for a target whose page was
+// recorded earlier (pending.final), or returns nil (the target is then
+// fetched). A page still on its way to the database is waited for.
+func (r *router) known(ctx context.Context, final string, chain []audit.Redirect) *check.Known {
+	p, err := r.store.PageResponse(ctx, r.run.ID, final)
+	if errors.Is(err, audit.ErrNotFound) {
+		r.barrier(ctx)
+		p, err = r.store.PageResponse(ctx, r.run.ID, final)
+	}
+	if err != nil || p.Evidence == nil {
+		if err != nil && !errors.Is(err, audit.ErrNotFound) {
+			r.log.Warn("crawl response not read: the target is fetched", "url", final, "err", err)
+		}
+		return nil
+	}
+	pageURL := p.URL
+	k := check.NewKnownIndex([]*audit.Page{p}, func(ctx context.Context, _ *audit.Page) ([]string, string, error) {
+		return r.store.PageContent(ctx, r.run.ID, pageURL)
+	}).Lookup(final)
+	if k == nil {
+		return nil
+	}
+	k.FinalURL, k.Redirects = final, chain
+	k.Offline = r.offline
+	return k
+}
+
+// barrier waits until the writer stored everything handed to it so far.
+func (r *router) barrier(ctx context.Context) {
+	done := make(chan struct{})
+	r.w.Add(item{flushed: done})
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
 
@@ -179,7 +240,7 @@ type router struct {
 	// hops it followed (few) and the final response of each page, without
 	// its anchors and text (read back from the store when needed).
 	hops   map[string]hop
-	finals map[string]*check.Known
+	finals map[urlKey]struct{} // pages with a final response, read back from the store
 	via    map[string][]string // queued URL -> targets redirecting to it
 
 	// The queue to the checker. It holds at most maxQueued targets: when
@@ -188,7 +249,7 @@ type router struct {
 	qmu     sync.Mutex
 	qcond   *sync.Cond // signalled when the queue gets a target or closes
 	qspace  *sync.Cond // signalled when the feeder took the queue
-	queue   []check.Target
+	queue   []pending
 	closed  bool
 	stopped bool // the feeder is gone (cancelled): nothing waits for space
 
@@ -237,19 +298,19 @@ func (r *router) wantAnchors(u string) bool {
 }
 
 // submit queues a target for the checker. It never blocks.
-func (r *router) submit(t check.Target) {
+func (r *router) submit(p pending) {
 	if r.cfg.CrawlOnly {
 		return
 	}
-	t.WantAnchors = r.wantAnchors(t.URL)
-	if t.Known != nil && r.offline {
-		t.Known.Offline = true
+	p.t.WantAnchors = r.wantAnchors(p.t.URL)
+	if p.t.Known != nil && r.offline {
+		p.t.Known.Offline = true
 	}
 	r.qmu.Lock()
 	for len(r.queue) >= maxQueued && !r.stopped {
 		r.qspace.Wait()
 	}
-	r.queue = append(r.queue, t)
+	r.queue = append(r.queue, p)
 	r.qmu.Unlock()
 	r.qcond.Signal()
 }
@@ -287,10 +348,19 @@ func (r *router) feed(ctx context.Context, out chan<- check.Target) {
 			r.qmu.Unlock()
 			return
 		}
-		batch := r.queue
+		queued := r.queue
 		r.queue = nil
 		r.qmu.Unlock()
 		r.qspace.Broadcast()
+		batch := make([]check.Target, len(queued))
+		for i, p := range queued {
+			batch[i] = p.t
+			if p.final != "" {
+				// A page recorded before the link to it turned up.
+				batch[i].Known = r.known(ctx, p.final, p.chain)
+			}
+		}
+		clear(queued)
 		if r.hasPrev {
 			r.previous(ctx, batch)
 		}
@@ -424,8 +494,7 @@ func (r *router) Add(p *audit.Page) {
 // observed its outcome. When u redirects to a URL the crawl has queued
 // but not fetched yet, u waits for that page instead. r.mu is held.
 func (r *router) judge(u, freshURL string, fresh *check.Known) {
-	if k := r.lookup(u, freshURL, fresh); k != nil {
-		r.submit(check.Target{URL: u, Known: k})
+	if r.resolve(u, 0, freshURL, fresh) {
 		return
 	}
 	if end := r.chainEnd(u); end != u {
@@ -434,7 +503,7 @@ func (r *router) judge(u, freshURL string, fresh *check.Known) {
 			return
 		}
 	}
-	r.submit(check.Target{URL: u}) // fetched
+	r.submit(pending{t: check.Target{URL: u}}) // fetched
 }
 
 // chainEnd follows the redirects the crawl observed from u.
@@ -447,34 +516,6 @@ func (r *router) chainEnd(u string) string {
 		u = h.to
 	}
 	return u
-}
-
-// compact is a Known without the page's anchors and text, which are read
-// from the store when a link to the page turns up later.
-func (r *router) compact(k *check.Known, p *audit.Page) *check.Known {
-	if !k.Evidence.HTML {
-		return k
-	}
-	c := *k
-	c.Evidence.Anchors, c.Evidence.Text = nil, ""
-	pageURL := p.URL
-	c.Load = func(ctx context.Context) ([]string, string, error) {
-		a, t, err := r.store.PageContent(ctx, r.run.ID, pageURL)
-		if errors.Is(err, audit.ErrNotFound) && r.w != nil {
-			// The page may still be on its way to the database: wait
-			// until the writer stored what came before now.
-			done := make(chan struct{})
-			r.w.Add(item{flushed: done})
-			select {
-			case <-done:
-			case <-ctx.Done():
-				return nil, "", ctx.Err()
-			}
-			a, t, err = r.store.PageContent(ctx, r.run.ID, pageURL)
-		}
-		return a, t, err
-	}
-	return &c
 }
 
 // route routes one target on first sight. r.mu is held.
@@ -506,7 +547,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		seen:    map[urlKey]struct{}{},
 		waiting: map[string]bool{},
 		hops:    map[string]hop{},
-		finals:  map[string]*check.Known{},
+		finals:  map[urlKey]struct{}{},
 		via:     map[string][]string{},
 		anchors: map[string][]string{},
 	}
@@ -639,7 +680,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		r.mu.Lock()
 		for u, linked := range r.waiting {
 			if linked {
-				r.submit(check.Target{URL: u})
+				r.submit(pending{t: check.Target{URL: u}})
 			}
 		}
 		clear(r.waiting)
@@ -718,15 +759,14 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 		r.observe(p)
 	}
 	for _, t := range unchecked {
-		if k := r.lookup(t.URL, "", nil); k != nil {
-			r.submit(check.Target{ID: t.ID, URL: t.URL, Known: k})
+		if r.resolve(t.URL, t.ID, "", nil) {
 			continue
 		}
 		if _, ok := r.waiting[t.URL]; ok {
 			r.waiting[t.URL] = true
 			continue
 		}
-		r.submit(check.Target{ID: t.ID, URL: t.URL})
+		r.submit(pending{t: check.Target{ID: t.ID, URL: t.URL}})
 	}
 	return nil
 }

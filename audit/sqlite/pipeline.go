@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -262,4 +263,44 @@ func (db *DB) PageAnchors(ctx context.Context, runID int64, targetURL string) ([
 		anchors = []string{}
 	}
 	return anchors, nil
+}
+
+// PageResponse returns what a run's crawl got for the page whose own URL
+// is the target targetURL (normalized): the page as PageResponses returns
+// it, without its redirects, and its Evidence without Anchors and Text
+// (PageContent reads them). A URL that is no page of the run yields an
+// error wrapping audit.ErrNotFound; a page without evidence has a nil
+// Evidence. It is safe for concurrent use.
+func (db *DB) PageResponse(ctx context.Context, runID int64, targetURL string) (*audit.Page, error) {
+	var (
+		id         int64
+		p          audit.Page
+		fetchedAt  sql.NullString
+		durationMS int64
+	)
+	err := db.read.QueryRowContext(ctx, `
+		SELECT id, url, request_url, depth, status, content_type, size, truncated,
+			fetch_error, fetched_at, duration_ms
+		FROM pages WHERE run_id = ? AND target_id = (SELECT id FROM targets WHERE url = ?)
+		ORDER BY id LIMIT 1`, runID, targetURL).Scan(&id, &p.URL, &p.RequestURL, &p.Depth, &p.Status, &p.ContentType,
+		&p.Size, &p.Truncated, &p.FetchError, &fetchedAt, &durationMS)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = audit.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("page %s of run %d: %w", quote(targetURL), runID, err)
+	}
+	if p.FetchedAt, err = parseInstant(fetchedAt); err != nil {
+		return nil, fmt.Errorf("page %d: fetched_at: %w", id, err)
+	}
+	p.Duration = time.Duration(durationMS) * time.Millisecond
+	e, err := scanEvidence(db.read.QueryRowContext(ctx, `SELECT `+evidenceColumns+` FROM page_evidence e WHERE e.page_id = ?`, id).Scan, false)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("evidence of page %d: %w", id, err)
+	default:
+		p.Evidence = e
+	}
+	return &p, nil
 }

@@ -40,7 +40,9 @@ func TestAuditCommand_SharedTargetFetchedOnce(t *testing.T) {
 			return
 		}
 		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil || i < 0 || i >= pages {
+		// The exact spelling only: a soft-404 probe's random segment may
+		// start with digits ("/p/5ceks3…"), which Sscanf would read as page 5.
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil || i < 0 || i >= pages || r.URL.Path != fmt.Sprintf("/p/%d", i) {
 			http.NotFound(w, r)
 			return
 		}
