@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -426,13 +428,12 @@ func (r *router) emit(c audit.Check) {
 	r.counts.Tally(&c)
 	r.cmu.Unlock()
 	c.Anchors = nil
-	r.w.Add(item{check: &c})
 	r.progress.Checked(&c)
+	r.w.Add(item{check: &c})
 }
 
 // Queue is crawler.Frontier.Queue: the crawl will fetch these URLs.
 func (r *router) Queue(entries []audit.FrontierEntry) {
-	r.w.Add(item{queued: entries})
 	r.mu.Lock()
 	for _, e := range entries {
 		if n, err := audit.NormalizeURL(e.URL); err == nil {
@@ -442,6 +443,7 @@ func (r *router) Queue(entries []audit.FrontierEntry) {
 		}
 	}
 	r.mu.Unlock()
+	r.w.Add(item{queued: entries}) // after reading them: the writer may rewrite them
 }
 
 // Restore is crawler.Frontier.Restore.
@@ -454,17 +456,28 @@ func (r *router) Restore(ctx context.Context) ([]audit.FrontierEntry, []string, 
 // are stored; then the targets waiting for the page are judged from it,
 // and the page's links are routed.
 func (r *router) Add(p *audit.Page) {
-	r.w.Add(item{page: p})
 	r.progress.Page(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Everything the router needs of the page is read (and the Known
+	// deep-copied) before the page goes to the writer, which may rewrite
+	// it (redaction of URL credentials) while the checks read the Known.
 	freshURL, fresh := r.observe(p)
+	if fresh != nil {
+		fresh.Evidence = cloneEvidence(fresh.Evidence)
+	}
 	// Every URL of the page's redirect chain and its final URL.
 	chain := []string{p.RequestURL}
 	for _, h := range p.Redirects {
 		chain = append(chain, h.From)
 	}
 	chain = append(chain, p.URL)
+	links := make([]string, len(p.Links))
+	for i := range p.Links {
+		links[i] = targetURL(p.Links[i].Href)
+	}
+	// The page goes to the writer before any check of its targets can.
+	r.w.Add(item{page: p})
 	for _, raw := range chain {
 		n, err := audit.NormalizeURL(raw)
 		if err != nil {
@@ -485,9 +498,23 @@ func (r *router) Add(p *audit.Page) {
 			}
 		}
 	}
-	for i := range p.Links {
-		r.route(targetURL(p.Links[i].Href), freshURL, fresh)
+	for _, u := range links {
+		r.route(u, freshURL, fresh)
 	}
+}
+
+// cloneEvidence copies e so that it shares no map or slice with the page
+// it came from.
+func cloneEvidence(e audit.PageEvidence) audit.PageEvidence {
+	e.Headers = maps.Clone(e.Headers)
+	e.Anchors = slices.Clone(e.Anchors)
+	if e.Signals != nil {
+		sig := *e.Signals
+		sig.H1 = slices.Clone(sig.H1)
+		sig.Parking = slices.Clone(sig.Parking)
+		e.Signals = &sig
+	}
+	return e
 }
 
 // judge submits target u, with the crawl's response when the crawl
