@@ -20,6 +20,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -67,13 +68,13 @@ type Options struct {
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned
-	// transport with keep-alive and HTTP/2 on the checker's SSRF guard
-	// (see guard.go: loopback and private addresses only for the hosts of
-	// the scope, link-local and unspecified ones never).
+	// transport with keep-alive and HTTP/2 on the SSRF guard of package
+	// netguard (see guard.go: loopback and private addresses only for the
+	// hosts of the scope, link-local and unspecified ones never).
 	Transport http.RoundTripper
 	// Resolver resolves host names for the default transport (nil: the
 	// system resolver).
-	Resolver check.Resolver
+	Resolver netguard.Resolver
 	// Extract bounds extraction.
 	Extract extract.Options
 	// OnPage is called after each page is recorded (progress display). It
@@ -88,6 +89,11 @@ type Options struct {
 	Hosts []audit.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
+	// Robots is the site's robots.txt gate shared with the check stage
+	// (NewRobotsGate), so that both stages read robots.txt once and share
+	// each host's Crawl-delay budget; nil: the crawl makes its own.
+	// Ignored with IgnoreRobots.
+	Robots *RobotsGate
 }
 
 func (o Options) withDefaults() Options {
@@ -262,8 +268,20 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	base, closeBase := c.transportFor(cr.scope, transport)
 	defer closeBase()
 	rt := &capTransport{next: base, maxBody: o.MaxBody}
-	client := &http.Client{Transport: rt, Timeout: o.Timeout}
-	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}, o.UserAgent)
+	gate := o.Robots
+	if gate == nil {
+		// robots.txt itself is fetched unpaced: the pacing asks for it.
+		robotsClient := &http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}
+		gate = newRobotsGate(newRobots(robotsClient, o.UserAgent), cr.scope, o.MaxCrawlDelay)
+	}
+	cr.robots = gate.robots
+	var pageRT http.RoundTripper = rt
+	if !o.IgnoreRobots {
+		// Crawl-delay bounds every request to the host, whichever stage
+		// sends it (the gate is shared with the checks).
+		pageRT = &capTransport{next: gate.RoundTripper(base), maxBody: o.MaxBody}
+	}
+	client := &http.Client{Transport: pageRT, Timeout: o.Timeout}
 
 	col := colly.NewCollector(
 		colly.StdlibContext(ctx),

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -629,8 +630,8 @@ func TestArchiveTransport(t *testing.T) {
 	// A public address literal: no DNS query.
 	run := &audit.Run{Seeds: []string{"http://93.184.215.14/"}}
 	topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{})
-	if topts.AllowPrivate || len(private) != 4 {
-		t.Fatalf("AllowPrivate %v, private endpoints %v; want false and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
+	if topts.AllowPrivate || len(private) != 6 {
+		t.Fatalf("AllowPrivate %v, private endpoints %v; want false, the site's two origins and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
 	}
 	rt, done := check.NewTransportAllowing(topts, private)
 	defer done()
@@ -643,11 +644,18 @@ func TestArchiveTransport(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Class != "policy" {
 		t.Errorf("snapshot on another loopback host: %v, want a policy refusal", err)
 	}
-	// A site on loopback allows private addresses everywhere, as the live
-	// check does.
-	run.Seeds = []string{fa.URL + "/"}
-	if topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{}); !topts.AllowPrivate || private != nil {
-		t.Errorf("site on loopback: AllowPrivate %v, private %v", topts.AllowPrivate, private)
+	// A site on loopback allows its own origin, not the whole private
+	// network: the other loopback archive stays refused.
+	run.Seeds = []string{other.URL + "/docs/"}
+	topts, private = archiveTransport(context.Background(), run, &f, archives, check.Options{})
+	if topts.AllowPrivate || !slices.Contains(private, other.URL+"/") {
+		t.Errorf("site on loopback: AllowPrivate %v, private %v; want false and the site's origin", topts.AllowPrivate, private)
+	}
+	rt2, done2 := check.NewTransportAllowing(topts, private)
+	defer done2()
+	client2 := archive.NewClient(archive.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
+	if _, err := client2.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1); err != nil {
+		t.Errorf("the site's own origin: %v", err)
 	}
 }
 
