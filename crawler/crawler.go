@@ -47,6 +47,20 @@ type Options struct {
 	MaxDepth int
 	// MaxPages bounds how many pages are fetched; 0 means unlimited.
 	MaxPages int
+	// Crawl-trap guards (see trap.go for the defaults and their sources).
+	// Zero means the default; a negative value turns the guard off.
+	// MaxSegmentRepeats: most repetitions in a row of a path segment or
+	// pair of segments (default 2). MaxPathSegments: most path segments
+	// (default 20). MaxQueryVariants: most query strings of one path
+	// (default 100). MaxURLLength: longest URL in bytes (default 2083).
+	MaxSegmentRepeats, MaxPathSegments, MaxQueryVariants, MaxURLLength int
+	// SessionParams are the query parameters treated as session ids:
+	// dropped from the crawl's visited-set key, so links differing only
+	// in them are crawled as one page (nil: DefaultSessionParams). The
+	// links themselves are recorded as written.
+	SessionParams []string
+	// KeepSessionIDs turns the session-id guard off.
+	KeepSessionIDs bool
 	// IgnoreRobots skips robots.txt (for auditing your own site).
 	IgnoreRobots bool
 	// Concurrency is the number of parallel requests per host.
@@ -133,6 +147,16 @@ type Stats struct {
 	RobotsBlocked int64 // URLs robots.txt disallowed
 	Errors        int64 // fetch failures (network, timeouts)
 	BudgetHit     bool  // MaxPages stopped the crawl from growing
+	// Traps are the crawl traps the guards cut, with their total Cut.
+	Traps []audit.CrawlTrap
+}
+
+// TrapSink is implemented by a Sink that stores crawl traps. The crawler
+// hands it what the guards cut since the last call, after the crawl (also
+// an interrupted one) and whenever a new trap is found, so that Cut values
+// add up (audit.CrawlTrap.RunID is left for the sink to set).
+type TrapSink interface {
+	AddTraps(traps []audit.CrawlTrap)
 }
 
 // Crawler crawls with Colly and sends pages to a Sink.
@@ -219,6 +243,7 @@ type crawl struct {
 	follow bool
 	scope  *scope
 	robots *robots
+	traps  *traps
 	q      *queue.Queue
 	// frontier is Options.Frontier.
 	frontier Frontier
@@ -259,6 +284,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		scope:   newScope(seedURLs, o.AllowDomains, o.Include, o.Exclude),
 		seen:    map[string]bool{},
 		hops:    map[string][]audit.Redirect{},
+		traps:   newTraps(o.trapLimits()),
 
 		frontier: o.Frontier,
 	}
@@ -316,6 +342,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	col.OnResponse(cr.onResponse)
 	col.OnError(cr.onError)
 
+	defer cr.flushTraps()
 	pending, err := cr.restore(ctx)
 	if err != nil {
 		return Stats{}, err
@@ -326,7 +353,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		}
 	}
 	for _, u := range seedURLs {
-		cr.enqueue(u, 0, true)
+		cr.enqueue(u, 0, true, "")
 	}
 	if err := q.Run(col); err != nil {
 		return cr.snapshot(), fmt.Errorf("crawl: %w", err)
@@ -339,8 +366,30 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 
 func (cr *crawl) snapshot() Stats {
 	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	return cr.stats
+	st := cr.stats
+	cr.mu.Unlock()
+	st.Traps = cr.traps.list()
+	return st
+}
+
+// flushTraps hands the traps cut since the last flush to a TrapSink.
+func (cr *crawl) flushTraps() {
+	ts, ok := cr.sink.(TrapSink)
+	if !ok {
+		return
+	}
+	if d := cr.traps.delta(); len(d) > 0 {
+		ts.AddTraps(d)
+	}
+}
+
+// key is the visited-set key of u: normalized, without fragment and
+// session-id parameters. session names the session parameter dropped ("":
+// none). ok is false for a URL that does not normalize.
+func (cr *crawl) key(u *url.URL) (key, session string, ok bool) {
+	su, session := cr.traps.stripSession(stripFragment(u))
+	k, err := audit.NormalizeURL(su.String())
+	return k, session, err == nil
 }
 
 // limitRules gives every seed host its own colly limit rule: --concurrency
@@ -375,20 +424,21 @@ func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,
 // over budget or disallowed by robots.txt. Seeds skip the scope filters.
-func (cr *crawl) enqueue(u *url.URL, depth int, seed bool) {
-	if u, ok := cr.admit(u, depth, seed); ok {
+func (cr *crawl) enqueue(u *url.URL, depth int, seed bool, from string) {
+	if u, ok := cr.admit(u, depth, seed, from); ok {
 		cr.queue([]*url.URL{u}, depth)
 		cr.schedule(u, depth)
 	}
 }
 
-// admit decides whether u enters the queue: not seen, in scope, not too
-// deep, within budget. It marks an admitted URL seen and returns it
-// without fragment.
-func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
+// admit decides whether u, linked from page from, enters the queue: not
+// seen, in scope, not too deep, not in a crawl trap (see trap.go), within
+// budget. It marks an admitted URL seen and returns it without fragment.
+// Seeds skip the scope, depth and trap filters.
+func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL, bool) {
 	u = stripFragment(u)
-	key, err := audit.NormalizeURL(u.String())
-	if err != nil {
+	key, session, ok := cr.key(u)
+	if !ok {
 		return nil, false
 	}
 	if !seed {
@@ -401,9 +451,29 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
 		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
 			return nil, false
 		}
+		if kind, pattern, limit := cr.traps.pathGuard(u); kind != "" {
+			cr.trapCut(kind, pattern, from, u, limit)
+			return nil, false
+		}
 	}
 	cr.mu.Lock()
 	if cr.seen[key] {
+		cr.mu.Unlock()
+		if session != "" && !seed {
+			// Without the guard this link would be a new page.
+			cr.trapCut(audit.TrapSessionID, u.Scheme+"://"+u.Host+"/…?"+session+"=…", from, u, 0)
+		}
+		return nil, false
+	}
+	cr.mu.Unlock()
+	if !seed {
+		if pattern, ok := cr.traps.variant(u); !ok {
+			cr.trapCut(audit.TrapQueryVariants, pattern, from, u, cr.traps.lim.variants)
+			return nil, false
+		}
+	}
+	cr.mu.Lock()
+	if cr.seen[key] { // admitted meanwhile by another page
 		cr.mu.Unlock()
 		return nil, false
 	}
@@ -421,6 +491,14 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
 	cr.queued++
 	cr.mu.Unlock()
 	return u, true
+}
+
+// trapCut records a URL a trap guard cut, logging each new trap once.
+func (cr *crawl) trapCut(kind audit.TrapKind, pattern, from string, u *url.URL, limit int) {
+	if cr.traps.cut(kind, pattern, from, u, limit) {
+		cr.opts.Logger.Warn("crawl trap: URLs cut", "trap", kind, "pattern", pattern, "page", from)
+		cr.flushTraps() // stored at once: an interrupted crawl keeps it
+	}
 }
 
 // schedule hands an admitted URL to Colly's queue, or records it as a page
@@ -482,8 +560,12 @@ func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 	}
-	key, err := audit.NormalizeURL(req.URL.String())
-	if err != nil {
+	if kind, pattern, limit := cr.traps.pathGuard(req.URL); kind != "" && cr.follow {
+		cr.trapCut(kind, pattern, first, req.URL, limit)
+		return http.ErrUseLastResponse
+	}
+	key, _, ok := cr.key(req.URL)
+	if !ok {
 		return http.ErrUseLastResponse
 	}
 	cr.mu.Lock()
@@ -567,7 +649,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			if err != nil {
 				continue
 			}
-			if u, ok := cr.admit(u, r.Request.Depth+1, false); ok {
+			if u, ok := cr.admit(u, r.Request.Depth+1, false, p.URL); ok {
 				next = append(next, u)
 			}
 		}

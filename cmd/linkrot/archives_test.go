@@ -144,7 +144,7 @@ func (f *archiveFixture) fill(s string) string {
 }
 
 func (f *archiveFixture) args(dbPath string) []string {
-	return []string{"audit", f.site.URL + "/", "--db", dbPath, "--timeout", "5s", "--no-report",
+	return []string{"audit", f.site.URL + "/", "--db", dbPath, "--allow-private", "--timeout", "5s", "--no-report",
 		"--archive", f.fx.Flag("fx", "6000/min"),
 		"--archive", "slow=" + f.slow.URL + "/tg200/,timemap=" + f.slow.URL + "/timemap/link/,rate=6000/min",
 		"--pwid-archive", "fixture.archive=" + f.fx.URL + "/web/{timestamp}{raw}/{item}",
@@ -664,7 +664,7 @@ func TestArchiveTransport(t *testing.T) {
 func TestAuditCommand_NoArchivesFirstSeenDrift(t *testing.T) {
 	f := newArchiveFixture(t)
 	dbPath := filepath.Join(t.TempDir(), "offline.db")
-	args := []string{"audit", f.site.URL + "/", "--db", dbPath, "--timeout", "5s", "--no-report", "--fail-on", "none", "--no-archives"}
+	args := []string{"audit", f.site.URL + "/", "--db", dbPath, "--allow-private", "--timeout", "5s", "--no-report", "--fail-on", "none", "--no-archives"}
 	code, stdout, stderr := run(t, "", args...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -705,7 +705,7 @@ func TestAuditCommand_NoArchivesFirstSeenDrift(t *testing.T) {
 	}
 	// linkrot check --no-archives on the same run measures it again,
 	// without duplicates.
-	code, _, stderr = run(t, "", "check", "--db", dbPath, "--run", fmt.Sprint(r.ID), "--timeout", "5s", "--fail-on", "none", "--no-archives")
+	code, _, stderr = run(t, "", "check", "--db", dbPath, "--run", fmt.Sprint(r.ID), "--allow-private", "--timeout", "5s", "--fail-on", "none", "--no-archives")
 	if code != exitOK {
 		t.Fatalf("check again: exit %d: %s", code, stderr)
 	}

@@ -58,7 +58,7 @@ func TestAuditCommand_SharedTargetFetchedOnce(t *testing.T) {
 	defer site.Close()
 
 	dbPath := filepath.Join(t.TempDir(), "shared.db")
-	code, stdout, stderr := run(t, "", "audit", site.URL+"/", "--db", dbPath, "--no-archives", "--no-report", "--timeout", "5s")
+	code, stdout, stderr := run(t, "", "audit", site.URL+"/", "--db", dbPath, "--allow-private", "--no-archives", "--no-report", "--timeout", "5s")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
