@@ -119,6 +119,9 @@ func WriteJUnit(w io.Writer, ds *Dataset) error {
 		})
 		s.Failures++
 	}
+	traps := junitTrapCases(ds)
+	s.Cases = append(s.Cases, traps...)
+	s.Skipped += len(traps)
 	s.Tests = len(s.Cases)
 	doc := junitSuites{Name: "linkrot", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -287,15 +290,20 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 	for i, r := range sarifRules {
 		ruleIdx[r.ID] = i
 	}
+	rules := sarifRules
+	if len(ds.CrawlTraps) > 0 {
+		rules = append(rules[:len(rules):len(rules)], trapRule)
+		ruleIdx[trapRule.ID] = len(rules) - 1
+	}
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "linkrot", Version: ds.Run.Version,
-			InformationURI: "https://github.com/linkrot/linkrot", Rules: sarifRules}},
+			InformationURI: "https://github.com/linkrot/linkrot", Rules: rules}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: ds.Run.Status != audit.RunFailed,
 			StartTimeUTC: sarifTime(ds.Run.StartedAt), EndTimeUTC: sarifTime(ds.Run.FinishedAt)}},
 		Results: []sarifResult{},
 	}
 	result := func(rule, page, msg string, props map[string]any, fp ...string) {
-		r := sarifRules[ruleIdx[rule]]
+		r := rules[ruleIdx[rule]]
 		run.Results = append(run.Results, sarifResult{
 			RuleID: rule, RuleIndex: ruleIdx[rule], Level: r.DefaultConfiguration.Level, Message: sarifMessage{msg},
 			Locations:           []sarifLocation{{sarifPhysical{sarifArtifact{page}}}},
@@ -340,6 +348,11 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 		if r.flags&2 != 0 {
 			result("snapshot-original-mismatch", page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
 		}
+	}
+	for i := range ds.CrawlTraps {
+		t := &ds.CrawlTraps[i]
+		result(audit.FindingCrawlTrap, t.PageURL, t.Message()+"; first URL cut: "+t.Example,
+			map[string]any{"trap": string(t.Kind), "pattern": t.Pattern, "cut": t.Cut, "limit": t.Limit, "example": t.Example}, string(t.Kind), t.Pattern)
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
@@ -405,6 +418,7 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
 	}
 	writeMarkdownSince(&b, ds.Since)
+	writeMarkdownTraps(&b, ds)
 	var top []int
 	for _, ti := range ix.brokenTargets() {
 		if c := ix.checkByTarget[ds.Targets[ti].ID]; c.Verdict.Broken() {

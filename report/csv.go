@@ -31,6 +31,7 @@ type csvRow struct {
 	drift, first *audit.Drift
 	verdict      audit.Verdict
 	findings     []*audit.Finding
+	traps        []string // crawl-trap findings of the link (trapsByLink)
 }
 
 // csvColumn is one column: its header and how its cell is computed. A
@@ -265,7 +266,7 @@ var csvColumns = func() []csvColumn {
 		for i, f := range r.findings {
 			msgs[i] = string(f.Verdict) + ": " + f.Message
 		}
-		return strings.Join(msgs, " | ")
+		return strings.Join(append(msgs, r.traps...), " | ")
 	}))
 }()
 
@@ -307,10 +308,11 @@ func WriteCSV(w io.Writer, ds *Dataset) error {
 		snapsByLink[r.link] = append(snapsByLink[r.link], r)
 	}
 	rec := make([]string, len(csvColumns))
+	traps := trapsByLink(ds)
 	for i := range ds.Links {
 		l := &ds.Links[i]
 		r := csvRow{run: ds.Run.ID, link: l, tgt: ix.targetByID[l.TargetID], check: ix.checkByTarget[l.TargetID],
-			snaps: snapsByLink[i], drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID]}
+			snaps: snapsByLink[i], drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID], traps: traps[l.ID]}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			r.page = ds.Pages[l.Page]
 		}

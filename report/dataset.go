@@ -22,8 +22,10 @@ type Dataset struct {
 	// Targets are the distinct targets the run's links point to.
 	Targets []Target
 	// Checks holds at most one check per target.
-	Checks           []audit.Check
-	Findings         []audit.Finding
+	Checks   []audit.Check
+	Findings []audit.Finding
+	// CrawlTraps are the run's crawl-trap findings (nil: none).
+	CrawlTraps       []audit.CrawlTrap
 	Fixes            []audit.Maintenance
 	SnapshotChecks   []audit.SnapshotCheck
 	Mementos         []audit.Memento

@@ -84,6 +84,7 @@ type htmlView struct {
 	ArchiveRan  bool
 	Runs        int
 	Since       *sinceView
+	Traps       []trapView
 }
 
 // sinceView is the "since last run" section of the overview.
@@ -195,6 +196,7 @@ func WriteHTML(w io.Writer, ds *Dataset) error {
 		Charts:     buildCharts(ix),
 		ArchiveRan: archiveStageRan(ds),
 		Runs:       len(ds.Runs),
+		Traps:      trapViews(ds),
 	}
 	v.Title = "linkrot report"
 	if len(v.Site) > 0 {

@@ -392,6 +392,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		}
 		return jf
 	})
+	writeJSONTraps(o, ds)
 	o.array("fixes", len(ds.Fixes), func(i int) any {
 		m := &ds.Fixes[i]
 		return jsonFix{m.Source, m.Target, m.Replacement, m.Status}

@@ -175,6 +175,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return withRun(finish(err), run)
 	}
 	printCrawlSummary(e.stdout, stats)
+	if traps, err := store.CrawlTraps(ctx, run.ID); err == nil {
+		printTrapSummary(e.stdout, traps)
+	}
 
 	stageHook("check")
 	res, err := checkRun(ctx, e, store, run, kopts, kf, log)

@@ -153,6 +153,9 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 	if ds.Findings, err = store.Findings(ctx, run.ID); err != nil {
 		return nil, wrap("findings", err)
 	}
+	if ds.CrawlTraps, err = store.CrawlTraps(ctx, run.ID); err != nil {
+		return nil, err
+	}
 	if ds.Fixes, err = store.Maintenance(ctx, run.ID); err != nil {
 		return nil, wrap("link-maintenance records", err)
 	}
