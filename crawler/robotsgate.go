@@ -113,7 +113,7 @@ func (g *RobotsGate) Wait(ctx context.Context, u *url.URL) (func(), error) {
 	if d <= 0 {
 		return func() {}, nil
 	}
-	return g.pace.wait(ctx, hostPort(u), d)
+	return g.pace.wait(ctx, hostPort(u), d, g.robots.fetchedAt(ctx, u))
 }
 
 // RoundTripper returns next paced by the gate: every request to a host
@@ -180,11 +180,16 @@ type paceHost struct {
 
 func newPacer() *pacer { return &pacer{hosts: map[string]*paceHost{}} }
 
-func (p *pacer) wait(ctx context.Context, key string, delay time.Duration) (func(), error) {
+// wait takes key's slot, then waits until delay after the previous
+// request ended (or after since, for the first: the robots.txt request).
+func (p *pacer) wait(ctx context.Context, key string, delay time.Duration, since time.Time) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	h := p.hosts[key]
 	if h == nil {
-		h = &paceHost{slot: make(chan struct{}, 1)}
+		h = &paceHost{slot: make(chan struct{}, 1), last: since}
 		p.hosts[key] = h
 	}
 	p.mu.Unlock()

@@ -154,7 +154,7 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 		return nil, wrap("findings", err)
 	}
 	if ds.CrawlTraps, err = store.CrawlTraps(ctx, run.ID); err != nil {
-		return nil, err
+		return nil, wrap("crawl traps", err)
 	}
 	if ds.Fixes, err = store.Maintenance(ctx, run.ID); err != nil {
 		return nil, wrap("link-maintenance records", err)
