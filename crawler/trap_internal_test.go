@@ -166,3 +166,32 @@ func TestTraps_BoundedPatterns(t *testing.T) {
 		t.Errorf("total cut %d, want %d", total, maxTrapPatterns+500)
 	}
 }
+
+// FuzzTrapGuards: the guards never panic on hostile URLs, stripping
+// session ids is idempotent, and a stripped URL has no session parameter
+// left.
+func FuzzTrapGuards(f *testing.F) {
+	for _, s := range []string{
+		"http://s.test/more/more/more/", "http://s.test/p;jsessionid=A?x=1&PHPSESSID=b", "http://s.test/?s=0123456789abcdef0123",
+		"http://s.test/a/b/a/b/a/b", "http://s.test//////", "http://s.test/%2F%2F?%zz=1&&=&sid", "http://s.test/?ASPSESSIONIDX=1",
+	} {
+		f.Add(s)
+	}
+	tr := newTraps(Options{}.trapLimits())
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return
+		}
+		tr.pathGuard(u)
+		repeatedSegments(u.EscapedPath(), 2)
+		s1, _ := tr.stripSession(u)
+		s2, name := tr.stripSession(s1)
+		if name != "" || s2.String() != s1.String() {
+			t.Fatalf("stripSession not idempotent: %q → %q → %q (%s)", raw, s1, s2, name)
+		}
+		if p, ok := tr.variant(u); !ok && p == "" {
+			t.Fatalf("variant cut without a pattern")
+		}
+	})
+}
