@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // RobotsGate is the audited site's robots.txt as one gate for every stage
@@ -20,13 +22,25 @@ import (
 // host and port with RFC 9309 semantics (see robots). It is safe for
 // concurrent use.
 //
-// A shared per-host scheduler (package politeness, when present) takes the
-// delay from CrawlDelay; Wait is the gate's own pacing until then.
+// With RobotsGateOptions.Scheduler (a shared per-host scheduler such as
+// politeness.Scheduler), the gate hands each host's Crawl-delay to it
+// (SetCrawlDelay, before the host's first request) and Wait no longer
+// paces: the scheduler does, for every stage that uses it. Without one,
+// Wait is the gate's own pacing.
 type RobotsGate struct {
 	robots   *robots
 	scope    *scope
 	maxDelay time.Duration
 	pace     *pacer
+	sched    CrawlDelaySetter
+	told     sync.Map // scheduler keys already given their delay
+}
+
+// CrawlDelaySetter is the part of a shared per-host scheduler the gate
+// hands Crawl-delays to (politeness.Scheduler implements it). Keys are
+// host[:port] as audit.NormalizeURL writes them (default ports omitted).
+type CrawlDelaySetter interface {
+	SetCrawlDelay(key string, d time.Duration)
 }
 
 // RobotsGateOptions configure NewRobotsGate. The zero value is useful:
@@ -42,6 +56,9 @@ type RobotsGateOptions struct {
 	// Transport fetches robots.txt (nil: the guarded transport of the
 	// site's scope).
 	Transport http.RoundTripper
+	// Scheduler, when set, receives each host's Crawl-delay and does the
+	// pacing (see RobotsGate); nil: the gate paces itself.
+	Scheduler CrawlDelaySetter
 }
 
 // NewRobotsGate returns the gate of the site at siteURLs. The returned
@@ -68,7 +85,9 @@ func NewRobotsGate(siteURLs []string, o RobotsGateOptions) (*RobotsGate, func())
 		rt, done = guardedTransport(sc, nil)
 	}
 	client := &http.Client{Transport: &capTransport{next: rt, maxBody: 1 << 20}, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}
-	return newRobotsGate(newRobots(client, o.UserAgent), sc, o.MaxCrawlDelay), done
+	g := newRobotsGate(newRobots(client, o.UserAgent), sc, o.MaxCrawlDelay)
+	g.sched = o.Scheduler
+	return g, done
 }
 
 func newRobotsGate(r *robots, sc *scope, maxDelay time.Duration) *RobotsGate {
@@ -110,6 +129,18 @@ func (g *RobotsGate) CrawlDelay(ctx context.Context, u *url.URL) time.Duration {
 // (see check.RobotsGate).
 func (g *RobotsGate) Wait(ctx context.Context, u *url.URL) (func(), error) {
 	d := g.CrawlDelay(ctx, u)
+	if g.sched != nil {
+		if d > 0 {
+			if key, err := audit.NormalizeURL(u.Scheme + "://" + u.Host + "/"); err == nil {
+				if k, err := url.Parse(key); err == nil {
+					if _, done := g.told.LoadOrStore(k.Host, true); !done {
+						g.sched.SetCrawlDelay(k.Host, d)
+					}
+				}
+			}
+		}
+		return func() {}, ctx.Err()
+	}
 	if d <= 0 {
 		return func() {}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,5 +84,45 @@ func TestRobotsGate(t *testing.T) {
 	cancel()
 	if _, err := g.Wait(cctx, mustURL(site.URL+"/page")); err == nil {
 		t.Errorf("Wait with a cancelled context succeeded")
+	}
+}
+
+type setter struct {
+	mu   sync.Mutex
+	keys map[string]time.Duration
+}
+
+func (s *setter) SetCrawlDelay(key string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[key] = d
+}
+
+// TestRobotsGate_Scheduler: with a shared scheduler the gate hands it the
+// host's Crawl-delay (keyed as audit.NormalizeURL writes hosts) and does
+// not pace itself.
+func TestRobotsGate_Scheduler(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nCrawl-delay: 5\n")
+	}))
+	defer site.Close()
+	s := &setter{keys: map[string]time.Duration{}}
+	g, done := NewRobotsGate([]string{site.URL + "/"}, RobotsGateOptions{Scheduler: s})
+	defer done()
+	u, _ := url.Parse(site.URL + "/page")
+	start := time.Now()
+	for range 3 {
+		release, err := g.Wait(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("the gate paced although a scheduler does")
+	}
+	key := strings.TrimPrefix(site.URL, "http://")
+	if len(s.keys) != 1 || s.keys[key] != 5*time.Second {
+		t.Errorf("scheduler got %v, want %s: 5s", s.keys, key)
 	}
 }
