@@ -270,7 +270,7 @@ func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, arch
 	}
 	// The audited site's own origins, exactly (an archive stage fetch
 	// of the site's pages), never the rest of its network.
-	private := seedOrigins(run.Seeds)
+	private := seedOrigins(run.Seeds, true)
 	for _, u := range endpoints {
 		if h := hostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
 			private = append(private, u)

@@ -281,6 +281,9 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 			opts.Robots = gate
 		}
 	}
+	if opts.Robots != nil {
+		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
+	}
 	// Which targets need their anchors collected (for #fragment links).
 	wantAnchors := map[int64]bool{}
 	for _, l := range links {

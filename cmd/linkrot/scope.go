@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -17,6 +19,7 @@ import (
 // and whether robots.txt binds the run.
 type siteScope struct {
 	origins      []string // absolute URLs, one per seed origin (and its default-port twin)
+	seeds        []string // the seeds' own origins, without twins
 	allowDomains []string
 	ignoreRobots bool
 	offline      bool // a directory crawl: the site is not on the network
@@ -25,7 +28,7 @@ type siteScope struct {
 // runScope reads a run's scope from its seeds and stored settings (a run
 // without settings has its seeds only).
 func runScope(ctx context.Context, store *sqlite.DB, run *audit.Run) siteScope {
-	sc := siteScope{origins: seedOrigins(run.Seeds), offline: run.Mode == "dir"}
+	sc := siteScope{origins: seedOrigins(run.Seeds, true), seeds: seedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
 	if _, b, err := store.RunSettings(ctx, run.ID); err == nil {
 		var s runSettings
 		if json.Unmarshal(b, &s) == nil {
@@ -39,10 +42,10 @@ func runScope(ctx context.Context, store *sqlite.DB, run *audit.Run) siteScope {
 }
 
 // seedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
-// directory crawl count by their base). A seed on a default port brings
-// the other scheme's default port too, as the crawl's scope does
-// (http://site/ commonly redirects to https://site/).
-func seedOrigins(seeds []string) []string {
+// directory crawl count by their base). With twins, a seed on a default
+// port brings the other scheme's default port too, as the crawl's scope
+// does (http://site/ commonly redirects to https://site/).
+func seedOrigins(seeds []string, twins bool) []string {
 	var out []string
 	for _, s := range seeds {
 		if _, after, ok := strings.Cut(s, " as "); ok {
@@ -53,7 +56,7 @@ func seedOrigins(seeds []string) []string {
 			continue
 		}
 		out = append(out, u.Scheme+"://"+u.Host+"/")
-		if u.Port() == "" {
+		if twins && u.Port() == "" {
 			other := "https"
 			if u.Scheme == "https" {
 				other = "http"
@@ -80,4 +83,44 @@ func (s siteScope) robotsGate(userAgent string) (*crawler.RobotsGate, func()) {
 		return nil, func() {}
 	}
 	return crawler.NewRobotsGate(s.origins, crawler.RobotsGateOptions{AllowDomains: s.allowDomains, UserAgent: userAgent})
+}
+
+// crawlDelayRules returns opts' host rules with each audited origin whose
+// robots.txt asks a Crawl-delay first: one check at a time, starts at
+// least the delay apart, in the checker's dispatcher (which waits before
+// an attempt's timeout starts, holding no worker). A [[host]] rule of the
+// same host keeps its headers, and its delay when longer. The gate's own
+// pacing (check.Options.Robots) then only spaces the requests inside one
+// check (soft-404 probe, redirect hops) and across stages.
+func crawlDelayRules(ctx context.Context, gate interface {
+	CrawlDelay(context.Context, *url.URL) time.Duration
+}, origins []string, rules []audit.HostRule) []audit.HostRule {
+	var out []audit.HostRule
+	done := map[string]bool{}
+	for _, o := range origins {
+		u, err := url.Parse(o)
+		if err != nil {
+			continue
+		}
+		d := gate.CrawlDelay(ctx, u)
+		if d <= 0 {
+			continue
+		}
+		port := u.Port()
+		if port == "" {
+			port = "80"
+			if u.Scheme == "https" {
+				port = "443"
+			}
+		}
+		hp := net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+		if done[hp] {
+			continue
+		}
+		done[hp] = true
+		r, _ := audit.HostRuleFor(rules, hp)
+		r.Match, r.Concurrency, r.Delay = hp, 1, max(r.Delay, d)
+		out = append(out, r)
+	}
+	return append(out, rules...)
 }
