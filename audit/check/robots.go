@@ -45,9 +45,18 @@ func (rs *runState) robotsSkip(ctx context.Context, u *url.URL) string {
 	return rs.o.Robots.Disallowed(ctx, u)
 }
 
+// RobotsError reports a request not sent because the audited site's
+// robots.txt disallows its URL.
+type RobotsError struct {
+	URL    string
+	Reason string
+}
+
+func (e *RobotsError) Error() string { return "not requested: " + e.Reason + ": " + e.URL }
+
 // pacedTransport makes every request wait for its host's turn under a
-// RobotsGate's Crawl-delay: each attempt, retry, redirect hop and soft-404
-// probe is one request.
+// RobotsGate's Crawl-delay (each attempt, retry, redirect hop and soft-404
+// probe is one request) and refuses requests to URLs the gate disallows.
 type pacedTransport struct {
 	next http.RoundTripper
 	gate RobotsGate
@@ -62,6 +71,14 @@ func withRobotsPacing(rt http.RoundTripper, gate RobotsGate) http.RoundTripper {
 }
 
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	// The last line of defence: a request the checker makes on its own
+	// (a soft-404 probe) to a URL robots.txt disallows is not sent.
+	if why := t.gate.Disallowed(req.Context(), req.URL); why != "" {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, &RobotsError{URL: req.URL.Redacted(), Reason: why}
+	}
 	done, err := t.gate.Wait(req.Context(), req.URL)
 	if err != nil {
 		if req.Body != nil {

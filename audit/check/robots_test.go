@@ -73,3 +73,37 @@ func TestRun_RobotsGate(t *testing.T) {
 		t.Errorf("gate waits %d, in flight after the run %d; want every request paced and released", gate.waits.Load(), gate.inFlight.Load())
 	}
 }
+
+// dirGate disallows everything under /d/ but /d/page.
+type dirGate struct{ fakeGate }
+
+func (g *dirGate) Disallowed(_ context.Context, u *url.URL) string {
+	if strings.HasPrefix(u.Path, "/d/") && u.Path != "/d/page" {
+		return "disallowed by robots.txt"
+	}
+	return ""
+}
+
+// TestRun_RobotsGateProbe: the soft-404 probe of an allowed target is not
+// sent when robots.txt disallows the probe's URL.
+func TestRun_RobotsGateProbe(t *testing.T) {
+	s := newServer(t)
+	var others atomic.Int64
+	s.handle("/d/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/d/page" {
+			others.Add(1)
+			http.NotFound(w, r)
+			return
+		}
+		html200(page)(w, r)
+	})
+	o := testOptions()
+	o.Robots = &dirGate{}
+	got := collect(t, New(o), []Target{{URL: s.URL + "/d/page"}})
+	if c := got[s.URL+"/d/page"]; c.Verdict != audit.VerdictOK {
+		t.Errorf("allowed target: %s (%q)", c.Verdict, c.Reason)
+	}
+	if n := others.Load(); n != 0 {
+		t.Errorf("%d requests to disallowed URLs (the soft-404 probe), want none", n)
+	}
+}
