@@ -37,8 +37,11 @@ type CrawlTrap struct {
 	// Pattern describes the URLs cut, e.g. "http://site/(more/){3,}",
 	// "http://site/calendar?…", "http://site/…?sid=…".
 	Pattern string `json:"pattern"`
-	// PageURL is the page whose link first hit the guard: where the trap
-	// starts.
+	// PageURL is the page where the trap starts: the first page of its
+	// pattern (the first query variant crawled, the first occurrence of
+	// the repeated segments, the first page crawled with the session id),
+	// or, for too-deep and too-long URLs, the page whose link first hit
+	// the guard.
 	PageURL string `json:"page_url"`
 	// Example is the first URL cut (shortened when too long).
 	Example string `json:"example"`

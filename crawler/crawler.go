@@ -451,8 +451,8 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
 			return nil, false
 		}
-		if kind, pattern, limit := cr.traps.pathGuard(u); kind != "" {
-			cr.trapCut(kind, pattern, from, u, limit)
+		if kind, pattern, start, limit := cr.traps.pathGuard(u); kind != "" {
+			cr.trapCut(kind, pattern, start, from, u, limit)
 			return nil, false
 		}
 	}
@@ -461,16 +461,20 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		cr.mu.Unlock()
 		if session != "" && !seed {
 			// Without the guard this link would be a new page.
-			cr.trapCut(audit.TrapSessionID, u.Scheme+"://"+u.Host+"/…?"+session+"=…", from, u, 0)
+			p := sessionPattern(u, session)
+			cr.trapCut(audit.TrapSessionID, p, cr.traps.sessionStart(p), from, u, 0)
 		}
 		return nil, false
 	}
 	cr.mu.Unlock()
 	if !seed {
-		if pattern, ok := cr.traps.variant(u); !ok {
-			cr.trapCut(audit.TrapQueryVariants, pattern, from, u, cr.traps.lim.variants)
+		if pattern, start, ok := cr.traps.variant(u); !ok {
+			cr.trapCut(audit.TrapQueryVariants, pattern, start, from, u, cr.traps.lim.variants)
 			return nil, false
 		}
+	}
+	if session != "" {
+		cr.traps.sessionSeen(u, session)
 	}
 	cr.mu.Lock()
 	if cr.seen[key] { // admitted meanwhile by another page
@@ -493,10 +497,15 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 	return u, true
 }
 
-// trapCut records a URL a trap guard cut, logging each new trap once.
-func (cr *crawl) trapCut(kind audit.TrapKind, pattern, from string, u *url.URL, limit int) {
-	if cr.traps.cut(kind, pattern, from, u, limit) {
-		cr.opts.Logger.Warn("crawl trap: URLs cut", "trap", kind, "pattern", pattern, "page", from)
+// trapCut records a URL a trap guard cut, linked from page from; start is
+// where the trap starts when the guard knows ("": from). It logs each new
+// trap once.
+func (cr *crawl) trapCut(kind audit.TrapKind, pattern, start, from string, u *url.URL, limit int) {
+	if start == "" {
+		start = from
+	}
+	if cr.traps.cut(kind, pattern, start, u, limit) {
+		cr.opts.Logger.Warn("crawl trap: URLs cut", "trap", kind, "pattern", pattern, "starts_on", start, "cut_on", from)
 		cr.flushTraps() // stored at once: an interrupted crawl keeps it
 	}
 }
@@ -560,8 +569,8 @@ func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 	}
-	if kind, pattern, limit := cr.traps.pathGuard(req.URL); kind != "" && cr.follow {
-		cr.trapCut(kind, pattern, first, req.URL, limit)
+	if kind, pattern, start, limit := cr.traps.pathGuard(req.URL); kind != "" && cr.follow {
+		cr.trapCut(kind, pattern, start, first, req.URL, limit)
 		return http.ErrUseLastResponse
 	}
 	key, _, ok := cr.key(req.URL)

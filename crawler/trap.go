@@ -103,20 +103,30 @@ type traps struct {
 	lim trapLimits
 
 	mu       sync.Mutex
-	variants map[string]int // scheme://host/path → query variants admitted
+	variants map[string]*variantCount // scheme://host/path → query variants admitted
+	sessions map[string]string        // session pattern → first URL crawled with it
 	found    map[string]*audit.CrawlTrap
 	order    []string
 	flushed  map[string]int64 // Cut already handed to the sink
 }
 
 func newTraps(lim trapLimits) *traps {
-	return &traps{lim: lim, variants: map[string]int{}, found: map[string]*audit.CrawlTrap{}, flushed: map[string]int64{}}
+	return &traps{lim: lim, variants: map[string]*variantCount{}, sessions: map[string]string{},
+		found: map[string]*audit.CrawlTrap{}, flushed: map[string]int64{}}
+}
+
+// variantCount is the query variants of one path admitted so far, and the
+// first of them: where a calendar or facet trap starts.
+type variantCount struct {
+	n     int
+	first string
 }
 
 // pathGuard applies the guards that look at one URL alone: length,
 // repeated segments, depth. It returns the trap's kind, pattern and limit,
-// or kind "" when u passes.
-func (t *traps) pathGuard(u *url.URL) (audit.TrapKind, string, int) {
+// or kind "" when u passes, and for repeated segments the URL where the
+// trap starts (the first occurrence of the repeated unit).
+func (t *traps) pathGuard(u *url.URL) (kind audit.TrapKind, pattern, start string, limit int) {
 	origin := u.Scheme + "://" + u.Host
 	if t.lim.length > 0 {
 		if s := u.String(); len(s) > t.lim.length {
@@ -124,19 +134,19 @@ func (t *traps) pathGuard(u *url.URL) (audit.TrapKind, string, int) {
 			if len(first) > 41 {
 				first = first[:41]
 			}
-			return audit.TrapURLTooLong, origin + first + "…", t.lim.length
+			return audit.TrapURLTooLong, origin + first + "…", "", t.lim.length
 		}
 	}
 	p := u.EscapedPath()
 	if t.lim.repeats > 0 {
-		if pat, ok := repeatedSegments(p, t.lim.repeats); ok {
-			return audit.TrapRepeatedSegments, origin + pat, t.lim.repeats
+		if pat, first, ok := repeatedSegments(p, t.lim.repeats); ok {
+			return audit.TrapRepeatedSegments, origin + pat, origin + first, t.lim.repeats
 		}
 	}
 	if t.lim.segments > 0 && strings.Count(p, "/") > t.lim.segments {
-		return audit.TrapTooDeep, origin + firstSegments(p, 3) + "…", t.lim.segments
+		return audit.TrapTooDeep, origin + firstSegments(p, 3) + "…", "", t.lim.segments
 	}
-	return "", "", 0
+	return "", "", "", 0
 }
 
 // firstSegments returns the first n segments of path p with their
@@ -151,8 +161,9 @@ func firstSegments(p string, n int) string {
 
 // repeatedSegments finds a segment, or a pair of segments, repeated more
 // than max times in a row in path p, and returns the pattern
-// "/prefix/(unit/){max+1,}".
-func repeatedSegments(p string, max int) (string, bool) {
+// "/prefix/(unit/){max+1,}" and the path of the unit's first occurrence
+// ("/prefix/unit/").
+func repeatedSegments(p string, max int) (pattern, first string, ok bool) {
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	if len(segs) > 0 && segs[len(segs)-1] == "" {
 		segs = segs[:len(segs)-1] // a trailing slash ends the last segment
@@ -172,11 +183,12 @@ func repeatedSegments(p string, max int) (string, bool) {
 				if i > 0 {
 					prefix += "/"
 				}
-				return prefix + "(" + strings.Join(segs[i:i+k], "/") + "/){" + strconv.Itoa(max+1) + ",}", true
+				unit := strings.Join(segs[i:i+k], "/")
+				return prefix + "(" + unit + "/){" + strconv.Itoa(max+1) + ",}", prefix + unit + "/", true
 			}
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 func equalSegs(a, b []string) bool {
@@ -262,24 +274,53 @@ func sessionValue(v string) bool {
 
 // variant counts a new query variant of u's path (u has a query) and
 // reports whether it is within the limit; over the limit it returns the
-// pattern to record.
-func (t *traps) variant(u *url.URL) (string, bool) {
+// pattern to record and the first variant crawled (where the trap starts).
+func (t *traps) variant(u *url.URL) (pattern, start string, ok bool) {
 	if t.lim.variants <= 0 || u.RawQuery == "" {
-		return "", true
+		return "", "", true
 	}
 	key := u.Scheme + "://" + strings.ToLower(u.Host) + u.EscapedPath()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.variants[key] >= t.lim.variants {
-		return key + "?…", false
+	v := t.variants[key]
+	if v == nil {
+		v = &variantCount{first: u.String()}
+		t.variants[key] = v
 	}
-	t.variants[key]++
-	return "", true
+	if v.n >= t.lim.variants {
+		return key + "?…", v.first, false
+	}
+	v.n++
+	return "", "", true
 }
 
-// cut records that the guard of kind cut u (linked from page from). It
-// reports whether this is a new trap.
-func (t *traps) cut(kind audit.TrapKind, pattern, from string, u *url.URL, limit int) bool {
+// sessionPattern is the pattern of session-id links of u's host.
+func sessionPattern(u *url.URL, param string) string {
+	return u.Scheme + "://" + u.Host + "/…?" + param + "=…"
+}
+
+// sessionSeen notes u, a URL carrying session parameter param, as crawled
+// (the first one per pattern is where the trap starts).
+func (t *traps) sessionSeen(u *url.URL, param string) {
+	p := sessionPattern(u, param)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.sessions[p]; !ok && len(t.sessions) < maxTrapPatterns {
+		t.sessions[p] = u.String()
+	}
+}
+
+// sessionStart returns the first URL crawled with the session pattern.
+func (t *traps) sessionStart(pattern string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessions[pattern]
+}
+
+// cut records that the guard of kind cut u; page is where the trap starts
+// (the first page of the pattern when known, else the page whose link hit
+// the guard). It reports whether this is a new trap.
+func (t *traps) cut(kind audit.TrapKind, pattern, page string, u *url.URL, limit int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	key := string(kind) + " " + pattern
@@ -296,7 +337,7 @@ func (t *traps) cut(kind audit.TrapKind, pattern, from string, u *url.URL, limit
 		if len(ex) > 300 {
 			ex = ex[:300] + "…"
 		}
-		tr = &audit.CrawlTrap{Kind: kind, Pattern: pattern, PageURL: from, Example: ex, Limit: limit}
+		tr = &audit.CrawlTrap{Kind: kind, Pattern: pattern, PageURL: page, Example: ex, Limit: limit}
 		t.found[key] = tr
 		t.order = append(t.order, key)
 	}

@@ -28,7 +28,7 @@ func TestRepeatedSegments(t *testing.T) {
 	// The last case: 01/01/01 is a run of three.
 	tests[len(tests)-1].want = "/2024/(01/){3,}"
 	for _, tt := range tests {
-		got, _ := repeatedSegments(tt.path, 2)
+		got, _, _ := repeatedSegments(tt.path, 2)
 		if got != tt.want {
 			t.Errorf("repeatedSegments(%q) = %q, want %q (%s)", tt.path, got, tt.want, tt.comment)
 		}
@@ -62,20 +62,20 @@ func TestTraps_PathGuard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kind, pattern, limit := tr.pathGuard(u)
+		kind, pattern, _, limit := tr.pathGuard(u)
 		if kind != tt.kind || pattern != tt.pattern || limit != tt.limit {
 			t.Errorf("pathGuard(%.60s) = %q %q %d, want %q %q %d", tt.url, kind, pattern, limit, tt.kind, tt.pattern, tt.limit)
 		}
 		if tt.kind != "" {
 			off := newTraps(tt.disabled.trapLimits())
-			if kind, _, _ := off.pathGuard(u); kind != "" {
+			if kind, _, _, _ := off.pathGuard(u); kind != "" {
 				t.Errorf("%.60s: guard %s still on when disabled", tt.url, kind)
 			}
 		}
 	}
 	// A deep path of 20 segments passes.
 	u, _ := url.Parse("http://site.test/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20")
-	if kind, _, _ := tr.pathGuard(u); kind != "" {
+	if kind, _, _, _ := tr.pathGuard(u); kind != "" {
 		t.Errorf("20 segments: %s, want none", kind)
 	}
 }
@@ -116,8 +116,11 @@ func TestTraps_VariantsAndDelta(t *testing.T) {
 	cut := 0
 	for i := range 10 {
 		u, _ := url.Parse("http://s.test/calendar?m=" + string(rune('a'+i)))
-		if pattern, ok := tr.variant(u); !ok {
-			tr.cut(audit.TrapQueryVariants, pattern, "http://s.test/", u, 3)
+		if pattern, start, ok := tr.variant(u); !ok {
+			if start != "http://s.test/calendar?m=a" {
+				t.Errorf("trap starts on %q, want the first variant", start)
+			}
+			tr.cut(audit.TrapQueryVariants, pattern, start, u, 3)
 			cut++
 		}
 	}
@@ -148,7 +151,7 @@ func TestTraps_BoundedPatterns(t *testing.T) {
 	for i := range maxTrapPatterns + 500 {
 		seg := "s" + string(rune('a'+i%26)) + string(rune('a'+(i/26)%26)) + string(rune('a'+(i/676)%26))
 		u, _ := url.Parse("http://s.test/" + seg + "/" + seg + "/" + seg + "/")
-		kind, pattern, limit := tr.pathGuard(u)
+		kind, pattern, _, limit := tr.pathGuard(u)
 		if kind == "" {
 			t.Fatalf("%s passed", u)
 		}
@@ -190,7 +193,7 @@ func FuzzTrapGuards(f *testing.F) {
 		if name != "" || s2.String() != s1.String() {
 			t.Fatalf("stripSession not idempotent: %q → %q → %q (%s)", raw, s1, s2, name)
 		}
-		if p, ok := tr.variant(u); !ok && p == "" {
+		if p, _, ok := tr.variant(u); !ok && p == "" {
 			t.Fatalf("variant cut without a pattern")
 		}
 	})

@@ -120,10 +120,14 @@ func TestCrawl_TrapsEnd(t *testing.T) {
 			t.Errorf("no %s trap reported; traps: %+v", k, st.Traps)
 		}
 	}
-	if tr := byKind[audit.TrapRepeatedSegments]; tr.Pattern != site.URL+"/(more/){3,}" || tr.PageURL != site.URL+"/more/more/" {
+	// Each trap is recorded on the page where it starts: the first page
+	// of its pattern.
+	if tr := byKind[audit.TrapRepeatedSegments]; tr.Pattern != site.URL+"/(more/){3,}" || tr.PageURL != site.URL+"/more/" ||
+		tr.Example != site.URL+"/more/more/more/" {
 		t.Errorf("repeated segments trap = %+v", tr)
 	}
-	if tr := byKind[audit.TrapSessionID]; !strings.HasSuffix(tr.Pattern, "/…?sid=…") || tr.Limit != 0 {
+	if tr := byKind[audit.TrapSessionID]; !strings.HasSuffix(tr.Pattern, "/…?sid=…") || tr.Limit != 0 ||
+		!strings.HasPrefix(tr.PageURL, site.URL+"/session?sid=") {
 		t.Errorf("session trap = %+v", tr)
 	}
 	// The calendar and the items are both query-variant traps.
@@ -136,11 +140,11 @@ func TestCrawl_TrapsEnd(t *testing.T) {
 			items = &st.Traps[i]
 		}
 	}
-	if calendar == nil || !strings.HasPrefix(calendar.PageURL, site.URL+"/calendar?m=") || calendar.Limit != crawler.DefaultMaxQueryVariants {
+	if calendar == nil || calendar.PageURL != site.URL+"/calendar?m=0" || calendar.Limit != crawler.DefaultMaxQueryVariants {
 		t.Errorf("calendar trap = %+v", calendar)
 	}
-	if items == nil || items.PageURL != site.URL+"/big" || items.Cut != bigLinks-crawler.DefaultMaxQueryVariants {
-		t.Errorf("items trap = %+v, want %d cut on /big", items, bigLinks-crawler.DefaultMaxQueryVariants)
+	if items == nil || items.PageURL != site.URL+"/item?id=0" || items.Cut != bigLinks-crawler.DefaultMaxQueryVariants {
+		t.Errorf("items trap = %+v, want %d cut, starting on /item?id=0", items, bigLinks-crawler.DefaultMaxQueryVariants)
 	}
 	var big *audit.Page
 	for _, p := range sink.pages {

@@ -3,7 +3,7 @@ package report
 // Crawl traps in every output. A crawl trap (audit.CrawlTrap) is a finding
 // of kind crawl-trap on the page where the trap starts: the HTML overview
 // lists them, JSON has a crawl_traps array, CSV adds the finding to the
-// findings cell of the link that first hit the guard, JUnit a skipped test
+// findings cell of the start page's link into the trap, JUnit a skipped test
 // case per trap (its URLs were not crawled), SARIF a warning of rule
 // crawl-trap located on the page, Markdown a table. Outputs of a run
 // without traps are unchanged.
@@ -33,9 +33,11 @@ func trapViews(ds *Dataset) []trapView {
 	return out
 }
 
-// trapLinks returns, per trap (index into ds.CrawlTraps), the link that
-// first hit the guard: the link of the trap's page whose URL is the
-// trap's example; else the page's first link; 0 when the page has none.
+// trapLinks returns, per trap (index into ds.CrawlTraps), the link of the
+// trap's page that leads into the trap: the one whose URL is the trap's
+// example (the first URL cut), else the first whose URL starts with the
+// pattern's literal prefix, else the page's first link; 0 when the page
+// has none.
 func trapLinks(ds *Dataset) []int64 {
 	if len(ds.CrawlTraps) == 0 {
 		return nil
@@ -67,6 +69,7 @@ func trapLinks(ds *Dataset) []int64 {
 		want[pi][ex] = append(want[pi][ex], i)
 	}
 	first := map[int]int64{}
+	prefixed := make([]int64, len(ds.CrawlTraps))
 	for i := range ds.Links {
 		l := &ds.Links[i]
 		m := want[l.Page]
@@ -85,6 +88,18 @@ func trapLinks(ds *Dataset) []int64 {
 				out[ti] = l.ID
 			}
 		}
+		for _, tis := range m {
+			for _, ti := range tis {
+				if prefixed[ti] == 0 && strings.HasPrefix(href, patternPrefix(ds.CrawlTraps[ti].Pattern)) {
+					prefixed[ti] = l.ID
+				}
+			}
+		}
+	}
+	for ti := range out {
+		if out[ti] == 0 {
+			out[ti] = prefixed[ti]
+		}
 	}
 	for pi, m := range want {
 		for _, tis := range m {
@@ -96,6 +111,15 @@ func trapLinks(ds *Dataset) []int64 {
 		}
 	}
 	return out
+}
+
+// patternPrefix is the literal start of a trap pattern: up to its first
+// "(", "?…" or "…".
+func patternPrefix(p string) string {
+	if i := strings.IndexAny(p, "(…"); i >= 0 {
+		p = p[:i]
+	}
+	return strings.TrimSuffix(p, "?")
 }
 
 // trapsByLink indexes the traps' messages by the link that hit the guard

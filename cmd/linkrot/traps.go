@@ -62,6 +62,6 @@ func printTrapSummary(w io.Writer, traps []audit.CrawlTrap) {
 			fmt.Fprintf(w, "  … and %d more (see the report)\n", len(traps)-10)
 			break
 		}
-		fmt.Fprintf(w, "  %-18s %6d cut  %s  (from %s)\n", t.Kind, t.Cut, strings.ToValidUTF8(t.Pattern, "?"), t.PageURL)
+		fmt.Fprintf(w, "  %-18s %6d cut  %s  (starts on %s)\n", t.Kind, t.Cut, strings.ToValidUTF8(t.Pattern, "?"), t.PageURL)
 	}
 }

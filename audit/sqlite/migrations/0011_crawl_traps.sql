@@ -1,8 +1,9 @@
 -- 0011: crawl traps. Each row is a finding of kind crawl-trap: a guard of
 -- the crawl (repeated path segments, too many path segments, too many
 -- query variants of one path, session-id parameters, URL too long) cut
--- URLs matching pattern; page_url is the page whose link first hit the
--- guard, example the first URL cut, cut how many URLs (links) it cut.
+-- URLs matching pattern; page_url is the page where the trap starts (see
+-- audit.CrawlTrap), example the first URL cut, cut how many URLs (links)
+-- it cut.
 -- A resumed crawl adds to cut.
 CREATE TABLE crawl_traps (
 	id          INTEGER PRIMARY KEY,
