@@ -181,10 +181,10 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 	}
 	linkPositions := make(map[int64]linkPos)
 	err = each(ctx, tx, `
-		SELECT page_id, id, element, attr, href, raw_href, text, rel, resource,
-			has_robust, originalurl, originalurl_raw, originalurl_inferred, versiondate,
-			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw
-		FROM links WHERE run_id = ? ORDER BY page_id, ord`, runID, func(rows *sql.Rows) error {
+		SELECT l.page_id, l.id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
+			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
+			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw
+		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID, linkID               int64
 			l                            audit.Link
