@@ -268,22 +268,8 @@ func buildCharts(ix *index) charts {
 	}
 
 	// Robustness coverage over hyperlinks (not embedded resources).
-	var hyper, robust, mset, both int
-	for i := range ds.Links {
-		l := &ds.Links[i]
-		if l.Resource {
-			continue
-		}
-		hyper++
-		switch {
-		case l.Robust != nil && l.Mset != nil:
-			both++
-		case l.Robust != nil:
-			robust++
-		case l.Mset != nil:
-			mset++
-		}
-	}
+	cv := ix.coverage
+	hyper, robust, mset, both := cv.hyper, cv.robust, cv.mset, cv.both
 	none := hyper - robust - mset - both
 	withData := robust + mset + both
 	cov := []stackInput{{
@@ -307,7 +293,7 @@ func buildCharts(ix *index) charts {
 	)
 	state := map[int]int{} // link index -> state, for links declaring snapshots
 	for _, r := range snapshotRows(ix) {
-		if ds.Links[r.link].Resource {
+		if ix.links[r.link].Resource {
 			continue
 		}
 		st := snapBroken

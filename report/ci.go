@@ -69,6 +69,9 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 // WriteJUnit writes ds as JUnit XML.
 func WriteJUnit(w io.Writer, ds *Dataset) error {
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	site := strings.Join(siteOf(&ds.Run), " ")
 	s := junitSuite{
 		Name: "linkrot run " + strconv.FormatInt(ds.Run.ID, 10) + " " + site,
@@ -163,7 +166,7 @@ func junitEvidence(ix *index, targetID int64, c *audit.Check, _ []string) string
 			b.WriteString("  … " + strconv.Itoa(len(links)-20) + " more links\n")
 			break
 		}
-		l := &ix.ds.Links[li]
+		l := &ix.links[li]
 		page := ""
 		if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
 			page = ix.ds.Pages[l.Page].URL
@@ -283,6 +286,9 @@ func fingerprint(parts ...string) string {
 // WriteSARIF writes ds as a SARIF 2.1.0 log.
 func WriteSARIF(w io.Writer, ds *Dataset) error {
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	ruleIdx := map[string]int{}
 	for i, r := range sarifRules {
 		ruleIdx[r.ID] = i
@@ -307,8 +313,8 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 		f := &ds.Findings[i]
 		props := map[string]any{"target": f.Target}
 		if li, ok := ix.linkIdx[f.LinkID]; ok && f.LinkID != 0 {
-			props["anchorText"] = ds.Links[li].Text
-			props["href"] = ds.Links[li].Href
+			props["anchorText"] = ix.links[li].Text
+			props["href"] = ix.links[li].Href
 		}
 		msg := "Link to " + f.Target + " is broken: " + f.Message
 		if f.Verdict == audit.VerdictFragmentMissing {
@@ -325,7 +331,7 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 		if r.verdict == string(Unchecked) {
 			continue
 		}
-		l := &ds.Links[r.link]
+		l := &ix.links[r.link]
 		page := ""
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			page = ds.Pages[l.Page].URL
@@ -368,6 +374,9 @@ func sarifTime(t time.Time) string {
 // counts and the top broken targets.
 func WriteMarkdown(w io.Writer, ds *Dataset) error {
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	var b strings.Builder
 	counts := ix.verdictCounts()
 	broken := 0

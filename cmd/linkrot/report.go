@@ -129,16 +129,15 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 		return nil, wrap("run stats", err)
 	}
 	ds.Stats = *stats
-	if ds.Pages, err = store.Pages(ctx, run.ID); err != nil {
+	// Pages without their links: the links stream from the store each
+	// time a writer walks them, so that a run of millions of links is
+	// never held in memory.
+	pages, pageIDs, err := store.PageList(ctx, run.ID)
+	if err != nil {
 		return nil, wrap("pages", err)
 	}
-	refs, err := store.LinkRefs(ctx, run.ID)
-	if err != nil {
-		return nil, wrap("links", err)
-	}
-	if ds.Links, err = zipLinks(ds.Pages, refs); err != nil {
-		return nil, wrap("links", err)
-	}
+	ds.Pages = pages
+	ds.EachLink = linkStream(ctx, store, run.ID, pageIDs)
 	targets, err := store.Targets(ctx, run.ID)
 	if err != nil {
 		return nil, wrap("targets", err)
@@ -240,34 +239,22 @@ func mergeTracked(h *report.TargetHistory, th audit.TargetHistory, runID int64) 
 	}
 }
 
-// zipLinks pairs the links of pages (document order) with their store rows
-// (LinkRefs: page order, then document order) to give each link its ID and
-// target. The pages' Links slices are released.
-func zipLinks(pages []*audit.Page, refs []sqlite.LinkRef) ([]report.Link, error) {
-	pageIdx := make(map[string]int, len(pages))
-	for i, p := range pages {
-		pageIdx[p.URL] = i
+// linkStream returns the Dataset.EachLink of a run whose pages have the
+// store IDs pageIDs (in the order of Dataset.Pages).
+func linkStream(ctx context.Context, store *sqlite.DB, runID int64, pageIDs []int64) func(func(*report.Link) error) error {
+	pageIdx := make(map[int64]int, len(pageIDs))
+	for i, id := range pageIDs {
+		pageIdx[id] = i
 	}
-	out := make([]report.Link, 0, len(refs))
-	next := make([]int, len(pages)) // next unpaired link of each page
-	for _, r := range refs {
-		pi, ok := pageIdx[r.PageURL]
-		if !ok {
-			return nil, fmt.Errorf("link %d refers to page %q, not in the run", r.LinkID, r.PageURL)
-		}
-		p := pages[pi]
-		if next[pi] >= len(p.Links) {
-			return nil, fmt.Errorf("link %d: page %q has fewer links than the store", r.LinkID, r.PageURL)
-		}
-		l := p.Links[next[pi]]
-		next[pi]++
-		if l.Href != r.Href {
-			return nil, fmt.Errorf("link %d: store order and page order disagree (%q, %q)", r.LinkID, l.Href, r.Href)
-		}
-		out = append(out, report.Link{ID: r.LinkID, Page: pi, TargetID: r.TargetID, Link: l})
+	return func(fn func(*report.Link) error) error {
+		var rl report.Link
+		return store.EachLink(ctx, runID, func(l *sqlite.StoredLink) error {
+			pi, ok := pageIdx[l.PageID]
+			if !ok {
+				return fmt.Errorf("link %d refers to page %d, not in the run", l.ID, l.PageID)
+			}
+			rl = report.Link{ID: l.ID, Page: pi, TargetID: l.TargetID, Link: l.Link}
+			return fn(&rl)
+		})
 	}
-	for _, p := range pages {
-		p.Links = nil
-	}
-	return out, nil
 }
