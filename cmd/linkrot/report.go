@@ -36,6 +36,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	runID := fs.Int64("run", 0, "run to report (default: the latest)")
 	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
 	format := fs.String("format", "html", "html, json, csv, junit, markdown or sarif")
+	detail := fs.Int("detail-links", 0, "html: a run with more links than `N` (default 50000) gets its links listed in link pages (links/1.html, ...) and the report details those with something to show")
+	perPage := fs.Int("links-per-page", report.DefaultLinksPerPage, "html: links on one link page")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -49,6 +51,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	f, err := report.ParseFormat(*format)
 	if err != nil {
 		return usagef("--format: %v", err)
+	}
+	if *detail < 0 || *perPage < 1 {
+		return usagef("--detail-links must be 0 or more, --links-per-page 1 or more")
 	}
 	store, err := sqlite.Open(ctx, *db)
 	if err != nil {
@@ -69,7 +74,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		if dir == "" {
 			dir = defaultReportDir(*db)
 		}
-		path, err := report.WriteDir(dir, ds)
+		path, err := report.WriteDirOptions(dir, ds, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
 		if err != nil {
 			return err
 		}
