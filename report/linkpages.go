@@ -53,11 +53,15 @@ type pagerItem struct {
 	Current, Gap bool
 }
 
+// linkPageRow is one row of a link page. Everything the template would
+// compute per row is computed here (a million rows go through it).
 type linkPageRow struct {
-	N                         int
+	N                         string // the link's number, formatted
+	n                         int
 	Page, Text, Href, Element string
+	PageLink, HrefLink        bool // linkable
 	Verdict, Class            string
-	Status                    int
+	Status                    string // "" without a response
 }
 
 // pagerItems returns the page numbers a pager shows: the first and last,
@@ -98,6 +102,7 @@ func writeLinkPages(ix *index, perPage int, create func(n int) (*rootedFile, err
 		Rows: make([]linkPageRow, 0, perPage),
 	}
 	n := 0
+	lastPage, pageLink := -1, false
 	flush := func() error {
 		if len(v.Rows) == 0 {
 			return nil
@@ -105,7 +110,7 @@ func writeLinkPages(ix *index, perPage int, create func(n int) (*rootedFile, err
 		v.Page++
 		v.Self = linkPageName(v.Page)
 		v.Title = fmt.Sprintf("Links, page %d of %d: linkrot report", v.Page, pages)
-		v.First, v.Last = v.Rows[0].N, v.Rows[len(v.Rows)-1].N
+		v.First, v.Last = v.Rows[0].n, v.Rows[len(v.Rows)-1].n
 		v.Prev, v.Next = "", ""
 		if v.Page > 1 {
 			v.Prev = linkPageName(v.Page - 1)
@@ -131,14 +136,18 @@ func writeLinkPages(ix *index, perPage int, create func(n int) (*rootedFile, err
 	}
 	err := ix.eachLink(func(l *Link) error {
 		n++
-		r := linkPageRow{N: n, Text: l.Text, Href: l.Href, Element: l.Element}
+		r := linkPageRow{N: fmtInt(n), n: n, Text: l.Text, Href: l.Href, Element: l.Element, HrefLink: linkable(l.Href)}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			r.Page = ds.Pages[l.Page].URL
+			if l.Page != lastPage {
+				lastPage, pageLink = l.Page, linkable(r.Page)
+			}
+			r.PageLink = pageLink
 		}
 		verdict := ix.linkVerdict(l)
 		r.Verdict, r.Class = string(verdict), verdictClass(verdict)
-		if c := ix.checkByTarget[l.TargetID]; c != nil && verdict != audit.VerdictFragmentMissing {
-			r.Status = c.Status
+		if c := ix.checkByTarget[l.TargetID]; c != nil && c.Status != 0 && verdict != audit.VerdictFragmentMissing {
+			r.Status = strconv.Itoa(c.Status)
 		}
 		v.Rows = append(v.Rows, r)
 		if len(v.Rows) == perPage {
