@@ -283,7 +283,8 @@ func buildCharts(ix *index) charts {
 		},
 	}}
 
-	// Per hyperlink: does one of the snapshots it declares work?
+	// Per hyperlink: does one of the snapshots it declares work? (Counted
+	// over every link by scanLinks.)
 	const (
 		snapNone = iota
 		snapWorks
@@ -291,30 +292,8 @@ func buildCharts(ix *index) charts {
 		snapError
 		snapBroken
 	)
-	state := map[int]int{} // link index -> state, for links declaring snapshots
-	for _, r := range snapshotRows(ix) {
-		if ix.links[r.link].Resource {
-			continue
-		}
-		st := snapBroken
-		switch audit.SnapshotVerdict(r.verdict) {
-		case audit.SnapshotOK:
-			st = snapWorks
-		case audit.SnapshotError:
-			st = snapError
-		case audit.SnapshotVerdict(Unchecked):
-			st = snapUnchecked
-		}
-		// The best state wins: one working snapshot makes the link robust.
-		if old, ok := state[r.link]; !ok || st < old {
-			state[r.link] = st
-		}
-	}
-	var n [5]int
-	for _, st := range state {
-		n[st]++
-	}
-	declaring := len(state)
+	n := ix.snapStates
+	declaring := n[snapWorks] + n[snapUnchecked] + n[snapError] + n[snapBroken]
 	n[snapNone] = hyper - declaring
 	note := pct(n[snapWorks], hyper) + " of " + fmtInt(hyper) + " hyperlinks (" + fmtInt(n[snapWorks]) + " of the " + fmtInt(declaring) + " that declare a snapshot)"
 	switch {

@@ -245,7 +245,7 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 			v.Drifted++
 		}
 	}
-	v.Snapshots = len(snapshotRows(ix))
+	v.Snapshots = ix.snapshotRows
 	v.Diagnostics = ds.Stats.Diagnostics
 	v.Identifiers = len(identifierRows(ix))
 	if err := htmlTemplate.Execute(w, v); err != nil {

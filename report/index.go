@@ -55,6 +55,26 @@ type index struct {
 	linksPerPage  []int
 	brokenPerPage []int
 	coverage      coverage
+	// snapshotRows counts the snapshot rows of every link (snapshotRows
+	// lists those of ix.links); snapStates counts hyperlinks declaring
+	// snapshots by their best snapshot's state (see snapshotState).
+	snapshotRows int
+	snapStates   [5]int
+}
+
+// snapshotState ranks a snapshot row for the coverage chart: 1 works, 2
+// unchecked, 3 fetch error, 4 broken (0 is "declares none"); the lowest
+// of a link's rows is the link's.
+func snapshotState(r *snapshotRow) int {
+	switch audit.SnapshotVerdict(r.verdict) {
+	case audit.SnapshotOK:
+		return 1
+	case audit.SnapshotVerdict(Unchecked):
+		return 2
+	case audit.SnapshotError:
+		return 3
+	}
+	return 4
 }
 
 // coverage counts hyperlinks (not embedded resources) by robustness data.
@@ -188,8 +208,18 @@ func (ix *index) scanLinks() {
 	lastPage := map[int64]int{}
 	streamed := ds.EachLink != nil
 	keptPerTarget := map[int64]int{}
+	var snaps []snapshotRow
 	err := ix.eachLink(func(l *Link) error {
 		ix.totalLinks++
+		snaps = ix.linkSnapshotRows(snaps[:0], -1, l)
+		ix.snapshotRows += len(snaps)
+		if len(snaps) > 0 && !l.Resource {
+			best := 4
+			for i := range snaps {
+				best = min(best, snapshotState(&snaps[i]))
+			}
+			ix.snapStates[best]++
+		}
 		if l.TargetID != 0 {
 			ix.linksPerTgt[l.TargetID]++
 			if p, ok := lastPage[l.TargetID]; !ok || p != l.Page {
