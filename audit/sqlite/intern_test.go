@@ -210,3 +210,57 @@ func TestIntern_CacheRollback(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestIntern_LatePlaceholder: a database migrated past 0008 by a build
+// whose 0008 was a placeholder gets the interning on open, with its rows
+// kept.
+func TestIntern_LatePlaceholder(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "placeholder.db")
+	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	for _, m := range migrations() {
+		if m.version == internMigration {
+			m.sql = "SELECT 1;"
+		}
+		if err := applyMigration(ctx, write, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &DB{path: path, write: write, read: read}
+	r := &audit.Run{Mode: "site", Seeds: []string{url0}, Version: "placeholder"}
+	if err := old.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []*audit.Page{internPage(url0)}
+	mustSave(t, old, r.ID, want...)
+	write.Close()
+	read.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := userVersion(t, db.write); got != latestVersion() {
+		t.Errorf("user_version %d, want %d", got, latestVersion())
+	}
+	diffPages(t, mustPages(t, db, r.ID), want)
+	if n := count(t, db, `SELECT count(*) FROM links WHERE url_form & 1`); n == 0 {
+		t.Error("no link interned")
+	}
+	// New rows are written interned.
+	r2 := mustCreateRun(t, db)
+	mustSave(t, db, r2, internPage(url0))
+	diffPages(t, mustPages(t, db, r2), want)
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}
