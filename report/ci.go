@@ -71,6 +71,7 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 
 // WriteJUnit writes ds as JUnit XML.
 func WriteJUnit(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	if ix.err != nil {
 		return fmt.Errorf("read the run's links: %w", ix.err)
@@ -291,6 +292,7 @@ func fingerprint(parts ...string) string {
 
 // WriteSARIF writes ds as a SARIF 2.1.0 log.
 func WriteSARIF(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	if ix.err != nil {
 		return fmt.Errorf("read the run's links: %w", ix.err)
@@ -426,6 +428,7 @@ func sarifTime(t time.Time) string {
 // WriteMarkdown writes a short summary for a CI job page: the run's
 // counts and the top broken targets.
 func WriteMarkdown(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	if ix.err != nil {
 		return fmt.Errorf("read the run's links: %w", ix.err)

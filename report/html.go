@@ -185,6 +185,7 @@ type verdictCount struct {
 // HTMLOptions), it lists those with something to show; WriteDir writes the
 // rest beside it.
 func WriteHTML(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	if ix.err != nil {
 		return fmt.Errorf("read the run's links: %w", ix.err)

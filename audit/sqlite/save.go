@@ -89,6 +89,11 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		return nil, err
 	}
 	for i, p := range pages {
+		// Secrets never stored: URL passwords in anything the page
+		// carries (the crawler's URLs, redirect hops, evidence) become
+		// "***" (audit.RedactStrings; the extractor did it already for
+		// what it produced).
+		audit.RedactStrings(p)
 		if p == nil {
 			return nil, fmt.Errorf("page %d of the batch is nil", i)
 		}
