@@ -321,20 +321,24 @@ func CSVHeader() []string {
 func WriteCSV(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader()); err != nil {
 		return fmt.Errorf("write csv report: %w", err)
 	}
-	snapsByLink := map[int][]snapshotRow{}
-	for _, r := range snapshotRows(ix) {
-		snapsByLink[r.link] = append(snapsByLink[r.link], r)
-	}
 	rec := make([]string, len(csvColumns))
 	traps := trapsByLink(ds)
-	for i := range ds.Links {
-		l := &ds.Links[i]
+	var snaps []snapshotRow
+	err := ix.eachLink(func(l *Link) error {
+		li, ok := ix.linkIdx[l.ID]
+		if !ok {
+			li = -1
+		}
+		snaps = ix.linkSnapshotRows(snaps[:0], li, l)
 		r := csvRow{run: ds.Run.ID, link: l, tgt: ix.targetByID[l.TargetID], check: ix.checkByTarget[l.TargetID],
-			snaps: snapsByLink[i], drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID], traps: traps[l.ID]}
+			snaps: snaps, drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID], traps: traps[l.ID]}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			r.page = ds.Pages[l.Page]
 		}
@@ -355,9 +359,10 @@ func WriteCSV(w io.Writer, ds *Dataset) error {
 			}
 			rec[j] = v
 		}
-		if err := cw.Write(rec); err != nil {
-			return fmt.Errorf("write csv report: %w", err)
-		}
+		return cw.Write(rec)
+	})
+	if err != nil {
+		return fmt.Errorf("write csv report: %w", err)
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

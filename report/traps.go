@@ -70,11 +70,24 @@ func trapLinks(ds *Dataset) []int64 {
 	}
 	first := map[int]int64{}
 	prefixed := make([]int64, len(ds.CrawlTraps))
-	for i := range ds.Links {
-		l := &ds.Links[i]
+	// The links stream when the dataset streams them (Dataset.EachLink):
+	// a large run is not held in memory for its traps.
+	each := func(fn func(*Link) error) error {
+		if ds.EachLink != nil {
+			return ds.EachLink(fn)
+		}
+		for i := range ds.Links {
+			if err := fn(&ds.Links[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// A stream error is the writers' to report (index.err, their own pass).
+	_ = each(func(l *Link) error {
 		m := want[l.Page]
 		if m == nil {
-			continue
+			return nil
 		}
 		if _, ok := first[l.Page]; !ok {
 			first[l.Page] = l.ID
@@ -95,7 +108,8 @@ func trapLinks(ds *Dataset) []int64 {
 				}
 			}
 		}
-	}
+		return nil
+	})
 	for ti := range out {
 		if out[ti] == 0 {
 			out[ti] = prefixed[ti]
