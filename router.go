@@ -27,6 +27,7 @@ import (
 // frontier of a run being resumed.
 type crawlStore interface {
 	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
+	SaveCrawlTraps(ctx context.Context, traps []audit.CrawlTrap) error
 	Frontier(ctx context.Context, runID int64) (queued []audit.FrontierEntry, visited []string, err error)
 }
 
@@ -50,6 +51,7 @@ type item struct {
 	page   *audit.Page
 	queued []audit.FrontierEntry
 	check  *audit.Check
+	traps  []audit.CrawlTrap
 	mark   string // a stage to record once everything before it is stored
 	// flushed, when not nil, is closed once everything before it is
 	// stored (a barrier).
@@ -446,6 +448,14 @@ func (r *router) Queue(entries []audit.FrontierEntry) {
 	r.w.Add(item{queued: entries}) // after reading them: the writer may rewrite them
 }
 
+// AddTraps is crawler.TrapSink: crawl traps go through the same writer.
+func (r *router) AddTraps(ts []audit.CrawlTrap) {
+	for i := range ts {
+		ts[i].RunID = r.run.ID
+	}
+	r.w.Add(item{traps: ts})
+}
+
 // Restore is crawler.Frontier.Restore.
 func (r *router) Restore(ctx context.Context) ([]audit.FrontierEntry, []string, error) {
 	return r.store.Frontier(ctx, r.run.ID)
@@ -585,9 +595,17 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
 	}
 	kopts := cfg.Check
-	if !kopts.AllowPrivate && HostsArePrivate(ctx, r.site) {
-		kopts.AllowPrivate = true
-		log.Info("audited site is on a private or loopback address: private targets allowed")
+	if !kopts.AllowPrivate && len(kopts.AllowPrivateHosts) == 0 {
+		// The exact SSRF scope by default: the audited origins may be on
+		// loopback or private addresses, nothing else.
+		for _, s := range run.Seeds {
+			if _, after, ok := strings.Cut(s, " as "); ok {
+				s = after
+			}
+			if u, err := url.Parse(s); err == nil && u.Host != "" {
+				kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, u.Scheme+"://"+u.Host+"/")
+			}
+		}
 	}
 	var missing int
 	r.w = audit.NewBatcher(context.WithoutCancel(ctx), func(ctx context.Context, items []item) error {
@@ -595,6 +613,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			pages  []*audit.Page
 			queued []audit.FrontierEntry
 			checks []audit.Check
+			traps  []audit.CrawlTrap
 		)
 		for _, it := range items {
 			switch {
@@ -604,9 +623,15 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 				checks = append(checks, *it.check)
 			}
 			queued = append(queued, it.queued...)
+			traps = append(traps, it.traps...)
 		}
 		if err := store.SaveCrawl(ctx, run.ID, pages, queued); err != nil {
 			return err
+		}
+		if len(traps) > 0 {
+			if err := store.SaveCrawlTraps(ctx, traps); err != nil {
+				return err
+			}
 		}
 		if len(checks) > 0 {
 			lost, err := store.SaveChecksByURL(ctx, checks)

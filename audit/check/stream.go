@@ -127,6 +127,9 @@ func (rs *runState) dispatchStream(ctx context.Context, in <-chan Target, emit f
 				continue
 			}
 			u, reason := rs.c.precheck(t.URL)
+			if reason == "" {
+				reason = rs.robotsSkip(ctx, u) // as Run: robots.txt binds the site's own URLs
+			}
 			if reason != "" {
 				emit(skipped(t, reason))
 				continue

@@ -175,10 +175,10 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			return nil
 		}
 		err = each(ctx, tx, `
-			SELECT l.id, l.page_id, p.url, l.target_id, l.href, l.fragment, l.element, l.text, l.resource
+			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.text, l.resource
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
-			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id
+			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id`+linkTargetJoin+`
 			WHERE l.run_id = ? AND (l.fragment <> '' OR c.verdict NOT IN ('ok', 'redirected'))
 			ORDER BY l.target_id, l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 			var r LinkRef

@@ -127,6 +127,17 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// One robots.txt gate for the crawl and the checks: read once, one
+	// Crawl-delay budget per host across both stages.
+	scope := runScope(ctx, store, run)
+	if gate, closeGate := scope.robotsGate(kopts.UserAgent); gate != nil {
+		defer closeGate()
+		copts.Robots, kopts.Robots = gate, gate
+		kopts.Hosts = crawlDelayRules(ctx, gate, scope.seeds, kopts.Hosts)
+	}
+	// Exact SSRF scope: the audited origins and --allow-domain hosts may
+	// be private, nothing else (--allow-private opens the rest).
+	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
 	lk.setRun(ctx, run.ID)
 	if resumed {
 		printResuming(e.stdout, run)
@@ -164,6 +175,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 		if sum.Stats != nil {
 			printCrawlSummary(e.stdout, sum.Stats)
+		}
+		if traps, err := store.CrawlTraps(ctx, sum.Run.ID); err == nil {
+			printTrapSummary(e.stdout, traps)
 		}
 		if sum.Checks != nil {
 			printCheckSummary(e.stdout, *sum.Checks, sum.Top)

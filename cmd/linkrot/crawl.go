@@ -38,6 +38,7 @@ type crawlFlags struct {
 	timeout      time.Duration
 	maxBody      sizeFlag
 	maxRedirects int
+	traps        trapFlags
 	logFormat    string
 	quiet        bool
 	verbose      bool
@@ -57,6 +58,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
+	f.traps.register(fs)
 	if shared {
 		fs.IntVar(&f.concurrency, "per-host", 4, "`N` parallel requests per host")
 		fs.IntVar(&f.concurrency, "concurrency", 4, "alias of --per-host (the older name)")
@@ -112,6 +114,13 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 		MaxBody:      int64(f.maxBody),
 		MaxRedirects: f.maxRedirects,
 		Logger:       log,
+
+		MaxSegmentRepeats: offIfZero(f.traps.segmentRepeats),
+		MaxPathSegments:   offIfZero(f.traps.pathSegments),
+		MaxQueryVariants:  offIfZero(f.traps.queryVariants),
+		MaxURLLength:      offIfZero(f.traps.urlLength),
+		SessionParams:     f.traps.sessionParams(),
+		KeepSessionIDs:    f.traps.keepSessionIDs,
 	}, nil
 }
 
@@ -269,6 +278,9 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {
 		printCrawlSummary(e.stdout, sum.Stats)
+		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
+			printTrapSummary(e.stdout, traps)
+		}
 	}
 	return withRun(err, run)
 }
