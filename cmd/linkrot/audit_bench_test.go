@@ -48,7 +48,7 @@ func BenchmarkAuditProfile(b *testing.B) {
 	for b.Loop() {
 		db := filepath.Join(b.TempDir(), "p.db")
 		code := Run(context.Background(), []string{"audit", site.URL + "/p/0", "--db", db, "--no-archives", "--no-report", "--fail-on", "none",
-			"--concurrency", "512", "--per-host", "512", "--quiet"}, strings.NewReader(""), io.Discard, io.Discard)
+			"--workers", "512", "--per-host", "512", "--quiet", "--allow-private"}, strings.NewReader(""), io.Discard, io.Discard)
 		if code != 0 {
 			b.Fatalf("exit %d", code)
 		}

@@ -119,7 +119,8 @@ func main() {
 		runLinkrot := func() {
 			db := filepath.Join(tmp, fmt.Sprintf("linkrot-%d.db", r))
 			args := []string{"audit", seed, "--db", db, "--no-archives", "--no-report", "--fail-on", "none",
-				"--workers", fmt.Sprint(*workers), "--per-host", fmt.Sprint(*perHost), "--quiet"}
+				"--workers", fmt.Sprint(*workers), "--per-host", fmt.Sprint(*perHost), "--quiet",
+				"--allow-private"} // the external hosts are on loopback too
 			if *dir != "" {
 				// Only the site's own URLs, as the plain checker: hosts
 				// with a letter in their name are not loopback.
