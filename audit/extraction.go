@@ -204,6 +204,8 @@ type Link struct {
 	// destination) or of the construct holding it. Both are 0 when unknown.
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// LineHash is LineHash of the source line at Line ("" when unknown).
+	LineHash string `json:"-"`
 }
 
 // Extraction is everything linkrot reads from one HTML page. Its JSON form

@@ -56,6 +56,25 @@ func (ix *LineIndex) Position(off int) (line, col int) {
 
 var bom = []byte("\uFEFF")
 
+// LineText returns the text of the 1-based line (without its newline
+// sequence), or nil when there is no such line.
+func (ix *LineIndex) LineText(line int) []byte {
+	if line < 1 || line > len(ix.starts) {
+		return nil
+	}
+	start, end := ix.starts[line-1], len(ix.src)
+	if line < len(ix.starts) {
+		end = ix.starts[line]
+	}
+	return bytes.TrimRight(ix.src[start:end], "\r\n")
+}
+
+// Place sets l's Line, Column and LineHash from the byte offset off.
+func (ix *LineIndex) Place(l *audit.Link, off int) {
+	l.Line, l.Column = ix.Position(off)
+	l.LineHash = audit.LineHash(ix.LineText(l.Line))
+}
+
 // UTF16Len returns the number of UTF-16 code units of the UTF-8 text b:
 // two for a character outside the Basic Multilingual Plane, one for any
 // other character and for each byte of an invalid sequence.
@@ -93,7 +112,7 @@ func Locate(src []byte, links []audit.Link) {
 	ix := NewLineIndex(src)
 	for i, off := range Offsets(src, links) {
 		if off >= 0 {
-			links[i].Line, links[i].Column = ix.Position(off)
+			ix.Place(&links[i], off)
 		}
 	}
 }

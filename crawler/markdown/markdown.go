@@ -176,7 +176,7 @@ func (x *extractor) add(element, attr, raw, linkText string, resource bool, pos 
 		l.Href = u.String()
 	}
 	if pos >= 0 {
-		l.Line, l.Column = x.lines.Position(pos)
+		x.lines.Place(&l, pos)
 	}
 	x.ex.Links = append(x.ex.Links, l)
 }
@@ -204,7 +204,7 @@ func (x *extractor) rawHTML(start, stop int) {
 			break
 		}
 		if offs[i] >= 0 {
-			l.Line, l.Column = x.lines.Position(start + offs[i])
+			x.lines.Place(&l, start+offs[i])
 		}
 		x.ex.Links = append(x.ex.Links, l)
 		kept++
