@@ -219,7 +219,14 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 	}
 	next, closeNext := c.transportFor(newScope([]*url.URL{bu}, c.opts.AllowDomains, nil, nil), nil)
 	defer closeNext()
-	dt, root, err := newDirTransport(dir, bu, tree, next)
+	// Page.File names files as the directory was named: "docs/guide.md"
+	// for linkrot audit docs, "guide.md" for linkrot audit . (paths a
+	// code-scanning upload resolves against the repository root).
+	prefix := filepath.ToSlash(filepath.Clean(dir))
+	if prefix == "." {
+		prefix = ""
+	}
+	dt, root, err := newDirTransport(dir, prefix, bu, tree, next)
 	if err != nil {
 		return Stats{}, fmt.Errorf("crawl dir: %w", err)
 	}

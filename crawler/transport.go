@@ -124,7 +124,8 @@ func (c *cappedBody) Close() error { return c.r.Close() }
 // empty text/plain body (a directory link in a repository is valid, and
 // nothing in it is a page to parse); Markdown is served as text/markdown.
 // The directory is opened as an os.Root so no request can escape it,
-// symlinks included. Each file response names the file in headerFile.
+// symlinks included. Each file response names the file in headerFile:
+// its path in the directory joined to filePrefix.
 type dirTransport struct {
 	base    *url.URL
 	handler http.Handler
@@ -134,7 +135,7 @@ type dirTransport struct {
 // headerFile carries the relative path of the file a local page came from.
 const headerFile = "X-Linkrot-File"
 
-func newDirTransport(dir string, base *url.URL, tree *Tree, next http.RoundTripper) (*dirTransport, *os.Root, error) {
+func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, next http.RoundTripper) (*dirTransport, *os.Root, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
@@ -180,7 +181,7 @@ func newDirTransport(dir string, base *url.URL, tree *Tree, next http.RoundTripp
 		if ct != "" {
 			w.Header().Set("Content-Type", ct)
 		}
-		w.Header().Set(headerFile, rel)
+		w.Header().Set(headerFile, path.Join(filePrefix, rel))
 		http.ServeContent(w, r, "", st.ModTime(), f)
 	})
 	return &dirTransport{base: base, handler: h, next: next}, root, nil

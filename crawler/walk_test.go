@@ -104,7 +104,7 @@ func TestCrawl_DirMarkdown(t *testing.T) {
 	}
 	pages := sink.byPath(t)
 	readme := pages["/README.md"]
-	if readme == nil || readme.File != "README.md" || len(readme.Links) != 3 {
+	if readme == nil || readme.File != filepath.ToSlash(filepath.Join(dir, "README.md")) || len(readme.Links) != 3 {
 		t.Fatalf("README.md = %+v (pages %v)", readme, paths(pages))
 	}
 	if l := readme.Links[0]; l.Href != "http://localhost/docs/guide.md#install" || l.Line != 3 || l.Column != 1 {

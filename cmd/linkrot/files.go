@@ -17,7 +17,7 @@ func fileInput(arg string) (dir, file string, err error) {
 	}
 	if wd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return wd, filepath.ToSlash(rel), nil
+			return ".", filepath.ToSlash(rel), nil
 		}
 	}
 	return filepath.Dir(abs), filepath.Base(abs), nil
