@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -143,6 +144,50 @@ func (ix *index) level(f *audit.Finding) string {
 		return "warning"
 	}
 	return "error"
+}
+
+// WriteLocations writes up to max broken link occurrences of ds as
+// "path:line:col: verdict target" lines for a terminal (compilers' format,
+// which editors and terminals turn into links), introduced ones first
+// when there is a baseline, and says how many more there are.
+func WriteLocations(w io.Writer, ds *Dataset, max int) error {
+	ix := newIndex(ds)
+	var rows []*audit.Finding
+	for i := range ds.Findings {
+		rows = append(rows, &ds.Findings[i])
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return !ix.old(rows[i]) && ix.old(rows[j]) })
+	var b strings.Builder
+	for i, f := range rows {
+		if i == max {
+			fmt.Fprintf(&b, "  … %d more\n", len(rows)-max)
+			break
+		}
+		target := f.Target
+		if f.Fragment != "" {
+			target += "#" + f.Fragment
+		}
+		line := "  " + ix.location(f.LinkID, f.PageURL).String() + ": " + string(f.Verdict) + " " + target
+		if ix.old(f) {
+			line += " (old: " + ix.historyNote(f.Target) + ")"
+		}
+		b.WriteString(sanitizeLine(line) + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write locations: %w", err)
+	}
+	return nil
+}
+
+// sanitizeLine drops control characters (crawled text must not move a
+// terminal's cursor or inject lines).
+func sanitizeLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // WriteGitHub writes the findings of ds as GitHub Actions workflow

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -90,12 +91,16 @@ type Occurrence struct {
 }
 
 // Occurrences returns the distinct occurrences of the links of the
-// latest complete (else latest) run in the database that recorded
-// positions: the baseline of --baseline-db. A database without runs
-// yields audit.ErrNotFound.
-func (db *DB) Occurrences(ctx context.Context) (map[Occurrence]bool, int64, error) {
+// latest complete (else latest) run in the database, of the runs before
+// run before when it is not 0: the baseline of --baseline-db. It returns
+// the run it read. A database without such a run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) Occurrences(ctx context.Context, before int64) (map[Occurrence]bool, int64, error) {
 	var runID int64
-	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs ORDER BY status = 'complete' DESC, id DESC LIMIT 1`).Scan(&runID)
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs WHERE id < ? ORDER BY status = 'complete' DESC, id DESC LIMIT 1`, before).Scan(&runID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("baseline database: no runs: %w", audit.ErrNotFound)
 	}

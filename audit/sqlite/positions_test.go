@@ -30,7 +30,7 @@ func TestStore_Positions(t *testing.T) {
 			t.Errorf("position %+v", v)
 		}
 	}
-	occ, from, err := db.Occurrences(ctx)
+	occ, from, err := db.Occurrences(ctx, 0)
 	if err != nil || from != run {
 		t.Fatal(from, err)
 	}
@@ -38,7 +38,10 @@ func TestStore_Positions(t *testing.T) {
 	if !reflect.DeepEqual(occ, want) {
 		t.Errorf("occurrences %+v, want %+v", occ, want)
 	}
-	if _, _, err := MustOpen(t).Occurrences(ctx); err == nil {
+	if _, _, err := MustOpen(t).Occurrences(ctx, 0); err == nil {
 		t.Error("empty baseline database: no error")
+	}
+	if _, _, err := db.Occurrences(ctx, run); err == nil {
+		t.Error("no run before the first: no error")
 	}
 }

@@ -31,11 +31,11 @@ func defaultReportDir(db string) string {
 }
 
 func runReport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif]")
+	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif|github]")
 	db := fs.String("db", "linkrot.db", "SQLite database `path`")
 	runID := fs.Int64("run", 0, "run to report (default: the latest)")
 	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
-	format := fs.String("format", "html", "html, json, csv, junit, markdown or sarif")
+	format := fs.String("format", "html", "html, json, csv, junit, markdown, sarif or github (GitHub Actions annotations)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -138,6 +138,9 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 	}
 	if ds.Links, err = zipLinks(ds.Pages, refs); err != nil {
 		return nil, wrap("links", err)
+	}
+	if err := addPositions(ctx, store, run.ID, ds); err != nil {
+		return nil, err
 	}
 	targets, err := store.Targets(ctx, run.ID)
 	if err != nil {

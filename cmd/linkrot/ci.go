@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler/baseline"
+	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/report"
+)
+
+// ciFlags are the CI settings of linkrot audit: annotations, the job
+// summary and PR-scoped failures (--fail-on introduced).
+type ciFlags struct {
+	format     string
+	baseline   string
+	baselineDB string
+}
+
+func (f *ciFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.format, "format", "text", "output on stdout: text, or github (also GitHub Actions annotations of the broken links: ::error file=…,line=…,col=…)")
+	fs.StringVar(&f.baseline, "baseline", "", "git `revision` the change is compared with (--fail-on introduced): a link is old when its target was on a line with the same text there, in any file")
+	fs.StringVar(&f.baselineDB, "baseline-db", "", "a previous run's database `file` the change is compared with (--fail-on introduced), instead of --baseline")
+}
+
+// takeFailOnIntroduced reads --fail-on introduced: it returns true, and
+// leaves no verdict to fail on, when the value is "introduced", which
+// needs a baseline.
+func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
+	if f.format != "text" && f.format != "github" {
+		return false, usagef("--format must be text or github")
+	}
+	if f.baseline != "" && f.baselineDB != "" {
+		return false, usagef("--baseline and --baseline-db exclude each other")
+	}
+	parts := strings.Split(*failOn, ",")
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "introduced" {
+			continue
+		}
+		if len(parts) != 1 {
+			return false, usagef("--fail-on introduced cannot be combined with verdicts")
+		}
+		if f.baseline == "" && f.baselineDB == "" {
+			return false, usagef("--fail-on introduced needs --baseline REF or --baseline-db FILE")
+		}
+		*failOn = "none"
+		return true, nil
+	}
+	return false, nil
+}
+
+// finish writes the CI outputs of a finished audit run: the broken links
+// with path:line:col for a local directory, GitHub annotations with
+// --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.
+// With failIntroduced it returns a findingsError when the change
+// introduced broken links; old ones are warnings.
+func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if f.format != "github" && summary == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
+		return nil
+	}
+	ds, err := loadDatasetFor(ctx, store, run, report.Markdown)
+	if err != nil {
+		return err
+	}
+	if ds.Baseline, err = f.loadBaseline(ctx, store, dbPath, run, in, ds); err != nil {
+		return err
+	}
+	if len(ds.Findings) > 0 && (in.mode == "dir" || ds.Baseline != nil) {
+		fmt.Fprintln(e.stdout, "Broken links:")
+		if err := report.WriteLocations(e.stdout, ds, 50); err != nil {
+			return err
+		}
+	}
+	if f.format == "github" {
+		if err := report.WriteGitHub(e.stdout, ds); err != nil {
+			return err
+		}
+	}
+	if summary != "" {
+		if err := appendSummary(summary, ds); err != nil {
+			return err
+		}
+	}
+	if !failIntroduced {
+		return nil
+	}
+	n := 0
+	for i := range ds.Findings {
+		if !ds.Baseline.Old[ds.Findings[i].LinkID] {
+			n++
+		}
+	}
+	if n > 0 {
+		return &findingsError{n: n}
+	}
+	return nil
+}
+
+// loadBaseline marks the old link occurrences of the run (nil without a
+// baseline).
+func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
+	var set baseline.Set
+	var ref string
+	switch {
+	case f.baseline != "":
+		if in.mode != "dir" {
+			return nil, usagef("--baseline compares files of a local directory: audit a directory or file")
+		}
+		var err error
+		if set, err = baseline.FromGit(ctx, in.dir, f.baseline, in.seeds[0], extract.Options{}); err != nil {
+			return nil, err
+		}
+		ref = "git " + f.baseline
+	case f.baselineDB != "":
+		other, before := store, run.ID
+		if !sameFile(f.baselineDB, dbPath) {
+			if _, err := os.Stat(f.baselineDB); err != nil {
+				return nil, usagef("--baseline-db: %v", err)
+			}
+			db, err := sqlite.Open(ctx, f.baselineDB)
+			if err != nil {
+				return nil, fmt.Errorf("open baseline database: %w", err)
+			}
+			defer db.Close()
+			other, before = db, 0
+		}
+		occ, from, err := other.Occurrences(ctx, before)
+		if errors.Is(err, audit.ErrNotFound) {
+			occ, err = nil, nil // no earlier run: every occurrence is introduced
+		}
+		if err != nil {
+			return nil, err
+		}
+		set = baseline.Set{}
+		for o := range occ {
+			set[baseline.Occurrence{Target: o.Target, LineHash: o.LineHash}] = true
+		}
+		ref = fmt.Sprintf("database %s, run %d", filepath.Base(f.baselineDB), from)
+	default:
+		return nil, nil
+	}
+	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
+	for i := range ds.Links {
+		if set.Old(&ds.Links[i].Link) {
+			b.Old[ds.Links[i].ID] = true
+		}
+	}
+	return b, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// appendSummary appends the Markdown summary of the run to the job
+// summary file of GitHub Actions.
+func appendSummary(path string, ds *report.Dataset) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := report.WriteMarkdown(f, ds); err != nil {
+		f.Close()
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	return nil
+}
+
+// addPositions completes a dataset with the positions of its links and
+// the source files of its pages (migration 0009).
+func addPositions(ctx context.Context, store *sqlite.DB, runID int64, ds *report.Dataset) error {
+	pos, files, err := store.Positions(ctx, runID)
+	if err != nil {
+		return fmt.Errorf("load positions for the report: %w", err)
+	}
+	for _, p := range ds.Pages {
+		p.File = files[p.URL]
+	}
+	for i := range ds.Links {
+		if p, ok := pos[ds.Links[i].ID]; ok {
+			ds.Links[i].Line, ds.Links[i].Column, ds.Links[i].LineHash = p.Line, p.Column, p.LineHash
+		}
+	}
+	return nil
+}
