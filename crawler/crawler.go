@@ -214,6 +214,11 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 	if len(pages) > 0 {
 		seeds = seeds[:0]
 		for _, p := range pages {
+			// A directory's index.html is crawled as the directory, the
+			// URL links use for it.
+			if path.Base(p) == "index.html" {
+				p = strings.TrimSuffix(p, "index.html")
+			}
 			seeds = append(seeds, bu.ResolveReference(&url.URL{Path: p}).String())
 		}
 	}

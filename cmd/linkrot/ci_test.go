@@ -97,7 +97,7 @@ func TestAudit_FailOnIntroduced(t *testing.T) {
 	repo := newGitRepo(t)
 	rotted := site.URL + "/gone-rotted"
 	repo.write(map[string]string{
-		"README.md": "# Project\n\nSee the [guide](docs/guide.md#install).\n\nOur [paper](" + rotted + ") explains it.\n",
+		"README.md":     "# Project\n\nSee the [guide](docs/guide.md#install).\n\nOur [paper](" + rotted + ") explains it.\n",
 		"docs/guide.md": "# Guide\n\n## Install\n\nGet it [here](" + site.URL + "/ok).\n",
 		".gitignore":    "build/\n",
 		"build/x.md":    "[ignored](" + site.URL + "/gone-ignored)\n",
@@ -106,7 +106,7 @@ func TestAudit_FailOnIntroduced(t *testing.T) {
 	// The change: the paragraph with the rotted link moves to the guide,
 	// a new broken link and a new good one are added.
 	repo.write(map[string]string{
-		"README.md": "# Project\n\nSee the [guide](docs/guide.md#install).\n\nNew: [draft](" + site.URL + "/gone-new).\n",
+		"README.md":     "# Project\n\nSee the [guide](docs/guide.md#install).\n\nNew: [draft](" + site.URL + "/gone-new).\n",
 		"docs/guide.md": "# Guide\n\n## Install\n\nGet it [here](" + site.URL + "/ok).\n\n  Our [paper](" + rotted + ") explains it.\n",
 	})
 	repo.commit("change")
