@@ -61,7 +61,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
 	fs.BoolVar(&f.noSoft404, "no-soft404", false, "do not probe for soft 404s")
 	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
-	fs.DurationVar(&f.maxAge, "max-age", 0, "reuse a target's result from an earlier run if it is younger than this (e.g. 24h); transient failures are never reused")
+	fs.Var((*maxAgeFlag)(&f.maxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after)")
 }
 

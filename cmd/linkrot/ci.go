@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
@@ -198,5 +199,24 @@ func addPositions(ctx context.Context, store *sqlite.DB, runID int64, ds *report
 			ds.Links[i].Line, ds.Links[i].Column, ds.Links[i].LineHash = p.Line, p.Column, p.LineHash
 		}
 	}
+	return nil
+}
+
+// maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
+// for "never reuse".
+type maxAgeFlag time.Duration
+
+func (a *maxAgeFlag) String() string { return time.Duration(*a).String() }
+
+func (a *maxAgeFlag) Set(v string) error {
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d == 0 {
+		*a = 0
+		return nil
+	}
+	d, err := parseAge(v)
+	if err != nil {
+		return err
+	}
+	*a = maxAgeFlag(d)
 	return nil
 }
