@@ -23,11 +23,13 @@ type ciFlags struct {
 	format     string
 	baseline   string
 	baselineDB string
+	sarif      string
 }
 
 func (f *ciFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "output on stdout: text, or github (also GitHub Actions annotations of the broken links: ::error file=…,line=…,col=…)")
 	fs.StringVar(&f.baseline, "baseline", "", "git `revision` the change is compared with (--fail-on introduced): a link is old when its target was on a line with the same text there, in any file")
+	fs.StringVar(&f.sarif, "sarif", "", "also write the findings as SARIF 2.1.0 to this `file` (with the baseline's levels: old links are warnings)")
 	fs.StringVar(&f.baselineDB, "baseline-db", "", "a previous run's database `file` the change is compared with (--fail-on introduced), instead of --baseline")
 }
 
@@ -65,8 +67,11 @@ func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
 // introduced broken links; old ones are warnings.
 func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
 	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if f.format != "github" && summary == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
+	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
 		return nil
+	}
+	if r, err := store.Run(ctx, run.ID); err == nil {
+		run = r // with its end time and status
 	}
 	ds, err := loadDatasetFor(ctx, store, run, report.Markdown)
 	if err != nil {
@@ -88,6 +93,11 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath s
 	}
 	if summary != "" {
 		if err := appendSummary(summary, ds); err != nil {
+			return err
+		}
+	}
+	if f.sarif != "" {
+		if err := report.WriteFile(f.sarif, report.SARIF, ds); err != nil {
 			return err
 		}
 	}

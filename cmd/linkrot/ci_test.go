@@ -114,7 +114,7 @@ func TestAudit_FailOnIntroduced(t *testing.T) {
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	args := []string{"audit", repo.dir, "--db", db, "--no-report", "--no-archives", "--allow-private", "--retries", "0",
-		"--fail-on", "introduced", "--baseline", "main~1", "--format", "github"}
+		"--sarif", filepath.Join(t.TempDir(), "x.sarif"), "--fail-on", "introduced", "--baseline", "main~1", "--format", "github"}
 	code, out, errOut := run(t, "", args...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (an introduced broken link)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -133,6 +133,10 @@ func TestAudit_FailOnIntroduced(t *testing.T) {
 	}
 	if !strings.Contains(out, readme+":5:6: not-found "+site.URL+"/gone-new") {
 		t.Errorf("terminal lacks path:line:col:\n%s", out)
+	}
+	sarif, err := os.ReadFile(args[len(args)-7])
+	if err != nil || !strings.Contains(string(sarif), `"level": "warning"`) || !strings.Contains(string(sarif), `"startLine": 7`) {
+		t.Errorf("--sarif (%v):\n%s", err, sarif)
 	}
 	b, err := os.ReadFile(summary)
 	if err != nil || !strings.Contains(string(b), "**1 introduced by this change**, 1 old (warnings)") {
