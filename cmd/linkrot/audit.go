@@ -94,6 +94,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if in, err = cf.input(e, pos); err != nil {
 			return err
 		}
+		if err := ci.check(ctx, in); err != nil {
+			return err
+		}
 		if err := build(); err != nil {
 			return err
 		}

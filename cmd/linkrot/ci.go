@@ -60,6 +60,20 @@ func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
 	return false, nil
 }
 
+// check validates the CI flags against the input before the run starts.
+func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
+	if f.baseline == "" {
+		return nil
+	}
+	if in.mode != "dir" {
+		return usagef("--baseline compares files of a local directory: audit a directory or file")
+	}
+	if err := baseline.Verify(ctx, in.dir, f.baseline); err != nil {
+		return usagef("--baseline: %v", err)
+	}
+	return nil
+}
+
 // finish writes the CI outputs of a finished audit run: the broken links
 // with path:line:col for a local directory, GitHub annotations with
 // --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.

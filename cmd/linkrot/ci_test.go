@@ -171,6 +171,8 @@ func TestAudit_FailOnIntroducedUsage(t *testing.T) {
 		{"audit", dir, "--fail-on", "introduced,gone", "--baseline", "main"},
 		{"audit", dir, "--baseline", "main", "--baseline-db", "x.db"},
 		{"audit", dir, "--format", "sarif"},
+		{"audit", dir, "--fail-on", "introduced", "--baseline", "main"}, // not a git repository
+		{"audit", "https://example.org/", "--fail-on", "introduced", "--baseline", "main"},
 	} {
 		if code, _, errOut := run(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, code, errOut)

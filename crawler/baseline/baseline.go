@@ -56,6 +56,25 @@ func (s Set) Old(l *audit.Link) bool {
 	return ok && s[k]
 }
 
+// Verify reports an error when ref does not name a commit of the git
+// repository holding dir (or git is missing), before a long run needs it.
+func Verify(ctx context.Context, dir, ref string) error {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return fmt.Errorf("baseline %s: the git binary is needed: %w", ref, err)
+	}
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return fmt.Errorf("baseline: %q is not a git revision", ref)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, git, "-C", dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("baseline: %q is not a commit of the repository of %s (fetch it first?)", ref, dir)
+	}
+	return nil
+}
+
 // FromGit reads every HTML and Markdown document of the directory dir as
 // it was at the git revision ref, extracts their links as a crawl of dir
 // served at base would (same URLs, same targets), and returns their
