@@ -249,6 +249,7 @@ var volatileFlags = map[string]bool{
 	"db": true, "config": true, "resume": true, "resume-max-age": true, "wait": true, "log-format": true, "log-level": true,
 	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
 	"confirm-after": true, "confirm-spacing": true,
+	"format": true, "sarif": true, "baseline": true, "baseline-db": true, // CI outputs (ci.go)
 }
 
 func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {
