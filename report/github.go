@@ -53,29 +53,46 @@ func (l Location) String() string {
 
 // location returns where the link linkID is, on the page pageURL.
 func (ix *index) location(linkID int64, pageURL string) Location {
-	loc := Location{Path: pageURL}
 	li, ok := ix.linkIdx[linkID]
 	if !ok || linkID == 0 {
-		if p := ix.pageByURL(pageURL); p != nil && p.File != "" {
+		return ix.pageLocation(pageURL)
+	}
+	return ix.linkLocation(&ix.links[li])
+}
+
+// pageLocation is the page pageURL as a location: its file, or its URL.
+func (ix *index) pageLocation(pageURL string) Location {
+	loc := Location{Path: pageURL}
+	if p := ix.pageByURL(pageURL); p != nil && p.File != "" {
+		loc.Path, loc.File = p.File, true
+	}
+	return loc
+}
+
+// linkLocation is where l is.
+func (ix *index) linkLocation(l *Link) Location {
+	loc := Location{Line: l.Line, Column: l.Column}
+	if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
+		p := ix.ds.Pages[l.Page]
+		loc.Path = p.URL
+		if p.File != "" {
 			loc.Path, loc.File = p.File, true
 		}
-		return loc
 	}
-	l := &ix.ds.Links[li]
-	if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
-		if f := ix.ds.Pages[l.Page].File; f != "" {
-			loc.Path, loc.File = f, true
-		}
-	}
-	loc.Line, loc.Column = l.Line, l.Column
 	return loc
 }
 
 func (ix *index) pageByURL(u string) *audit.Page {
-	for _, p := range ix.ds.Pages {
-		if p.URL == u {
-			return p
+	if ix.pageIdx == nil {
+		ix.pageIdx = make(map[string]int, len(ix.ds.Pages))
+		for i, p := range ix.ds.Pages {
+			if _, ok := ix.pageIdx[p.URL]; !ok {
+				ix.pageIdx[p.URL] = i
+			}
 		}
+	}
+	if i, ok := ix.pageIdx[u]; ok {
+		return ix.ds.Pages[i]
 	}
 	return nil
 }
@@ -151,7 +168,11 @@ func (ix *index) level(f *audit.Finding) string {
 // which editors and terminals turn into links), introduced ones first
 // when there is a baseline, and says how many more there are.
 func WriteLocations(w io.Writer, ds *Dataset, max int) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	var rows []*audit.Finding
 	for i := range ds.Findings {
 		rows = append(rows, &ds.Findings[i])
@@ -198,7 +219,11 @@ func sanitizeLine(s string) string {
 // are escaped by the workflow-command rules: %, CR and LF in the message;
 // also ':' and ',' in properties.
 func WriteGitHub(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	var b strings.Builder
 	for i := range ds.Findings {
 		f := &ds.Findings[i]
@@ -217,6 +242,15 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 		}
 		writeCommand(&b, "notice", loc, "linkrot: moved", msg)
 	}
+	for i := range ds.CrawlTraps {
+		t := &ds.CrawlTraps[i]
+		loc := ix.pageLocation(t.PageURL)
+		msg := t.Message() + "; first URL cut: " + t.Example
+		if !loc.File {
+			msg += " (on " + t.PageURL + ")"
+		}
+		writeCommand(&b, "warning", loc, "linkrot: "+audit.FindingCrawlTrap, msg)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write github report: %w", err)
 	}
@@ -228,7 +262,7 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 func (ix *index) fixLocation(m audit.Maintenance) Location {
 	loc := Location{Path: m.Source}
 	for _, li := range ix.linksByTarget[ix.targetID(m.Target)] {
-		l := &ix.ds.Links[li]
+		l := &ix.links[li]
 		if l.Page >= 0 && l.Page < len(ix.ds.Pages) && ix.ds.Pages[l.Page].URL == m.Source {
 			return ix.location(l.ID, m.Source)
 		}

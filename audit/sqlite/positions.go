@@ -40,32 +40,12 @@ func (s *saver) pageFile(ctx context.Context, pageID int64, file string) error {
 	return err
 }
 
-// Position is where a link occurrence is in its page's source.
-type Position struct {
-	Line, Column int
-	LineHash     string
-}
-
-// Positions returns the positions of the links of a run that have one,
-// by link ID, and the source file of each local page, by page URL. An
-// unknown run yields an error wrapping audit.ErrNotFound. It is safe for
-// concurrent use.
-func (db *DB) Positions(ctx context.Context, runID int64) (map[int64]Position, map[string]string, error) {
-	pos := map[int64]Position{}
+// PageFiles returns the source file of each local page of a run, by page
+// URL (EachLink gives each link's position). An unknown run yields an
+// error wrapping audit.ErrNotFound. It is safe for concurrent use.
+func (db *DB) PageFiles(ctx context.Context, runID int64) (map[string]string, error) {
 	files := map[string]string{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		if err := each(ctx, tx, `SELECT id, line, col, line_hash FROM links WHERE run_id = ? AND line > 0`, runID,
-			func(rows *sql.Rows) error {
-				var id int64
-				var p Position
-				if err := rows.Scan(&id, &p.Line, &p.Column, &p.LineHash); err != nil {
-					return err
-				}
-				pos[id] = p
-				return nil
-			}); err != nil {
-			return err
-		}
 		return each(ctx, tx, `SELECT url, file FROM pages WHERE run_id = ? AND file != ''`, runID,
 			func(rows *sql.Rows) error {
 				var u, f string
@@ -77,9 +57,9 @@ func (db *DB) Positions(ctx context.Context, runID int64) (map[int64]Position, m
 			})
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("positions of run %d: %w", runID, err)
+		return nil, fmt.Errorf("page files of run %d: %w", runID, err)
 	}
-	return pos, files, nil
+	return files, nil
 }
 
 // Occurrence is a link occurrence as the baseline rule compares it: the

@@ -18,17 +18,19 @@ func TestStore_Positions(t *testing.T) {
 	}}, RequestURL: "http://localhost/docs/a.md", File: "docs/a.md"}
 	web := &audit.Page{Extraction: audit.Extraction{URL: "https://site.example/"}, RequestURL: "https://site.example/"}
 	mustSave(t, db, run, p, web)
-	pos, files, err := db.Positions(ctx, run)
+	files, err := db.PageFiles(ctx, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pos) != 1 || !reflect.DeepEqual(files, map[string]string{"http://localhost/docs/a.md": "docs/a.md"}) {
-		t.Fatalf("positions %+v files %+v", pos, files)
+	if !reflect.DeepEqual(files, map[string]string{"http://localhost/docs/a.md": "docs/a.md"}) {
+		t.Fatalf("files %+v", files)
 	}
-	for _, v := range pos {
-		if v.Line != 3 || v.Column != 7 || v.LineHash != p.Links[0].LineHash {
-			t.Errorf("position %+v", v)
-		}
+	var got []audit.Link
+	if err := db.EachLink(ctx, run, func(l *StoredLink) error { got = append(got, l.Link); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Line != 3 || got[0].Column != 7 || got[0].LineHash != p.Links[0].LineHash || got[1].Line != 0 {
+		t.Errorf("streamed links: %+v", got)
 	}
 	occ, from, err := db.Occurrences(ctx, 0)
 	if err != nil || from != run {

@@ -174,9 +174,19 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath str
 		return nil, nil
 	}
 	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
-	for i := range ds.Links {
-		if set.Old(&ds.Links[i].Link) {
-			b.Old[ds.Links[i].ID] = true
+	mark := func(l *report.Link) error {
+		if set.Old(&l.Link) {
+			b.Old[l.ID] = true
+		}
+		return nil
+	}
+	if ds.EachLink != nil {
+		if err := ds.EachLink(mark); err != nil {
+			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
+		}
+	} else {
+		for i := range ds.Links {
+			mark(&ds.Links[i])
 		}
 	}
 	return b, nil
@@ -208,20 +218,15 @@ func appendSummary(path string, ds *report.Dataset) error {
 	return nil
 }
 
-// addPositions completes a dataset with the positions of its links and
-// the source files of its pages (migration 0009).
-func addPositions(ctx context.Context, store *sqlite.DB, runID int64, ds *report.Dataset) error {
-	pos, files, err := store.Positions(ctx, runID)
+// addPageFiles completes the pages of a dataset with their source files
+// (migration 0009; the links' positions come with the links).
+func addPageFiles(ctx context.Context, store *sqlite.DB, runID int64, ds *report.Dataset) error {
+	files, err := store.PageFiles(ctx, runID)
 	if err != nil {
-		return fmt.Errorf("load positions for the report: %w", err)
+		return fmt.Errorf("load page files for the report: %w", err)
 	}
 	for _, p := range ds.Pages {
 		p.File = files[p.URL]
-	}
-	for i := range ds.Links {
-		if p, ok := pos[ds.Links[i].ID]; ok {
-			ds.Links[i].Line, ds.Links[i].Column, ds.Links[i].LineHash = p.Line, p.Column, p.LineHash
-		}
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ type crawlFlags struct {
 	timeout      time.Duration
 	maxBody      sizeFlag
 	maxRedirects int
+	traps        trapFlags
 	logFormat    string
 	quiet        bool
 	verbose      bool
@@ -58,6 +59,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&f.noIgnore, "no-ignore", false, "DIR: also read hidden files and directories and what .gitignore excludes (.git/ stays out)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
+	f.traps.register(fs)
 	if shared {
 		fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
 		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
@@ -113,6 +115,13 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 		MaxBody:      int64(f.maxBody),
 		MaxRedirects: f.maxRedirects,
 		Logger:       log,
+
+		MaxSegmentRepeats: offIfZero(f.traps.segmentRepeats),
+		MaxPathSegments:   offIfZero(f.traps.pathSegments),
+		MaxQueryVariants:  offIfZero(f.traps.queryVariants),
+		MaxURLLength:      offIfZero(f.traps.urlLength),
+		SessionParams:     f.traps.sessionParams(),
+		KeepSessionIDs:    f.traps.keepSessionIDs,
 	}, nil
 }
 
@@ -297,6 +306,9 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	if stats != nil {
 		printCrawlSummary(e.stdout, stats)
+		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
+			printTrapSummary(e.stdout, traps)
+		}
 	}
 	return withRun(err, run)
 }
