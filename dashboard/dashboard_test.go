@@ -95,6 +95,52 @@ func TestDashboard_Pages(t *testing.T) {
 	}
 }
 
+// TestDashboard_InternalLinks follows every link the dashboard makes to
+// itself, from the overview on: each answers 200 (a link checker's
+// dashboard has no broken links).
+func TestDashboard_InternalLinks(t *testing.T) {
+	f := newFixture(t)
+	h := New(f.openRO(t), Options{})
+	seen := map[string]bool{"/": true}
+	queue := []string{"/"}
+	for len(queue) > 0 && len(seen) < 400 {
+		u := queue[0]
+		queue = queue[1:]
+		code, body, _ := get(t, h, u)
+		if code != 200 {
+			t.Errorf("GET %s = %d", u, code)
+			continue
+		}
+		z := html.NewTokenizer(strings.NewReader(body))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			if tt != html.StartTagToken {
+				continue
+			}
+			if name, _ := z.TagName(); string(name) != "a" {
+				continue
+			}
+			for {
+				k, v, more := z.TagAttr()
+				if string(k) == "href" && strings.HasPrefix(string(v), "/") && !seen[string(v)] {
+					seen[string(v)] = true
+					queue = append(queue, string(v))
+				}
+				if !more {
+					break
+				}
+			}
+		}
+	}
+	if len(seen) < 20 {
+		t.Errorf("only %d internal links found", len(seen))
+	}
+	for _, want := range []string{"/page?url=https%3a%2f%2fsite.example%2fabout&run=3", "/target/" + strconv.FormatInt(f.targets[gonePath], 10)} {
+		if !seen[want] {
+			t.Errorf("no link to %s", want)
+		}
+	}
+}
+
 func TestDashboard_Overview(t *testing.T) {
 	f := newFixture(t)
 	_, body, _ := get(t, New(f.openRO(t), Options{}), "/")

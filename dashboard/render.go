@@ -38,7 +38,6 @@ var (
 		"fmtInt":   fmtInt,
 		"ms":       func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + " ms" },
 		"pct":      func(f float64) string { return strconv.FormatFloat(f*100, 'f', 0, 64) + "%" },
-		"qs":       func(k, v string) string { return url.Values{k: {v}}.Encode() },
 		"act": func(v layoutView, id int64) actionView {
 			return actionView{Prefix: v.Prefix, CSRF: v.CSRF, ID: id}
 		},
