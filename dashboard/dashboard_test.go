@@ -174,22 +174,23 @@ func TestDashboard_Filters(t *testing.T) {
 	}
 	// Latest run: gone (gone), moved, evil (timeout), fine (fragment).
 	for u, want := range map[string]int{
-		"/broken":                           4,
-		"/broken?verdict=moved":             1,
-		"/broken?verdict=gone":              1,
-		"/broken?verdict=fragment-missing":  1,
-		"/broken?host=ext.example":          1,
-		"/broken?confirmed=confirmed":       1, // gone failed in runs 2 and 3
-		"/broken?q=goes+away":               1, // anchor text of a linking page
-		"/broken?run=1":                     2, // run 1: moved and the timeout
-		"/links":                            9,
-		"/links?verdict=broken":             4, // two links to gone, the timeout, the fragment
-		"/links?element=img":                1,
-		"/links?q=about":                    2,
-		"/pages":                            2,
-		"/pages?broken=with+broken+links":   2,
-		"/pages?q=about":                    1,
-		"/links?verdict=skipped&host=nohow": 0,
+		"/broken":                              4,
+		"/broken?verdict=moved":                1,
+		"/broken?verdict=gone":                 1,
+		"/broken?verdict=fragment-missing":     1,
+		"/broken?host=ext.example":             1,
+		"/broken?confirmed=confirmed":          1, // gone failed in runs 2 and 3
+		"/broken?q=goes+away":                  1, // anchor text of a linking page
+		"/broken?run=1":                        2, // run 1: moved and the timeout
+		"/links":                               9,
+		"/links?verdict=broken":                4, // two links to gone, the timeout, the fragment
+		"/links?element=img":                   1,
+		"/links?q=about":                       2,
+		"/pages":                               2,
+		"/pages?broken=with+broken+links":      2,
+		"/pages?q=about":                       1,
+		"/links?verdict=skipped&host=nohow":    0,
+		"/broken?verdict=&host=&confirmed=&q=": 4, // the form without JavaScript sends every field
 	} {
 		if got := rows(u, strings.SplitN("t-"+strings.TrimPrefix(u, "/"), "?", 2)[0]); got != want {
 			t.Errorf("GET %s: %d rows, want %d", u, got, want)

@@ -233,17 +233,15 @@ func newFilter(key, label, value string, values []string, order []string, extra 
 	}
 	var rest []string
 	for v := range counts {
-		if !seen[v] {
+		// "" is the select's "All": a row without a value (a target
+		// without a host) is found through All.
+		if !seen[v] && v != "" {
 			rest = append(rest, v)
 		}
 	}
 	slices.Sort(rest)
 	for _, v := range rest {
-		label := v
-		if label == "" {
-			label = "(none)"
-		}
-		f.Options = append(f.Options, option{Value: v, Label: label, Count: counts[v]})
+		f.Options = append(f.Options, option{Value: v, Label: v, Count: counts[v]})
 	}
 	return f
 }

@@ -188,7 +188,7 @@ func (h *handler) broken(r *http.Request) (*view, error) {
 		hosts = append(hosts, row.Target.Host)
 		confirmed = append(confirmed, confirmedOf(row))
 		if want["verdict"] != "" && string(row.Verdict) != want["verdict"] ||
-			q.Has("host") && row.Target.Host != want["host"] ||
+			want["host"] != "" && row.Target.Host != want["host"] ||
 			want["confirmed"] != "" && confirmedOf(row) != want["confirmed"] {
 			continue
 		}
@@ -275,7 +275,7 @@ func (h *handler) links(r *http.Request) (*view, error) {
 		switch {
 		case wantV == "broken" && !vd.Broken(),
 			wantV != "" && wantV != "broken" && string(vd) != wantV,
-			q.Has("host") && host != wantH,
+			wantH != "" && host != wantH,
 			wantE != "" && l.Element != wantE,
 			!matches(needle, l.PageURL, l.Text, l.Href):
 			continue
