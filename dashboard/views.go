@@ -116,7 +116,7 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 		{frag, "targets linked with a missing #fragment", cls(frag, "warn"), "/broken?verdict=fragment-missing&" + runQ},
 		{findings, "findings (links on pages)", cls(findings, "bad"), "/links?verdict=broken&" + runQ},
 		{drifted, "drifted targets (major, off-topic)", cls(drifted, "warn"), "/broken?" + runQ},
-		{rd.stats.Links - rd.stats.RobustLinks - rd.stats.MsetLinks, "links without Robust Links or mset", "info", "/links?" + runQ},
+		{unprotected[run.ID], "unprotected links (to http(s) pages, without Robust Links or mset)", "info", "/links?" + runQ},
 	}
 	return v, nil
 }
