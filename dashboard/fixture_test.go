@@ -78,6 +78,10 @@ func newFixture(t testing.TB) *fixture {
 		about := &audit.Page{Extraction: audit.Extraction{URL: aboutURL, Title: hostileTitle, Parsed: true}, Status: 200,
 			ContentType: "text/html", Depth: 1, FetchedAt: start}
 		about.Links = []audit.Link{{Element: "a", Attr: "href", Href: gonePath, RawHref: "/gone", Text: "gone again"}}
+		if i == 2 {
+			// The about page protects its link with Robust Links in run 3.
+			about.Links[0].Robust = &audit.Robust{OriginalURL: gonePath, OriginalRaw: gonePath}
+		}
 		if err := db.SavePages(ctx, run.ID, []*audit.Page{index, about}); err != nil {
 			t.Fatal(err)
 		}

@@ -34,6 +34,7 @@ type runData struct {
 	pageBroken  map[string]int
 	brokenRows  []brokenRow
 	verdictOfLn []audit.Verdict // by index in links
+	robustOfLn  []string        // by index in links: robustness filter value
 }
 
 // brokenRow is one target to fix, grouped as the report groups them:
@@ -125,11 +126,20 @@ func (d *runData) linkVerdict(l *sqlite.LinkRef) audit.Verdict {
 
 func (d *runData) index() {
 	d.verdictOfLn = make([]audit.Verdict, len(d.links))
+	d.robustOfLn = make([]string, len(d.links))
 	fragOnly := map[int64]bool{}
 	for i := range d.links {
 		l := &d.links[i]
 		v := d.linkVerdict(l)
 		d.verdictOfLn[i] = v
+		// LinkRefs and a page's Links are both in document order: the
+		// k-th link of a page is its k-th LinkRef.
+		d.robustOfLn[i] = "none"
+		if pi, ok := d.pageIdx[l.PageURL]; ok {
+			if k := len(d.pageLinks[l.PageURL]); k < len(d.pages[pi].Links) {
+				d.robustOfLn[i] = robustness(&d.pages[pi].Links[k])
+			}
+		}
 		if l.TargetID != 0 {
 			d.linksOf[l.TargetID] = append(d.linksOf[l.TargetID], i)
 		}
@@ -176,6 +186,19 @@ func (d *runData) index() {
 		}
 		return strings.Compare(a.Target.URL, b.Target.URL)
 	})
+}
+
+// robustness is the report's Robustness filter value of a link.
+func robustness(l *audit.Link) string {
+	switch r, m := l.Robust != nil, l.Mset != nil; {
+	case r && m:
+		return "Robust Links and mset"
+	case r:
+		return "Robust Links"
+	case m:
+		return "mset"
+	}
+	return "none"
 }
 
 // statusLine is a check's evidence in one line: the status chain or the

@@ -116,7 +116,7 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 		{frag, "targets linked with a missing #fragment", cls(frag, "warn"), "/broken?verdict=fragment-missing&" + runQ},
 		{findings, "findings (links on pages)", cls(findings, "bad"), "/links?verdict=broken&" + runQ},
 		{drifted, "drifted targets (major, off-topic)", cls(drifted, "warn"), "/broken?" + runQ},
-		{unprotected[run.ID], "unprotected links (to http(s) pages, without Robust Links or mset)", "info", "/links?" + runQ},
+		{unprotected[run.ID], "unprotected links (to http(s) pages, without Robust Links or mset)", "info", "/links?robust=none&" + runQ},
 	}
 	return v, nil
 }
@@ -239,6 +239,7 @@ type linkView struct {
 	Element  string
 	Verdict  audit.Verdict
 	Class    string
+	Robust   string
 	Findings []sqlite.FindingRef
 }
 
@@ -246,7 +247,7 @@ func (d *runData) linkView(i int) linkView {
 	l := &d.links[i]
 	v := d.verdictOfLn[i]
 	lv := linkView{Index: i, PageURL: l.PageURL, Text: l.Text, Href: l.Href, TargetID: l.TargetID,
-		Element: l.Element, Verdict: v, Class: vclass(v), Findings: d.findings[l.LinkID]}
+		Element: l.Element, Verdict: v, Class: vclass(v), Robust: d.robustOfLn[i], Findings: d.findings[l.LinkID]}
 	if t, ok := d.targets[l.TargetID]; ok {
 		lv.Target = t.URL
 	}
@@ -263,20 +264,22 @@ func (h *handler) links(r *http.Request) (*view, error) {
 	}
 	v.Title = "Links · run " + strconv.FormatInt(rd.run.ID, 10)
 	q := r.URL.Query()
-	wantV, wantH, wantE := q.Get("verdict"), q.Get("host"), q.Get("element")
+	wantV, wantH, wantE, wantR := q.Get("verdict"), q.Get("host"), q.Get("element"), q.Get("robust")
 	needle := strings.ToLower(td.Q)
-	var verdicts, hosts, elements []string
+	var verdicts, hosts, elements, robust []string
 	var rows []linkView
 	for i := range rd.links {
 		l := &rd.links[i]
 		vd := rd.verdictOfLn[i]
 		host := rd.targets[l.TargetID].Host
 		verdicts, hosts, elements = append(verdicts, string(vd)), append(hosts, host), append(elements, l.Element)
+		robust = append(robust, rd.robustOfLn[i])
 		switch {
 		case wantV == "broken" && !vd.Broken(),
 			wantV != "" && wantV != "broken" && string(vd) != wantV,
 			wantH != "" && host != wantH,
 			wantE != "" && l.Element != wantE,
+			wantR != "" && rd.robustOfLn[i] != wantR,
 			!matches(needle, l.PageURL, l.Text, l.Href):
 			continue
 		}
@@ -286,6 +289,7 @@ func (h *handler) links(r *http.Request) (*view, error) {
 		newFilter("verdict", "Verdict", wantV, verdicts, verdictOrder(), option{Value: "broken", Label: "every broken verdict"}),
 		newFilter("host", "Host", wantH, hosts, nil),
 		newFilter("element", "Element", wantE, elements, nil),
+		newFilter("robust", "Robustness", wantR, robust, []string{"Robust Links and mset", "Robust Links", "mset", "none"}),
 	}
 	from, to, p, err := paginate(r.URL, len(rows))
 	if err != nil {
