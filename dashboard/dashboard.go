@@ -167,6 +167,11 @@ func (h *handler) page(build func(*http.Request) (*view, error)) http.HandlerFun
 			h.fail(w, r, err)
 			return
 		}
+		if v.fresh {
+			// Data read for this request only (not shared through the
+			// cache): redact URL passwords an older database may hold.
+			audit.RedactStrings(&v.Data)
+		}
 		h.render(w, r, http.StatusOK, v)
 	}
 }

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -400,5 +401,44 @@ func TestDashboard_Events(t *testing.T) {
 	}
 	if ev, _ := next(); ev != "idle" {
 		t.Fatalf("then %s, want idle", ev)
+	}
+}
+
+// TestDashboard_RedactsPasswords: a database written before the store
+// redacted URL passwords may hold some; no page shows them.
+func TestDashboard_RedactsPasswords(t *testing.T) {
+	f := newFixture(t)
+	raw, err := sql.Open("sqlite", "file:"+f.path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "https://user:hunter2@secret.example/x"
+	for _, q := range []string{
+		`UPDATE targets SET url = '` + secret + `' WHERE id = ` + strconv.FormatInt(f.targets[movedURL], 10),
+		`UPDATE pages SET url = '` + secret + `/page', title = 'see ` + secret + `' WHERE url = '` + aboutURL + `'`,
+		`UPDATE checks SET final_url = '` + secret + `/final' WHERE target_id = ` + strconv.FormatInt(f.targets[movedURL], 10),
+		`UPDATE runs SET seeds = '["` + secret + `"]'`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	h := New(f.openRO(t), Options{})
+	for _, u := range []string{"/", "/broken", "/links", "/pages", "/search?q=secret", "/search?q=hunter2",
+		"/target/" + strconv.FormatInt(f.targets[movedURL], 10), "/page?url=" + url.QueryEscape("https://user:***@secret.example/x/page")} {
+		code, body, _ := get(t, h, u)
+		if code != 200 {
+			t.Errorf("GET %s = %d", u, code)
+		}
+		if strings.Contains(body, "hunter2") && !strings.HasSuffix(u, "hunter2") {
+			t.Errorf("GET %s shows the password", u)
+		}
+		if strings.HasSuffix(u, "hunter2") && (!strings.Contains(body, "No target URL contains that.") || !strings.Contains(body, "No page URL contains that.")) {
+			t.Error("search finds URLs through their password")
+		}
+		if u == "/broken" && !strings.Contains(body, "user:***@secret.example") {
+			t.Errorf("GET %s: the redacted URL is missing", u)
+		}
 	}
 }

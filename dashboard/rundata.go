@@ -68,9 +68,6 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 	if d.pages, err = h.db.Pages(ctx, run.ID); err != nil {
 		return nil, wrap("pages", err)
 	}
-	for i, p := range d.pages {
-		d.pageIdx[p.URL] = i
-	}
 	if d.links, err = h.db.LinkRefs(ctx, run.ID); err != nil {
 		return nil, wrap("links", err)
 	}
@@ -78,19 +75,31 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 	if err != nil {
 		return nil, wrap("targets", err)
 	}
-	for _, t := range targets {
-		d.targets[t.ID] = t
-	}
 	checks, err := h.db.Checks(ctx, run.ID)
 	if err != nil {
 		return nil, wrap("checks", err)
 	}
-	for i := range checks {
-		d.checks[checks[i].TargetID] = &checks[i]
-	}
 	fs, err := h.db.RunFindingRefs(ctx, run.ID)
 	if err != nil {
 		return nil, wrap("findings", err)
+	}
+	// The store redacts URL passwords when it writes; a database written
+	// by an older linkrot may still hold some. Redact once here, before
+	// the data is shared by concurrent requests through the cache.
+	audit.RedactStrings(&d.run)
+	audit.RedactStrings(&d.pages)
+	audit.RedactStrings(&d.links)
+	audit.RedactStrings(&targets)
+	audit.RedactStrings(&checks)
+	audit.RedactStrings(&fs)
+	for i, p := range d.pages {
+		d.pageIdx[p.URL] = i
+	}
+	for _, t := range targets {
+		d.targets[t.ID] = t
+	}
+	for i := range checks {
+		d.checks[checks[i].TargetID] = &checks[i]
 	}
 	for _, f := range fs {
 		d.findings[f.LinkID] = append(d.findings[f.LinkID], f)

@@ -24,6 +24,10 @@ type view struct {
 	// without JavaScript and follows /events with it.
 	Live bool
 	Data any
+	// fresh is true when Data holds only values read for this request:
+	// then it is redacted before rendering (cached run data is redacted
+	// when loaded).
+	fresh bool
 	// Filled in by render.
 	Prefix    string
 	Actions   bool
@@ -49,7 +53,7 @@ type card struct {
 
 func (h *handler) overview(r *http.Request) (*view, error) {
 	ctx := r.Context()
-	v := &view{Title: "linkrot dashboard", Tmpl: "overview", Nav: "overview"}
+	v := &view{Title: "linkrot dashboard", Tmpl: "overview", Nav: "overview", fresh: true}
 	d := &overviewData{}
 	v.Data = d
 	var err error
@@ -404,7 +408,7 @@ func (h *handler) target(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	d := &targetData{Target: t}
-	v := &view{Title: "Target " + t.URL, Tmpl: "target", Data: d}
+	v := &view{Title: "Target " + audit.RedactText(t.URL), Tmpl: "target", Data: d, fresh: true}
 	checks, err := h.db.TargetChecks(ctx, id, targetChecks)
 	if err != nil {
 		return nil, err
@@ -515,7 +519,7 @@ func (h *handler) search(r *http.Request) (*view, error) {
 		return nil, errBadRequest
 	}
 	d := &searchData{Q: q, Limit: searchLimit}
-	v := &view{Title: "Search", Tmpl: "search", Nav: "search", Data: d}
+	v := &view{Title: "Search", Tmpl: "search", Nav: "search", Data: d, fresh: true}
 	if q == "" {
 		return v, nil
 	}
@@ -527,6 +531,21 @@ func (h *handler) search(r *http.Request) (*view, error) {
 	if d.Pages, err = h.db.SearchPages(r.Context(), q, searchLimit); err != nil {
 		return nil, err
 	}
+	// A URL password (in a database from before the store redacted them)
+	// is neither shown nor searchable: a hit only through it would tell
+	// its characters one query at a time.
+	lq := strings.ToLower(q)
+	keep := func(hits []sqlite.SearchHit) []sqlite.SearchHit {
+		out := hits[:0]
+		for _, hit := range hits {
+			hit.URL = audit.RedactText(hit.URL)
+			if strings.Contains(strings.ToLower(hit.URL), lq) {
+				out = append(out, hit)
+			}
+		}
+		return out
+	}
+	d.Targets, d.Pages = keep(d.Targets), keep(d.Pages)
 	return v, nil
 }
 
