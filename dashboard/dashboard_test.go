@@ -350,7 +350,11 @@ func TestDashboard_Events(t *testing.T) {
 	if err := w.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(f.openRO(t), Options{PollInterval: 20 * time.Millisecond}))
+	// A server WriteTimeout shorter than the stream: the stream extends
+	// its write deadline.
+	srv := httptest.NewUnstartedServer(New(f.openRO(t), Options{PollInterval: 20 * time.Millisecond}))
+	srv.Config.WriteTimeout = 300 * time.Millisecond
+	srv.Start()
 	defer srv.Close()
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -385,6 +389,8 @@ func TestDashboard_Events(t *testing.T) {
 	if ev, data := next(); ev != "progress" || !strings.Contains(data, `"run":`+id) || !strings.Contains(data, `"pages":0`) {
 		t.Fatalf("first event %s %s", ev, data)
 	}
+	// Longer than the WriteTimeout: the stream is still open.
+	time.Sleep(500 * time.Millisecond)
 	// The run stores a page: the next event counts it.
 	p := &audit.Page{Extraction: audit.Extraction{URL: site, Parsed: true}, Status: 200}
 	if err := w.SavePages(ctx, run.ID, []*audit.Page{p}); err != nil {

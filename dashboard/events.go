@@ -21,8 +21,14 @@ import (
 //
 // A comment line every 15 seconds keeps proxies from closing an idle
 // stream; the stream ends after StreamLimit (EventSource reconnects).
+//
+// The stream outlives a server's WriteTimeout: before each write the
+// write deadline is moved to a minute ahead (where the ResponseWriter
+// supports it); a client that stops reading is still dropped then.
 func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(h.opts.PollInterval + time.Minute)) }
+	extend()
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")
@@ -42,6 +48,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	last := map[int64]sqlite.RunProgress{}
 	idle := false
 	for {
+		extend()
 		runs, err := h.db.RunningRuns(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
