@@ -22,6 +22,9 @@ type Input struct {
 	Seeds    []string
 	Dir      string
 	Sitemaps []string
+	// Files, in mode "dir", are the only files of Dir crawled (as pages of
+	// Seeds[0]); empty: the whole directory.
+	Files []string
 }
 
 // Config is the configuration of one audit run. The zero value of each

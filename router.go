@@ -708,7 +708,11 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		case "urls":
 			st, crawlErr = c.CrawlList(ctx, in.Seeds)
 		case "dir":
-			st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Seeds[0])
+			if len(in.Files) > 0 {
+				st, crawlErr = c.CrawlFiles(ctx, in.Dir, in.Seeds[0], in.Files)
+			} else {
+				st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Seeds[0])
+			}
 		case "sitemap":
 			st, crawlErr = c.CrawlSitemaps(ctx, in.Sitemaps, in.Seeds)
 		default:

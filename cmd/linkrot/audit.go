@@ -30,6 +30,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	jf.register(fs, jobLock|jobResume|jobHistory|jobLog)
 	var af archiveFlags
 	af.register(fs)
+	var ci ciFlags
+	ci.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
 	noReport := fs.Bool("no-report", false, "do not write the HTML report")
 	var outputs listFlag
@@ -59,6 +61,10 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	failNew, err := takeFailOnNew(&kf.failOn)
+	if err != nil {
+		return err
+	}
+	failIntroduced, err := ci.takeFailOnIntroduced(&kf.failOn)
 	if err != nil {
 		return err
 	}
@@ -98,6 +104,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	if !fromStored {
 		if in, err = cf.input(e, pos); err != nil {
+			return err
+		}
+		if err := ci.check(ctx, in); err != nil {
 			return err
 		}
 		if err := build(); err != nil {
@@ -149,7 +158,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	prog := newAuditProgress(e.stderr, log)
 	acfg := linkrot.Config{
 		Run:               run,
-		Input:             linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: cf.sitemaps},
+		Input:             linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: cf.sitemaps, Files: in.files},
 		Crawl:             copts,
 		Check:             kopts,
 		MaxAge:            kf.maxAge,
@@ -204,6 +213,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		err = serr
 	}
 	if err != nil {
+		return withRun(err, run)
+	}
+	if err := ci.finish(ctx, e, store, cf.db, run, in, failIntroduced); err != nil || failIntroduced {
 		return withRun(err, run)
 	}
 	if failNew {
