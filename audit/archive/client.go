@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -119,10 +120,38 @@ type Client struct {
 	log *slog.Logger
 	hc  *http.Client
 
-	mu      sync.Mutex
-	hosts   map[string]*hostState
-	archive map[string]bool     // hosts of configured archives
-	saveLim map[string]*Limiter // by archive name
+	mu       sync.Mutex
+	hosts    map[string]*hostState // pools, by key: "archive/pool" or "host:" + host
+	prefixes []poolPrefix          // longest first
+	hostPool map[string]string     // archive host -> its first archive's main pool
+	archive  map[string]bool       // hosts of configured archives
+	local    map[string]bool       // hosts of local collections
+	saveLim  map[string]*Limiter   // by archive name
+}
+
+type poolPrefix struct {
+	prefix string // host (lower case) + path
+	key    string
+}
+
+// PoolKey names pool p of archive a: "ia/api".
+func PoolKey(a Archive, p Pool) string { return a.Name + "/" + p.Name }
+
+// hostPath is u without scheme, host lower-cased.
+func hostPath(u *url.URL) string {
+	p := u.EscapedPath()
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return strings.ToLower(u.Host) + p
+}
+
+func prefixOf(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	h, p, _ := strings.Cut(s, "/")
+	return strings.ToLower(h) + "/" + p
 }
 
 type hostState struct {
@@ -224,24 +253,70 @@ func NewClient(opts Options) *Client {
 		hc: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
-		hosts:   map[string]*hostState{},
-		archive: map[string]bool{},
-		saveLim: map[string]*Limiter{},
+		hosts:    map[string]*hostState{},
+		hostPool: map[string]string{},
+		archive:  map[string]bool{},
+		local:    map[string]bool{},
+		saveLim:  map[string]*Limiter{},
 	}
 	for _, a := range o.Archives {
 		for _, h := range a.hosts() {
 			c.archive[h] = true
-			// Two archives on one host share one budget, at the lower rate.
-			if st, ok := c.hosts[h]; !ok || st.lim.Interval() < NewLimiter(a.rate()).Interval() {
-				c.hosts[h] = newHostState(a.rate())
+			if a.Local {
+				c.local[h] = true
+			}
+			if _, ok := c.hostPool[h]; !ok {
+				c.hostPool[h] = PoolKey(a, a.MainPool())
+			}
+		}
+		for i, p := range a.AllPools() {
+			key := PoolKey(a, p)
+			rate := p.PerMinute()
+			if i == 0 {
+				rate = a.PerMinute()
+			}
+			c.hosts[key] = newHostState(rate)
+			for _, pre := range p.Prefixes {
+				c.prefixes = append(c.prefixes, poolPrefix{prefixOf(pre), key})
 			}
 		}
 		if a.Save != "" {
 			c.saveLim[a.Name] = NewLimiter(a.saveRate())
 		}
 	}
+	sort.SliceStable(c.prefixes, func(i, j int) bool { return len(c.prefixes[i].prefix) > len(c.prefixes[j].prefix) })
 	return c
 }
+
+// poolOf returns the key of the pool a request to u belongs to: the
+// configured pool with the longest matching prefix, else the main pool of
+// the first archive on u's host, else the host's own pool.
+func (c *Client) poolOf(u *url.URL) string {
+	hp := hostPath(u)
+	for _, p := range c.prefixes {
+		if strings.HasPrefix(hp, p.prefix) {
+			return p.key
+		}
+	}
+	h := strings.ToLower(u.Host)
+	if k, ok := c.hostPool[h]; ok {
+		return k
+	}
+	return "host:" + h
+}
+
+// PoolOf returns the key of the pool a request to rawURL belongs to
+// ("ia/api", "ia/main", "host:example.org").
+func (c *Client) PoolOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return c.poolOf(u)
+}
+
+// IsLocal reports whether host serves a local collection.
+func (c *Client) IsLocal(host string) bool { return c.local[strings.ToLower(host)] }
 
 // IsArchiveHost reports whether host (host[:port], any case) serves a
 // configured archive.
@@ -254,21 +329,37 @@ func (c *Client) IsArchiveHost(host string) bool {
 // Archives returns the configured archives.
 func (c *Client) Archives() []Archive { return c.o.Archives }
 
-func (c *Client) host(h string) *hostState {
-	h = strings.ToLower(h)
+func (c *Client) pool(key string) *hostState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := c.hosts[h]
+	st := c.hosts[key]
 	if st == nil {
 		st = newHostState(c.o.OtherHostRate)
-		c.hosts[h] = st
+		c.hosts[key] = st
 	}
 	return st
 }
 
-// Limiter returns the request budget of host (host[:port]); hosts of no
-// archive get one at OtherHostRate on first use.
-func (c *Client) Limiter(host string) *Limiter { return c.host(host).lim }
+// Limiter returns the request budget of the pool serving rawURL (a URL,
+// or a bare host[:port]); hosts of no archive get one at OtherHostRate on
+// first use.
+func (c *Client) Limiter(rawURL string) *Limiter {
+	if !strings.Contains(rawURL, "/") {
+		rawURL = "http://" + rawURL + "/"
+	}
+	return c.pool(c.PoolOf(rawURL)).lim
+}
+
+// PoolLimiter returns the budget of the pool named key (PoolKey), nil
+// when there is none.
+func (c *Client) PoolLimiter(key string) *Limiter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.hosts[key]; st != nil {
+		return st.lim
+	}
+	return nil
+}
 
 // request describes one GET or POST.
 type request struct {
@@ -292,7 +383,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, &Error{Op: r.op, URL: r.url, Class: "invalid-url", Err: errors.New("not an absolute http(s) URL")}
 	}
-	st := c.host(u.Host)
+	st := c.pool(c.poolOf(u))
 	for attempt := 0; ; attempt++ {
 		if r.budget {
 			st.mu.Lock()
@@ -338,6 +429,9 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			st.mu.Lock()
 			st.fails = 0
 			st.mu.Unlock()
+			if resp.Status != http.StatusTooManyRequests {
+				st.lim.Success()
+			}
 		}
 		if resp.Status != http.StatusTooManyRequests && resp.Status < 500 {
 			return resp, nil
@@ -347,9 +441,15 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if ra, ok := check.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 				wait = ra
 			}
+			if resp.Status == http.StatusServiceUnavailable && r.budget {
+				// 503 with Retry-After pauses the pool too (no cut: the
+				// archive is busy, not asking this client to slow down).
+				st.lim.PauseUntil(time.Now().Add(wait))
+			}
 			if resp.Status == http.StatusTooManyRequests {
 				// The whole host waits, not only this request: an archive
 				// that is ignored after a 429 blocks the client.
+				st.lim.Cut()
 				until := time.Now().Add(max(wait, st.lim.Interval()))
 				st.lim.PauseUntil(until)
 				c.log.Debug("archive asked to slow down", "host", u.Host, "retry_after", wait)
