@@ -110,7 +110,18 @@ func (a Archive) AllPools() []Pool {
 		m.Rate, m.Margin = LocalRate, -1
 	}
 	for _, s := range []string{a.TimeGate, a.TimeMap} {
-		if s != "" {
+		if s == "" {
+			continue
+		}
+		covered := false
+		for _, p := range a.Pools {
+			for _, pre := range p.Prefixes {
+				if strings.HasPrefix(prefixOf(base(s)), prefixOf(pre)) {
+					covered = true
+				}
+			}
+		}
+		if !covered {
 			m.Prefixes = append(m.Prefixes, base(s))
 		}
 	}
@@ -194,10 +205,6 @@ func (a Archive) RawURL(m, original string, at time.Time) (string, bool) {
 		return w.String(), true
 	case strings.HasPrefix(string(r), "pattern:"):
 		prefix := strings.TrimPrefix(string(r), "pattern:")
-		u, err := url.Parse(m)
-		if err != nil {
-			return m, false
-		}
 		i := strings.Index(m, "://")
 		if i < 0 {
 			return m, false
@@ -217,7 +224,6 @@ func (a Archive) RawURL(m, original string, at time.Time) (string, bool) {
 		if ts == 0 || end < ts || !validFlags(tail[ts:end]) {
 			return m, false
 		}
-		_ = u
 		return head + tail[:ts] + "id_" + tail[end:], true
 	case strings.HasPrefix(string(r), "template:"):
 		if at.IsZero() || original == "" {
