@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // Options configure a Client. The zero value is useful except for
@@ -57,6 +58,14 @@ type Options struct {
 	FailAfter int
 	// Logger receives debug records of retries and pauses (default: none).
 	Logger *slog.Logger
+	// Scheduler holds the request budgets (nil: the Client makes its own).
+	// Each archive pool is a key named PoolKey ("ia/api") with a token
+	// bucket of its budget (burst 1) and the scheduler's rate controller
+	// (429/503 with Retry-After pause the whole pool; a 429 cuts its rate,
+	// which grows back slowly); other hosts are keyed by host
+	// (politeness.Key) at OtherHostRate. A scheduler shared with the live
+	// checker makes both respect one budget per host.
+	Scheduler *politeness.Scheduler
 }
 
 // Defaults of Options.
@@ -155,7 +164,7 @@ func prefixOf(s string) string {
 }
 
 type hostState struct {
-	lim   *Limiter
+	key   string
 	mu    sync.Mutex
 	fails int
 	down  error
@@ -169,8 +178,8 @@ type hostState struct {
 	markLimited  context.CancelFunc
 }
 
-func newHostState(perMinute float64) *hostState {
-	st := &hostState{lim: NewLimiter(perMinute)}
+func newHostState(key string) *hostState {
+	st := &hostState{key: key}
 	st.limited, st.markLimited = context.WithCancel(context.Background())
 	return st
 }
@@ -199,14 +208,14 @@ func (st *hostState) setRateLimited(until time.Time, why string) {
 	st.markLimited()
 }
 
-// wait waits for the host's budget; it returns early with an error when
-// ctx is done or the host is marked rate limited meanwhile.
-func (st *hostState) wait(ctx context.Context) error {
+// wait waits for the pool's budget in sched; it returns early with an
+// error when ctx is done or the pool is marked rate limited meanwhile.
+func (st *hostState) wait(ctx context.Context, sched *politeness.Scheduler) (*politeness.Slot, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(st.limited, cancel)
 	defer stop()
-	return st.lim.Wait(wctx)
+	return sched.Acquire(wctx, st.key)
 }
 
 // NewClient returns a Client for opts, defaults filled in.
@@ -247,6 +256,9 @@ func NewClient(opts Options) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.Scheduler == nil {
+		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait})
+	}
 	c := &Client{
 		o:   o,
 		log: log,
@@ -275,7 +287,11 @@ func NewClient(opts Options) *Client {
 			if i == 0 {
 				rate = a.PerMinute()
 			}
-			c.hosts[key] = newHostState(rate)
+			c.hosts[key] = newHostState(key)
+			if !a.Local {
+				// rate already has the margin taken off.
+				o.Scheduler.SetBudget(key, politeness.Budget{PerMinute: rate, Burst: 1, Margin: -1})
+			}
 			for _, pre := range p.Prefixes {
 				c.prefixes = append(c.prefixes, poolPrefix{prefixOf(pre), key})
 			}
@@ -302,11 +318,11 @@ func (c *Client) poolOf(u *url.URL) string {
 	if k, ok := c.hostPool[h]; ok {
 		return k
 	}
-	return "host:" + h
+	return politeness.Key(u)
 }
 
 // PoolOf returns the key of the pool a request to rawURL belongs to
-// ("ia/api", "ia/main", "host:example.org").
+// ("ia/api", "ia/main", or the host as politeness.Key writes it).
 func (c *Client) PoolOf(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -334,32 +350,24 @@ func (c *Client) pool(key string) *hostState {
 	defer c.mu.Unlock()
 	st := c.hosts[key]
 	if st == nil {
-		st = newHostState(c.o.OtherHostRate)
+		st = newHostState(key)
 		c.hosts[key] = st
+		c.o.Scheduler.SetBudget(key, politeness.Budget{PerMinute: c.o.OtherHostRate, Burst: 1, Margin: -1})
 	}
 	return st
 }
 
-// Limiter returns the request budget of the pool serving rawURL (a URL,
-// or a bare host[:port]); hosts of no archive get one at OtherHostRate on
-// first use.
-func (c *Client) Limiter(rawURL string) *Limiter {
+// PoolState returns the scheduler's state of the pool serving rawURL (a
+// URL, or a bare host[:port]).
+func (c *Client) PoolState(rawURL string) politeness.State {
 	if !strings.Contains(rawURL, "/") {
 		rawURL = "http://" + rawURL + "/"
 	}
-	return c.pool(c.PoolOf(rawURL)).lim
+	return c.o.Scheduler.State(c.pool(c.PoolOf(rawURL)).key)
 }
 
-// PoolLimiter returns the budget of the pool named key (PoolKey), nil
-// when there is none.
-func (c *Client) PoolLimiter(key string) *Limiter {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.hosts[key]; st != nil {
-		return st.lim
-	}
-	return nil
-}
+// Scheduler returns the scheduler holding the Client's budgets.
+func (c *Client) Scheduler() *politeness.Scheduler { return c.o.Scheduler }
 
 // request describes one GET or POST.
 type request struct {
@@ -395,16 +403,30 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if err := st.rateLimited(r); err != nil {
 				return nil, err
 			}
-			if err := st.wait(ctx); err != nil {
+		}
+		var slot *politeness.Slot
+		if r.budget {
+			var err error
+			if slot, err = st.wait(ctx, c.o.Scheduler); err != nil {
 				if ctx.Err() == nil {
 					if rerr := st.rateLimited(r); rerr != nil {
 						return nil, rerr
 					}
 				}
+				if errors.Is(err, politeness.ErrGivenUp) {
+					return nil, &Error{Op: r.op, URL: r.url, Class: "rate-limited", Err: fmt.Errorf("%w: %v", ErrRateLimited, err)}
+				}
 				return nil, &Error{Op: r.op, URL: r.url, Class: "canceled", Err: err}
 			}
 		}
 		resp, err := c.roundTrip(ctx, u, r)
+		if slot != nil {
+			if err != nil {
+				slot.Release(politeness.Outcome{Err: err})
+			} else {
+				slot.Release(politeness.Outcome{Status: resp.Status, Header: resp.Header})
+			}
+		}
 		if err != nil {
 			_, class := check.ClassifyError(err)
 			if ctx.Err() != nil {
@@ -429,9 +451,6 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			st.mu.Lock()
 			st.fails = 0
 			st.mu.Unlock()
-			if resp.Status != http.StatusTooManyRequests {
-				st.lim.Success()
-			}
 		}
 		if resp.Status != http.StatusTooManyRequests && resp.Status < 500 {
 			return resp, nil
@@ -441,17 +460,12 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if ra, ok := check.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 				wait = ra
 			}
-			if resp.Status == http.StatusServiceUnavailable && r.budget {
-				// 503 with Retry-After pauses the pool too (no cut: the
-				// archive is busy, not asking this client to slow down).
-				st.lim.PauseUntil(time.Now().Add(wait))
-			}
 			if resp.Status == http.StatusTooManyRequests {
 				// The whole host waits, not only this request: an archive
 				// that is ignored after a 429 blocks the client.
-				st.lim.Cut()
-				until := time.Now().Add(max(wait, st.lim.Interval()))
-				st.lim.PauseUntil(until)
+				// The scheduler paused the whole pool (Retry-After) and cut
+				// its rate when the slot was released.
+				until := time.Now().Add(wait)
 				c.log.Debug("archive asked to slow down", "host", u.Host, "retry_after", wait)
 				if wait > c.o.MaxRetryWait {
 					why := fmt.Sprintf("Retry-After %s exceeds the %s cap", wait.Round(time.Second), c.o.MaxRetryWait)
