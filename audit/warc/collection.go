@@ -276,7 +276,11 @@ func (c *Collection) scan(r io.Reader, file, name string) (out []Entry) {
 	}()
 	wr, err := gowarc.NewWarcFileReaderFromStream(r, 0,
 		gowarc.WithSyntaxErrorPolicy(gowarc.ErrWarn),
-		gowarc.WithSpecViolationPolicy(gowarc.ErrWarn),
+		// Spec violations are ignored, not warned about: gowarc blanks a
+		// field that fails validation under ErrWarn, and GNU wget 1.21
+		// writes WARC-Target-URI in angle brackets (the WARC 1.0 draft's
+		// form), which must be read, not dropped.
+		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
 		gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore),
 		gowarc.WithBufferMaxMemBytes(4<<20))
 	if err != nil {
@@ -486,7 +490,7 @@ func (c *Collection) readRecord(e Entry) (int, http.Header, []byte, error) {
 	defer closeFn()
 	wr, err := gowarc.NewWarcFileReaderFromStream(r, e.Offset,
 		gowarc.WithSyntaxErrorPolicy(gowarc.ErrWarn),
-		gowarc.WithSpecViolationPolicy(gowarc.ErrWarn),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
 		gowarc.WithUnknownRecordTypePolicy(gowarc.ErrIgnore))
 	if err != nil {
 		return 0, nil, nil, err

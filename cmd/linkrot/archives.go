@@ -122,7 +122,10 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 		names[a.Name] = true
 		archives = append(archives, a)
 	}
-	if len(archives) == 0 {
+	if len(archives) == 0 && len(f.warcs) == 0 {
+		// With --archive-warc alone, only the local collections are asked:
+		// a researcher measuring drift against their own crawl adds
+		// public archives with --archive ia, --archive arquivo.
 		archives = archive.Defaults()
 	}
 	for _, a := range archives {
