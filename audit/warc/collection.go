@@ -288,8 +288,21 @@ func (c *Collection) scan(r io.Reader, file, name string) (out []Entry) {
 		return nil
 	}
 	defer wr.Close()
+	lastEnd, errs := int64(-1), 0
 	for n := 0; n < 10_000_000; n++ {
 		rec, err := wr.Next()
+		if err != nil {
+			// No progress, or errors without end: the stream is unreadable
+			// from here on.
+			if end := rec.Offset + rec.Size; end <= lastEnd || errs >= 100 {
+				c.diag(file, rec.Offset, err)
+				return out
+			}
+			errs++
+		} else {
+			errs = 0
+		}
+		lastEnd = max(lastEnd, rec.Offset+rec.Size)
 		if errors.Is(err, io.EOF) && rec.WarcRecord == nil {
 			return out
 		}

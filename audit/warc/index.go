@@ -155,7 +155,14 @@ func urlKey(u string) string {
 	if err != nil {
 		n = u
 	}
-	return strings.ReplaceAll(Key(n), " ", "%20")
+	k := strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B").Replace(Key(n))
+	switch {
+	case strings.TrimSpace(k) == "":
+		return "-"
+	case strings.HasPrefix(k, "!"): // a metadata line
+		return "%21" + k[1:]
+	}
+	return k
 }
 
 // index returns the entries of a WARC file or WACZ at path: from a CDXJ
