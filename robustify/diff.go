@@ -30,22 +30,18 @@ func splitLines(b []byte) []string {
 
 // lineOps aligns two versions of a file that differ in a few places (the
 // edits of robustify): equal lines are kept, and at each difference the
-// nearest resynchronisation point (three equal lines, or the ends) within
-// a window is found.
+// nearest resynchronisation point (an equal line, or the ends) within a
+// window is found. Any alignment gives a correct diff; this one is
+// minimal for edits within lines.
 func lineOps(a, b []string) []op {
 	const window = 400
 	var ops []op
 	i, j := 0, 0
 	same := func(x, y int) bool {
-		for k := 0; k < 3; k++ {
-			if x+k >= len(a) || y+k >= len(b) {
-				return x+k >= len(a) && y+k >= len(b)
-			}
-			if a[x+k] != b[y+k] {
-				return false
-			}
+		if x >= len(a) || y >= len(b) {
+			return x >= len(a) && y >= len(b)
 		}
-		return true
+		return a[x] == b[y]
 	}
 	for i < len(a) || j < len(b) {
 		if i < len(a) && j < len(b) && a[i] == b[j] {

@@ -124,14 +124,32 @@ func Apply(doc []byte, edits []Edit) []byte {
 	return b.Bytes()
 }
 
-// InsertAttrs returns the edit that adds attrs (name, value pairs) to t:
-// before its closing ">" (or "/>" of a self-closing tag), each preceded by
-// one space, values double-quoted and escaped.
-func InsertAttrs(t Tag, attrs [][2]string) Edit {
-	at := t.End - 1
-	if t.SelfClosing && at > t.Start && t.Raw[len(t.Raw)-2] == '/' {
+// insertAt is the offset in t.Raw where attributes go: before the
+// closing ">" (or the "/" of "/>" of a self-closing tag).
+func (t Tag) insertAt() int {
+	at := len(t.Raw) - 1
+	if t.SelfClosing && at > 0 && t.Raw[at-1] == '/' {
 		at--
 	}
+	return at
+}
+
+// Insertable reports whether attributes can be added to t without
+// changing another: not when the tag ends in a dangling "=" ("<a x=>"),
+// where the inserted text would become x's value.
+func (t Tag) Insertable() bool {
+	i := t.insertAt() - 1
+	for i > 0 && isSpace(t.Raw[i]) {
+		i--
+	}
+	return i > 0 && t.Raw[i] != '='
+}
+
+// InsertAttrs returns the edit that adds attrs (name, value pairs) to t:
+// before its closing ">" (or "/>" of a self-closing tag), each preceded by
+// one space, values double-quoted and escaped. t must be Insertable.
+func InsertAttrs(t Tag, attrs [][2]string) Edit {
+	at := t.Start + t.insertAt()
 	var b strings.Builder
 	for _, a := range attrs {
 		fmt.Fprintf(&b, ` %s="%s"`, a[0], EscapeAttr(a[1]))

@@ -269,6 +269,8 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 			}
 			a := answers[question{u, at}]
 			switch {
+			case !t.Insertable():
+				lr.Action, lr.Reason = ActionSkipped, `the tag ends in a dangling "=": an attribute added there would become another's value`
 			case a == nil:
 				lr.Action, lr.Reason = ActionSkipped, "not looked up"
 			case a.err != nil && !errors.Is(a.err, errSaved):
@@ -351,13 +353,15 @@ func (o Options) outbound(t Tag) (string, bool) {
 	if o.SiteHosts[strings.ToLower(u.Host)] {
 		return "", false
 	}
-	return u.String(), true
+	return href, true // as written (data-originalurl repeats the href)
 }
 
 // originalOf is a link's data-originalurl when absolute, else u.
 func originalOf(t Tag, u string) string {
-	if ou, err := url.Parse(strings.TrimSpace(t.Attrs[AttrOriginal])); err == nil && (ou.Scheme == "http" || ou.Scheme == "https") && ou.Host != "" {
-		return ou.String()
+	if o := strings.TrimSpace(t.Attrs[AttrOriginal]); o != "" {
+		if ou, err := url.Parse(o); err == nil && (ou.Scheme == "http" || ou.Scheme == "https") && ou.Host != "" {
+			return o
+		}
 	}
 	return u
 }
