@@ -76,13 +76,13 @@ func TestDefaultsAndPresets(t *testing.T) {
 	}
 	c := NewClient(Options{Archives: d})
 	for u, want := range map[string]string{
-		"https://web.archive.org/web/timemap/link/http://example.org/": "ia/api",
-		"https://web.archive.org/cdx/search/cdx?url=example.org":       "ia/api",
-		"https://web.archive.org/web/http://example.org/":              "ia/main",
-		"https://web.archive.org/web/2024id_/http://example.org/":      "ia/main",
-		"https://arquivo.pt/wayback/http://example.org/":               "arquivo/main",
+		"https://web.archive.org/web/timemap/link/http://example.org/":  "ia/api",
+		"https://web.archive.org/cdx/search/cdx?url=example.org":        "ia/api",
+		"https://web.archive.org/web/http://example.org/":               "ia/main",
+		"https://web.archive.org/web/2024id_/http://example.org/":       "ia/main",
+		"https://arquivo.pt/wayback/http://example.org/":                "arquivo/main",
 		"https://arquivo.pt/noFrame/replay/2024id_/http://example.org/": "arquivo/replay",
-		"https://example.org/":                                          "example.org",
+		"https://example.org/": "example.org",
 	} {
 		if got := c.PoolOf(u); got != want {
 			t.Errorf("PoolOf(%s) = %q, want %q", u, got, want)
