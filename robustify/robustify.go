@@ -280,8 +280,8 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 				if errors.Is(a.err, errSaved) {
 					lr.Action = ActionSaved
 				}
-				lr.VersionURL, lr.VersionDate = a.m.URL, versionDate(a.m.Datetime)
-				edits = append(edits, InsertAttrs(t, [][2]string{{AttrOriginal, u}, {AttrDate, lr.VersionDate}, {AttrVersion, lr.VersionURL}}))
+				lr.VersionURL, lr.VersionDate = URIForm(a.m.URL), versionDate(a.m.Datetime)
+				edits = append(edits, InsertAttrs(t, [][2]string{{AttrOriginal, URIForm(u)}, {AttrDate, lr.VersionDate}, {AttrVersion, lr.VersionURL}}))
 			}
 			res.Links = append(res.Links, lr)
 		}
@@ -327,7 +327,7 @@ func (o Options) audit(t Tag, u string, lr *LinkResult, verified map[string]erro
 		lr.Reason += "; not fixed: " + err.Error()
 		return nil
 	}
-	e1, ok1 := ReplaceAttr(t, AttrVersion, m.URL)
+	e1, ok1 := ReplaceAttr(t, AttrVersion, URIForm(m.URL))
 	var edits []Edit
 	if ok1 {
 		edits = append(edits, e1)
@@ -335,7 +335,7 @@ func (o Options) audit(t Tag, u string, lr *LinkResult, verified map[string]erro
 	if e2, ok := ReplaceAttr(t, AttrDate, versionDate(m.Datetime)); ok {
 		edits = append(edits, e2)
 	}
-	lr.Action, lr.VersionURL, lr.VersionDate = ActionFixed, m.URL, versionDate(m.Datetime)
+	lr.Action, lr.VersionURL, lr.VersionDate = ActionFixed, URIForm(m.URL), versionDate(m.Datetime)
 	return edits
 }
 
@@ -372,6 +372,27 @@ func firstURL(v string) string {
 		return ""
 	}
 	return f[0]
+}
+
+// URIForm percent-encodes the bytes a URI may not hold (non-ASCII,
+// controls, space and "<>\"{}|\\^`), so that a link's href (an IRI, or
+// a URL with characters browsers tolerate) becomes the absolute URI the
+// Robust Links attributes require (robust-links §3.2). Everything else,
+// "%" included, is kept.
+func URIForm(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || strings.IndexByte("<>\"{}|\\^`", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // versionDate writes a memento datetime as data-versiondate: ISO 8601
