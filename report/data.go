@@ -124,7 +124,7 @@ func scriptData(ix *index) []byte {
 		w.raw("]")
 	}
 
-	// mementos: [archive, url, datetime, wanted, wanted from, distance s, representative, count, error]
+	// mementos: [archive, url, datetime, wanted, wanted from, distance s, representative, count, error, status]
 	memIdx := map[*audit.Memento]int{}
 	w.raw(`],"mementos":[`)
 	for i := range ds.Mementos {
@@ -151,6 +151,8 @@ func scriptData(ix *index) []byte {
 		w.int(int64(m.Count))
 		w.comma()
 		w.str(m.Error)
+		w.comma()
+		w.str(m.Status)
 		w.raw("]")
 	}
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -82,8 +83,11 @@ type htmlView struct {
 	Verdicts    []verdictCount
 	Charts      charts
 	ArchiveRan  bool
-	Runs        int
-	Since       *sinceView
+	// LookupFailed lists failed archive lookups by archive ("ia 3,
+	// arquivo 1"), "" when none failed.
+	LookupFailed string
+	Runs         int
+	Since        *sinceView
 }
 
 // sinceView is the "since last run" section of the overview.
@@ -196,6 +200,7 @@ func WriteHTML(w io.Writer, ds *Dataset) error {
 		ArchiveRan: archiveStageRan(ds),
 		Runs:       len(ds.Runs),
 	}
+	v.LookupFailed = lookupFailed(ds.Mementos)
 	v.Title = "linkrot report"
 	if len(v.Site) > 0 {
 		v.Title = "linkrot report: " + v.Site[0]
@@ -255,4 +260,25 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// lookupFailed lists the failed archive lookups of a run by archive:
+// "ia 3, arquivo 1", "" when none failed.
+func lookupFailed(ms []audit.Memento) string {
+	n := map[string]int{}
+	var names []string
+	for _, m := range ms {
+		if m.Status == audit.LookupFailed {
+			if n[m.Archive] == 0 {
+				names = append(names, m.Archive)
+			}
+			n[m.Archive]++
+		}
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, a := range names {
+		parts[i] = fmt.Sprintf("%s %d", a, n[a])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -38,6 +38,9 @@ type jsonSummary struct {
 	Findings       int `json:"findings"`
 	Fixes          int `json:"fixes"`
 	DriftedTargets int `json:"drifted_targets"`
+	// LookupFailed counts failed archive lookups (lookup-failed: 429s,
+	// timeouts, unparsable answers) by archive.
+	LookupFailed map[string]int `json:"lookup_failed"`
 }
 
 type jsonPage struct {
@@ -217,6 +220,8 @@ type jsonMemento struct {
 	Last            audit.Time `json:"last"`
 	Error           string     `json:"error"`
 	CheckedAt       audit.Time `json:"checked_at"`
+	Status          string     `json:"status"`
+	Reused          bool       `json:"reused"`
 }
 
 type jsonDrift struct {
@@ -323,6 +328,12 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 			sum.DriftedTargets++
 		}
 	}
+	sum.LookupFailed = map[string]int{}
+	for i := range ds.Mementos {
+		if ds.Mementos[i].Status == audit.LookupFailed {
+			sum.LookupFailed[ds.Mementos[i].Archive]++
+		}
+	}
 	o.field("summary", sum)
 	o.field("verdict_counts", counts)
 	o.array("pages", len(ds.Pages), func(i int) any {
@@ -410,7 +421,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		return jsonMemento{LinkID: m.LinkID, TargetID: m.TargetID, Archive: m.Archive,
 			Wanted: tm(m.Wanted), WantedFrom: m.WantedFrom, URL: m.URL, Datetime: tm(m.Datetime),
 			DistanceSeconds: int64(m.Distance / time.Second), Representative: m.Representative, Count: m.Count,
-			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt)}
+			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt), Status: m.Status, Reused: m.Reused}
 	})
 	o.array("drifts", len(ds.Drifts), func(i int) any {
 		d := &ds.Drifts[i]

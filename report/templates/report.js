@@ -14,7 +14,8 @@
                 verdict, flags (1 Robust Links, 2 mset, 4 resource, 8 diagnostics),
                 suggestion]
    mementos    [archive, url, datetime, wanted, wanted from, distance s,
-                representative, timemap count, error]
+                representative, timemap count, error, status (found,
+                no-memento, lookup-failed, not-asked)]
    drifts      [target, link, kind, band, simhash distance, jaccard, dice,
                 cosine, words reference, words live, word change, reference url,
                 reference time, live url, excerpt reference, excerpt live, rank]
@@ -490,7 +491,8 @@
         ['Wanted', fdate(m[3]) + (m[4] ? ' (from ' + m[4] + ')' : '')],
         ['Distance', fdur(m[5]) + (m[6] ? '' : ' — further than the limit: not representative')],
         ['Archive', m[0]],
-        ['TimeMap', m[7] ? fmt(m[7]) + ' mementos' : '']
+        ['TimeMap', m[7] ? fmt(m[7]) + ' mementos' : ''],
+        ['Lookup', m[9] || '']
       ]));
     }
     if (r[10]) {
