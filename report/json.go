@@ -242,6 +242,7 @@ type jsonDrift struct {
 	ExcerptReference string     `json:"excerpt_reference"`
 	ExcerptLive      string     `json:"excerpt_live"`
 	MeasuredAt       audit.Time `json:"measured_at"`
+	ReferenceNote    string     `json:"reference_note"`
 }
 
 type jsonIdentifierChck struct {
@@ -432,7 +433,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		return jsonDrift{Jaccard: jac, Dice: dice, Cosine: cos, LinkID: d.LinkID, TargetID: d.TargetID, Kind: d.Kind,
 			ReferenceURL: d.ReferenceURL, ReferenceTime: tm(d.ReferenceTime), LiveURL: d.LiveURL, SimHashDistance: d.SimHashDistance,
 			WordsReference: d.WordsReference, WordsLive: d.WordsLive, WordChange: finite(d.WordChange), Band: d.Band,
-			ExcerptReference: d.ExcerptReference, ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt)}
+			ExcerptReference: d.ExcerptReference, ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt), ReferenceNote: d.ReferenceNote}
 	})
 	o.array("identifier_checks", len(ds.IdentifierChecks), func(i int) any {
 		c := &ds.IdentifierChecks[i]

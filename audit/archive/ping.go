@@ -62,9 +62,16 @@ func (r PingResult) Line() string {
 	return b.String()
 }
 
+// answeredNotMemento is PingResult.TimeGate for an answer that is no
+// Memento TimeGate's.
+const answeredNotMemento = -2
+
 func statusText(s int) string {
-	if s == 0 {
+	switch s {
+	case 0:
 		return "no answer"
+	case answeredNotMemento:
+		return "answered, not Memento"
 	}
 	return fmt.Sprint(s)
 }
@@ -95,6 +102,9 @@ func (c *Client) Ping(ctx context.Context, a Archive, uriR string) PingResult {
 	case errors.As(err, &ae):
 		r.Problems = append(r.Problems, "timegate: "+truncate(ae.Error(), 200))
 		fmt.Sscanf(strings.TrimPrefix(ae.Class, "status-"), "%d", &r.TimeGate)
+		if ae.Class == "protocol" {
+			r.TimeGate = answeredNotMemento
+		}
 	default:
 		r.Problems = append(r.Problems, "timegate: "+truncate(err.Error(), 200))
 	}

@@ -291,6 +291,9 @@ func (c *Collection) scan(r io.Reader, file, name string) (out []Entry) {
 	lastEnd, errs := int64(-1), 0
 	for n := 0; n < 10_000_000; n++ {
 		rec, err := wr.Next()
+		if errors.Is(err, io.EOF) && rec.WarcRecord == nil {
+			return out
+		}
 		if err != nil {
 			// No progress, or errors without end: the stream is unreadable
 			// from here on.

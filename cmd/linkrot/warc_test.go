@@ -81,6 +81,9 @@ func TestAuditCommand_ArchiveWARCFromWget(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
+	if strings.Contains(stderr, "WARC record not read") {
+		t.Errorf("a record of wget's WARC was not read:\n%s", stderr)
+	}
 	if !strings.Contains(stdout, "1 with a representative memento; 0 lookups failed") {
 		t.Errorf("summary does not show the memento:\n%s", stdout)
 	}
