@@ -64,7 +64,7 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
 	fs.BoolVar(&f.saveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
 	fs.DurationVar(&f.savePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
-	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent archive lookups (the per-archive rate budget holds whatever this is)")
+	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
 	fs.StringVar(&f.fetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
 	fs.IntVar(&f.shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
 	fs.Float64Var(&f.th.OffTopicCosine, "drift-offtopic-cosine", drift.DefaultOffTopicCosine, "off-topic when cosine similarity is below this")
