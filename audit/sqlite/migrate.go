@@ -32,9 +32,8 @@ type migration struct {
 }
 
 // migrations returns the embedded migrations in version order. Versions
-// must increase strictly; numbers are reserved ahead for work landing in
-// any order, so a gap (0010 before 0008 lands) is allowed while branches
-// merge. Anything else is a build mistake and panics.
+// must run 1, 2, 3, ... without gaps; anything else is a build mistake and
+// panics.
 var migrations = sync.OnceValue(func() []migration {
 	entries, err := fs.ReadDir(migrationFiles, "migrations")
 	if err != nil {
@@ -47,8 +46,8 @@ var migrations = sync.OnceValue(func() []migration {
 		if !ok || err != nil || len(num) != 4 {
 			panic(fmt.Sprintf("sqlite: migration %q: name must be NNNN_description.sql", e.Name()))
 		}
-		if len(ms) > 0 && v <= ms[len(ms)-1].version || v < 1 {
-			panic(fmt.Sprintf("sqlite: migration %q: versions must increase", e.Name()))
+		if v != len(ms)+1 {
+			panic(fmt.Sprintf("sqlite: migration %q: want version %d", e.Name(), len(ms)+1))
 		}
 		b, err := migrationFiles.ReadFile(path.Join("migrations", e.Name()))
 		if err != nil {
@@ -60,20 +59,7 @@ var migrations = sync.OnceValue(func() []migration {
 })
 
 // latestVersion is the schema version the embedded migrations lead to.
-func latestVersion() int { ms := migrations(); return ms[len(ms)-1].version }
-
-// previousVersion is the version of the migration before version v (0 for
-// the first).
-func previousVersion(v int) int {
-	prev := 0
-	for _, m := range migrations() {
-		if m.version >= v {
-			break
-		}
-		prev = m.version
-	}
-	return prev
-}
+func latestVersion() int { return len(migrations()) }
 
 func newerSchemaError(have int) error {
 	return fmt.Errorf("%w: the database has schema version %d, this linkrot knows versions up to %d",
@@ -145,8 +131,8 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 		return newerSchemaError(have)
 	case have >= m.version:
 		return nil // applied by another connection meanwhile
-	case have != previousVersion(m.version):
-		return fmt.Errorf("database has schema version %d, want %d", have, previousVersion(m.version))
+	case have != m.version-1:
+		return fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
