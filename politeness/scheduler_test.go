@@ -238,6 +238,10 @@ func TestScheduler_GiveUp(t *testing.T) {
 		if sl := must(t, s, "other"); sl == nil {
 			t.Error("another key given up")
 		}
+		// Its Retry-After still runs beyond MaxRetryWait: no reprieve.
+		if s.Reprieve("h") {
+			t.Error("reprieved inside an hour-long Retry-After")
+		}
 	})
 	t.Run("Streak", func(t *testing.T) {
 		s, c := newTest(Options{GiveUpStreak: 3, PerHost: 4})
@@ -259,7 +263,9 @@ func TestScheduler_GiveUp(t *testing.T) {
 			t.Fatalf("not given up after 3 refusals in a row: %q", why)
 		}
 		// Reprieve: tried once more; one more refusal gives it up again.
-		s.Reprieve("h")
+		if !s.Reprieve("h") {
+			t.Fatal("Reprieve refused")
+		}
 		c.Advance(time.Hour)
 		sl, _, err := s.TryAcquire("h")
 		if err != nil || sl == nil {

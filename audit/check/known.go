@@ -341,7 +341,7 @@ func (rs *runState) usableKnown(t Target) bool {
 // its text could not be loaded, or the soft-404 comparison needs more of
 // the text than the crawl kept. release is called as in check, only when
 // it reports true.
-func (rs *runState) checkKnown(ctx context.Context, t Target, u *url.URL, release func()) (audit.Check, bool) {
+func (rs *runState) checkKnown(ctx context.Context, s *session, t Target, u *url.URL) (audit.Check, bool) {
 	if !rs.usableKnown(t) {
 		return audit.Check{}, false
 	}
@@ -378,7 +378,10 @@ func (rs *runState) checkKnown(ctx context.Context, t Target, u *url.URL, releas
 	if k.FetchedAt.IsZero() {
 		c.CheckedAt = time.Now().UTC()
 	}
-	rs.judge(ctx, &c, t, u, ch, release)
+	rs.judge(ctx, &c, t, u, ch, s)
+	if s.deferred != nil {
+		return audit.Check{}, false
+	}
 	if ch.refetch {
 		rs.c.log.Debug("soft-404 comparison needs more than the crawl's text: the target is fetched", "url", t.URL)
 		return audit.Check{}, false
