@@ -135,6 +135,9 @@ type key struct {
 	rateSince         time.Time
 	okSinceCut        int
 	cycleStart        time.Time
+	// beforeCut is the controller as it was before the last cut, restored
+	// when that cut's refusal turns out to have covered one resource.
+	beforeCut controller
 
 	// scope evidence
 	refusalSeq           uint64 // k.seq when the last refusal arrived
@@ -147,6 +150,12 @@ type key struct {
 	quotaUntil   time.Time
 	quotaSeq     uint64
 	refusals, ok int
+}
+
+// controller is what a cut changes.
+type controller struct {
+	limit, rateAtCut, growth float64
+	rateSince                time.Time
 }
 
 type bucket struct {
@@ -553,6 +562,7 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 // 1) and the start rate becomes what the server accepted since the last
 // cut, or half the current one.
 func (s *Scheduler) cut(k *key, now time.Time) {
+	k.beforeCut = controller{limit: k.limit, rateAtCut: k.rateAtCut, growth: k.growth, rateSince: k.rateSince}
 	k.limit = max(1, math.Floor(k.limit/2))
 	cur := k.rate(now)
 	elapsed := now.Sub(k.cycleStart).Seconds()
@@ -592,8 +602,16 @@ func (k *key) decay() {
 func (k *key) updateScope() {
 	was := k.perResource
 	k.perResource = k.overlapOK >= ScopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
-	if k.perResource && !was && k.pause429 {
-		k.pausedUntil, k.pause429 = time.Time{}, false
+	if k.perResource && !was {
+		// The refusals that paused and cut the key covered resources:
+		// undo the pause and the last cut.
+		if k.pause429 {
+			k.pausedUntil, k.pause429 = time.Time{}, false
+		}
+		if b := k.beforeCut; b.limit > 0 {
+			k.limit, k.rateAtCut, k.growth, k.rateSince = max(k.limit, b.limit), b.rateAtCut, b.growth, b.rateSince
+			k.beforeCut = controller{}
+		}
 	}
 }
 

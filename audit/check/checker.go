@@ -40,8 +40,8 @@ type Target struct {
 
 	// Across the dispatches of one target (a 429 sends it back to the
 	// dispatcher until its pause is over):
-	attempts int  // requests made so far
-	deferrals int // times it was sent back for a 429
+	attempts  int  // requests made so far
+	deferrals int  // times it was sent back for a 429
 	last      bool // the end-of-run try of a key given up: no more deferral
 }
 

@@ -33,8 +33,8 @@ type job struct {
 // result is what a worker hands back: a target done (its check emitted),
 // or deferred to later.
 type result struct {
-	q     *hostQueue
-	t     Target
+	q      *hostQueue
+	t      Target
 	defer_ *deferral
 }
 
