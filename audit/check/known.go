@@ -339,7 +339,8 @@ func (rs *runState) usableKnown(t Target) bool {
 // checkKnown judges t from its Known, as judge would have from a fetch. It
 // reports false when t must be fetched instead: the Known is not usable,
 // its text could not be loaded, or the soft-404 comparison needs more of
-// the text than the crawl kept. release is called as in check, only when
+// the text than the crawl kept (or a probe met a pause: s.deferred). The
+// session's slot is released as in check, only when
 // it reports true.
 func (rs *runState) checkKnown(ctx context.Context, s *session, t Target, u *url.URL) (audit.Check, bool) {
 	if !rs.usableKnown(t) {
