@@ -45,6 +45,9 @@ func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	exe := findChromium()
 	if exe == "" {
+		if os.Getenv("LINKROT_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("no Chromium found and LINKROT_REQUIRE_CHROMIUM=1 (CI installs Debian's chromium)")
+		}
 		t.Skip("no Chromium found: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set LINKROT_CHROMIUM")
 	}
 	profile, err := os.MkdirTemp("", "linkrot-chromium-")
