@@ -526,8 +526,11 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 		return now.Add(ra)
 	}
 	// One signal per round trip: a refusal to a request started before the
-	// previous counted one was answered is part of the same wave.
-	if sl.seq > k.streakSeq {
+	// previous counted one was answered is part of the same wave. A 503
+	// without Retry-After cuts (the server is struggling) but does not
+	// count towards giving up: it is as likely a broken site as a limit,
+	// and a broken site must be reported as such, not as "not checked".
+	if sl.seq > k.streakSeq && (o.Status == http.StatusTooManyRequests || hasRA) {
 		k.streak++
 		k.streakSeq = k.seq
 		if k.streak >= s.o.GiveUpStreak {

@@ -553,3 +553,16 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestScheduler_503WithoutRetryAfterNeverGivesUp: a site answering 503 to
+// everything is broken, not busy: cut, never given up.
+func TestScheduler_503WithoutRetryAfterNeverGivesUp(t *testing.T) {
+	s, c := newTest(Options{GiveUpStreak: 3})
+	for range 10 {
+		c.Advance(time.Hour)
+		must(t, s, "h").Release(status(503))
+	}
+	if st := s.State("h"); st.GivenUp != "" || st.Limit != 1 {
+		t.Errorf("%+v, want limit 1, not given up", st)
+	}
+}

@@ -99,7 +99,13 @@ func (s *session) gate(ctx context.Context, key string) bool {
 		}
 		s.used = true
 	}
-	until, err := sched.Paused(key)
+	return s.open(key)
+}
+
+// open reports whether key is neither paused nor given up; otherwise it
+// sets s.deferred.
+func (s *session) open(key string) bool {
+	until, err := s.rs.sched.Paused(key)
 	switch {
 	case err != nil:
 		s.deferred = &deferral{givenUp: err.Error()}
@@ -164,6 +170,13 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 		for _, c := range s.jar.Cookies(u) {
 			req.AddCookie(c)
 		}
+	}
+	// Once more, as late as can be: a refusal may have paused the key
+	// while the request was being built.
+	if !s.open(key) {
+		s.attempts--
+		r.err = errDeferred
+		return r
 	}
 	resp, err := s.rs.rt.RoundTrip(req)
 	if err != nil {
