@@ -391,6 +391,12 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 	}
 	err := rs.dispatch(ctx, hosts, n, workers, work, results, emit)
 	close(work)
+	for _, h := range hosts {
+		if st := rs.sched.State(h.key); st.GivenUp != "" || st.Refusals > 0 {
+			c.log.Info("host rate-limited", "host", h.key, "refusals", st.Refusals, "limit", st.Limit,
+				"rate", st.Rate, "per_resource", st.PerResource, "given_up", st.GivenUp)
+		}
+	}
 	// Workers may still report after the dispatcher stopped listening
 	// (cancellation): drain until they are all gone.
 	go func() {
