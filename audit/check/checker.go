@@ -151,8 +151,9 @@ type Options struct {
 }
 
 // Checker checks targets. It is safe for concurrent use; each Run (and
-// each CheckOne) has its own DNS cache, probe cache, host state and, with
-// the default transport, connection pool.
+// each CheckOne) has its own DNS cache, probe cache and, with the default
+// transport, connection pool, and its own host state unless
+// Options.Scheduler shares one.
 type Checker struct {
 	o   Options
 	log *slog.Logger
