@@ -25,6 +25,7 @@ const (
 	VerdictRedirectLoop     Verdict = "redirect-loop"      // a URL repeats in the chain
 	VerdictSoft404          Verdict = "soft-404"           // 200 page that is really "not found"
 	VerdictRedirectToRoot   Verdict = "redirect-to-root"   // deep URL redirected to the home page
+	VerdictParked           Verdict = "parked"             // parked or hijacked domain (parking service, for sale)
 	VerdictSkipped          Verdict = "skipped"            // not fetched: scheme or pattern
 	VerdictFragmentMissing  Verdict = "fragment-missing"   // #fragment not in the target page
 	VerdictRefused          Verdict = "refused"            // linkrot refused to connect (SSRF policy)
@@ -36,7 +37,7 @@ var Verdicts = []Verdict{
 	VerdictClientError, VerdictBlocked, VerdictRateLimited, VerdictServerError,
 	VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
 	VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
-	VerdictRedirectToRoot, VerdictSkipped, VerdictFragmentMissing, VerdictRefused,
+	VerdictRedirectToRoot, VerdictParked, VerdictSkipped, VerdictFragmentMissing, VerdictRefused,
 }
 
 // Transient reports whether the verdict may go away on its own (and so is
@@ -57,7 +58,7 @@ func (v Verdict) Broken() bool {
 	case VerdictNotFound, VerdictGone, VerdictClientError, VerdictServerError,
 		VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
 		VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
-		VerdictRedirectToRoot, VerdictFragmentMissing:
+		VerdictRedirectToRoot, VerdictParked, VerdictFragmentMissing:
 		return true
 	}
 	return false
@@ -72,13 +73,44 @@ type Timings struct {
 	Total     time.Duration `json:"total"`
 }
 
-// Soft404Evidence is why a 200 answer was judged a soft 404 (or not): the
-// probe of a sibling URL that cannot exist (Bar-Yossef et al. 2004).
+// Soft404Evidence is why a 2xx HTML answer was judged a soft 404 or a
+// parked domain (or not): the soft-404 classifier's named signals
+// (audit/check, README "Soft-404 signals"), among them the probe of a
+// sibling URL that cannot exist (Bar-Yossef et al. 2004). ProbeURL is ""
+// when no probe was made (a page read from a local directory).
 type Soft404Evidence struct {
 	ProbeURL    string  `json:"probe_url"`
 	ProbeStatus int     `json:"probe_status"`
 	ProbeFinal  string  `json:"probe_final,omitempty"`
 	Similarity  float64 `json:"similarity"`
+	// Score is the sum of the soft-404 signals' scores, Parked that of the
+	// parked-domain signals; each verdict needs its sum to reach 1
+	// (Soft404Threshold).
+	Score  float64 `json:"score"`
+	Parked float64 `json:"parked,omitempty"`
+	// Signals are the signals that were looked at, with what they found
+	// (a signal that found nothing is left out).
+	Signals []Soft404Signal `json:"signals,omitempty"`
+}
+
+// Soft404Threshold is the sum of signal scores that makes a 2xx page a
+// soft 404 (Soft404Evidence.Score) or parked (Soft404Evidence.Parked).
+const Soft404Threshold = 1.0
+
+// Soft404Signal is one named signal of the soft-404 classifier.
+type Soft404Signal struct {
+	// Name is the signal: "probe", "words", "error-url", "parked",
+	// "drift".
+	Name string `json:"name"`
+	// Score is its contribution: to Soft404Evidence.Score for probe,
+	// words and error-url, to Soft404Evidence.Parked for parked and
+	// drift. It may be 0 (recorded, but no weight) or negative.
+	Score float64 `json:"score"`
+	// Match is what matched: a phrase, a URL, a similarity, a host.
+	Match string `json:"match,omitempty"`
+	// Where is where it matched: "title", "h1", "text-start", "text",
+	// "url", "probe", "html", "fingerprint".
+	Where string `json:"where,omitempty"`
 }
 
 // Check is the result of checking one target URL in one run, with the

@@ -44,4 +44,22 @@ type PageEvidence struct {
 	// boundary; TextCapped reports the page had more.
 	Text       string `json:"text,omitempty"`
 	TextCapped bool   `json:"text_capped,omitempty"`
+	// Signals are the parts of the page the soft-404 classifier reads
+	// besides its main text (title, first headings, parking-service
+	// fingerprints); nil for a page crawled by an older linkrot.
+	Signals *PageSignals `json:"signals,omitempty"`
+}
+
+// PageSignals are what the soft-404 classifier (audit/check) reads of an
+// HTML page besides its main text: computed once from the parsed page, by
+// the checker for a page it fetches and by Observe for a crawled one.
+type PageSignals struct {
+	// Title is the text of the first <title>, H1 that of the first <h1>
+	// elements (at most 3), each collapsed and cut to 300 bytes.
+	Title string   `json:"title,omitempty"`
+	H1    []string `json:"h1,omitempty"`
+	// Parking are the parking-service fingerprints found in the markup
+	// (a script, frame or refresh to a parking host, a marketplace link),
+	// each "kind:value" (bounded).
+	Parking []string `json:"parking,omitempty"`
 }

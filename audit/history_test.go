@@ -10,7 +10,7 @@ func TestClassify(t *testing.T) {
 		VerdictOK: OutcomeOK, VerdictRedirected: OutcomeOK, VerdictMoved: OutcomeOK,
 		VerdictNotFound: OutcomeHard, VerdictGone: OutcomeHard, VerdictClientError: OutcomeHard,
 		VerdictDNSError: OutcomeHard, VerdictTLSError: OutcomeHard, VerdictTooManyRedirects: OutcomeHard,
-		VerdictRedirectLoop: OutcomeHard, VerdictSoft404: OutcomeHard, VerdictRedirectToRoot: OutcomeHard,
+		VerdictRedirectLoop: OutcomeHard, VerdictSoft404: OutcomeHard, VerdictRedirectToRoot: OutcomeHard, VerdictParked: OutcomeHard,
 		VerdictFragmentMissing: OutcomeHard,
 		VerdictTimeout:         OutcomeTransient, VerdictServerError: OutcomeTransient,
 		VerdictConnectionError: OutcomeTransient,

@@ -69,6 +69,24 @@ func onSoft404(f func(e *audit.Soft404Evidence) string) func(r *csvRow) string {
 	}
 }
 
+// soft404Signals lists a check's soft-404 signals in one cell:
+// "name(where) score: match", separated by " | ".
+func soft404Signals(e *audit.Soft404Evidence) string {
+	parts := make([]string, 0, len(e.Signals))
+	for _, s := range e.Signals {
+		p := s.Name
+		if s.Where != "" {
+			p += "(" + s.Where + ")"
+		}
+		p += " " + csvFloat(s.Score)
+		if s.Match != "" {
+			p += ": " + s.Match
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " | ")
+}
+
 func onMemento(f func(m *audit.Memento) string) func(r *csvRow) string {
 	return func(r *csvRow) string {
 		if r.mem == nil {
@@ -205,6 +223,9 @@ var csvColumns = func() []csvColumn {
 		txt("soft404_probe_url", onSoft404(func(e *audit.Soft404Evidence) string { return e.ProbeURL })),
 		val("soft404_probe_status", onSoft404(func(e *audit.Soft404Evidence) string { return strconv.Itoa(e.ProbeStatus) })),
 		val("soft404_similarity", onSoft404(func(e *audit.Soft404Evidence) string { return csvFloat(e.Similarity) })),
+		val("soft404_score", onSoft404(func(e *audit.Soft404Evidence) string { return csvFloat(e.Score) })),
+		val("soft404_parked", onSoft404(func(e *audit.Soft404Evidence) string { return csvFloat(e.Parked) })),
+		txt("soft404_signals", onSoft404(soft404Signals)),
 
 		val("robust_links", func(r *csvRow) string { return bools(r.link.Robust != nil) }),
 		txt("originalurl", func(r *csvRow) string {
@@ -297,6 +318,7 @@ func CSVHeader() []string {
 // carriage return is prefixed with an apostrophe so that spreadsheets do
 // not run it as a formula; numeric columns are never altered.
 func WriteCSV(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader()); err != nil {

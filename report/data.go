@@ -595,8 +595,24 @@ func evidence(c *audit.Check) string {
 		parts = append(parts, "error: "+c.ErrorClass)
 	}
 	if e := c.Soft404; e != nil {
-		parts = append(parts, "soft-404 probe "+e.ProbeURL+" answered "+itoa(e.ProbeStatus)+
-			", similarity "+fmtFloat(e.Similarity))
+		if e.ProbeURL != "" {
+			parts = append(parts, "soft-404 probe "+e.ProbeURL+" answered "+itoa(e.ProbeStatus)+
+				", similarity "+fmtFloat(e.Similarity))
+		}
+		if len(e.Signals) > 0 {
+			parts = append(parts, "soft-404 score "+fmtFloat(e.Score)+", parked score "+fmtFloat(e.Parked)+" (1 decides)")
+		}
+		for _, s := range e.Signals {
+			line := "signal " + s.Name
+			if s.Where != "" {
+				line += " (" + s.Where + ")"
+			}
+			line += " " + signedFloat(s.Score)
+			if s.Match != "" {
+				line += ": " + s.Match
+			}
+			parts = append(parts, line)
+		}
 	}
 	if c.ContentType != "" {
 		parts = append(parts, "content-type: "+c.ContentType)
@@ -613,6 +629,14 @@ func evidence(c *audit.Check) string {
 		parts = append(parts, "result reused from run "+itoa(int(c.ReusedFrom)))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// signedFloat formats a signal's score with its sign.
+func signedFloat(x float64) string {
+	if x >= 0 {
+		return "+" + fmtFloat(x)
+	}
+	return fmtFloat(x)
 }
 
 // targetSnippet returns the Robust Link suggestion for a target: the one of

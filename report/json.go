@@ -64,10 +64,30 @@ type jsonTimings struct {
 }
 
 type jsonSoft404 struct {
-	ProbeURL    string   `json:"probe_url"`
-	ProbeStatus int      `json:"probe_status"`
-	ProbeFinal  string   `json:"probe_final"`
-	Similarity  *float64 `json:"similarity"`
+	ProbeURL    string              `json:"probe_url"`
+	ProbeStatus int                 `json:"probe_status"`
+	ProbeFinal  string              `json:"probe_final"`
+	Similarity  *float64            `json:"similarity"`
+	Score       *float64            `json:"score"`
+	Parked      *float64            `json:"parked"`
+	Signals     []jsonSoft404Signal `json:"signals"`
+}
+
+type jsonSoft404Signal struct {
+	Name  string   `json:"name"`
+	Score *float64 `json:"score"`
+	Match string   `json:"match"`
+	Where string   `json:"where"`
+}
+
+func soft404JSON(e *audit.Soft404Evidence) *jsonSoft404 {
+	j := &jsonSoft404{ProbeURL: e.ProbeURL, ProbeStatus: e.ProbeStatus, ProbeFinal: e.ProbeFinal,
+		Similarity: finite(e.Similarity), Score: finite(e.Score), Parked: finite(e.Parked),
+		Signals: make([]jsonSoft404Signal, len(e.Signals))}
+	for i, s := range e.Signals {
+		j.Signals[i] = jsonSoft404Signal{Name: s.Name, Score: finite(s.Score), Match: s.Match, Where: s.Where}
+	}
+	return j
 }
 
 type jsonTarget struct {
@@ -298,6 +318,7 @@ func nonNil[T any](s []T) []T {
 // are streamed: each element is encoded and written on its own, so the
 // memory used does not grow with the size of the document.
 func WriteJSON(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	o := newJSONOut(w)
 	o.field("schema_version", SchemaVersion)
@@ -346,7 +367,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 				jt.Headers = c.Headers
 			}
 			if e := c.Soft404; e != nil {
-				jt.Soft404 = &jsonSoft404{ProbeURL: e.ProbeURL, ProbeStatus: e.ProbeStatus, ProbeFinal: e.ProbeFinal, Similarity: finite(e.Similarity)}
+				jt.Soft404 = soft404JSON(e)
 			}
 		}
 		if jt.Replacement == "" {

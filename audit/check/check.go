@@ -159,7 +159,8 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 // run of permanent hops as replacement (a temporary hop after it is the
 // new URL's business, not the link's); redirected when the first hop is
 // temporary (302, 303, 307), whatever follows. Soft-404 detection may then
-// overrule: redirect-to-root, or a probe that looks the same.
+// overrule: redirect-to-root, or the soft-404 classifier's soft-404 or
+// parked (soft404_classify.go).
 func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, s *session) {
 	r := ch.last
 	switch {
@@ -197,11 +198,10 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	}
 	s.release() // no more requests
 
-	var words []string
+	var fp pageFingerprint
 	if isPage {
-		fp := ch.fingerprint(t.WantAnchors)
+		fp = ch.fingerprint(t.WantAnchors)
 		c.SHA256, c.SimHash, c.Words = fp.sha256, fp.simhash, fp.count
-		words = fp.words
 		if t.WantAnchors {
 			c.Anchors = fp.anchors
 		}
@@ -211,8 +211,8 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 		c.Verdict = audit.VerdictRedirectToRoot
 		c.Replacement = ""
 		c.Reason = "deep URL redirected to the site's home " + truncate(ch.final.String(), 300)
-	case probe != nil:
-		rs.soft404(c, probe, start, ch, words)
+	case isPage && !rs.o.DisableSoft404:
+		rs.soft404(c, t, probe, start, ch, &fp)
 	}
 }
 
@@ -230,6 +230,7 @@ func reuse(c *audit.Check, prev *audit.Check, h http.Header) {
 	out.Anchors = nil
 	if prev.Soft404 != nil {
 		e := *prev.Soft404
+		e.Signals = slices.Clone(e.Signals)
 		out.Soft404 = &e
 	}
 	if et := h.Get("ETag"); et != "" {

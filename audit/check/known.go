@@ -122,6 +122,7 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 		e.SHA256, e.SimHash, e.Words = fp.sha256, fp.simhash, fp.count
 		e.Anchors = fp.anchors
 		e.Text, e.TextCapped = fp.text, fp.capped
+		e.Signals = fp.signals
 	}
 	return e
 }
@@ -139,6 +140,7 @@ type pageFingerprint struct {
 	capped  bool     // words (or text) is a prefix
 	text    string   // with keepText: the words joined by spaces, at most KnownTextMax bytes
 	anchors []string
+	signals *audit.PageSignals // for the soft-404 classifier
 }
 
 // ParsedHTML is a body the caller already decoded and parsed (the
@@ -203,6 +205,7 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		eachWord(func(w string) { fp.words = append(fp.words, w) })
 		fp.simhash, fp.count = textsim.SimHash(fp.words), len(fp.words)
 	}
+	fp.signals = pageSignals(doc)
 	if withAnchors {
 		if doc != nil {
 			fp.anchors = anchorsOf(doc, MaxAnchors)
@@ -233,24 +236,38 @@ type knownBody struct {
 // directory: no probe goes to the network for it.
 func (ch *chain) offline() bool { return ch.known != nil && ch.known.offline }
 
-// decides reports whether the soft-404 comparison with probe p can be
+// decides reports whether the soft-404 probe comparison with p can be
 // made on the known text. A capped text is a prefix of the page's words:
-// its shingles (after removing the URL words) are a subset of the whole
+// its shingles (raw, or without the URLs' words) are a subset of the whole
 // page's, of which there are at least a. The Jaccard index of the whole
-// page and the probe is at most |P|/a when the probe has |P| < a shingles,
-// so when |P| < threshold·a the page is no soft 404 by similarity, as the
-// prefix's own similarity (also below |P|/a) says. Otherwise the prefix
-// cannot tell and the target is fetched.
+// page and the probe is at most |P|/a when the probe has |P| < a
+// shingles, so when |P| < probeWeakSimilarity·a for both measures (see
+// probeSimilarity) the probe adds nothing to the classifier's score, as
+// the prefix's own similarity (also below |P|/a) says. Otherwise the
+// prefix cannot tell and the target is fetched.
 func (k *knownBody) decides(p *probeResult, start, final *url.URL, threshold float64) bool {
 	if !k.fp.capped || p == nil || p.status < 200 || p.status > 299 {
 		return true
 	}
-	words := withoutURLWords(k.fp.words, start, final)
-	if len(words) < Soft404Shingle {
+	bound := min(threshold, probeWeakSimilarity)
+	if len(k.fp.words) < Soft404Shingle {
 		return false
 	}
-	a := len(textsim.Shingles(words, Soft404Shingle))
-	return float64(len(p.shingles)) < threshold*float64(a)
+	a := len(shingleSet(k.fp.words, Soft404Shingle))
+	if float64(len(p.shingles)) >= bound*float64(a) {
+		return false
+	}
+	drop := urlWords(start, final)
+	for w := range p.urlWords {
+		drop[w] = true
+	}
+	tw, _ := withoutWords(k.fp.words, drop)
+	pw, _ := withoutWords(p.words, drop)
+	if len(tw) < Soft404Shingle {
+		return false
+	}
+	af := len(shingleSet(tw, Soft404Shingle))
+	return float64(len(shingleSet(pw, Soft404Shingle))) < bound*float64(af)
 }
 
 // challenge is challenge() for the chain's last response; a response
@@ -362,7 +379,7 @@ func (rs *runState) checkKnown(ctx context.Context, s *session, t Target, u *url
 			}
 		}
 		kb.fp = pageFingerprint{sha256: e.SHA256, simhash: e.SimHash, count: e.Words,
-			words: splitWords(text), capped: e.TextCapped, anchors: anchors}
+			words: splitWords(text), capped: e.TextCapped, anchors: anchors, signals: e.Signals}
 	}
 	h := http.Header{}
 	for name, v := range e.Headers {

@@ -3,9 +3,8 @@ package check
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
-	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,15 +14,27 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Soft404Shingle is the shingle size of the soft-404 similarity: the
-// similarity of two pages is the Jaccard index of the sets of hashed
-// 3-word shingles of their main texts (textsim.MainText), each text first
-// stripped of the words of its own URL's path and query (soft-404 pages
-// echo the URL asked for). A target is a soft 404 when the similarity to
-// its probe reaches Options.Soft404Threshold (default 0.9): a real page
-// that shares a site's boilerplate with the not-found page still differs
-// in more than a tenth of its shingles.
+// Soft404Shingle is the shingle size of the soft-404 probe similarity:
+// the similarity of two pages is the Jaccard index of the sets of hashed
+// 3-word shingles of their main texts (textsim.MainText). It is measured
+// twice, and the higher value counts: on the texts as they are, and on the
+// texts without the words of the two URLs' paths and queries (the
+// target's and the probe's together, removed from both texts alike), since
+// a catch-all page echoes the URL asked for ("No results for blue widget
+// deluxe"): a page identical to the probe's answer but for the echoed
+// words is the probe's answer. The second measure needs at least 3 words
+// left of each text and at most three quarters of either removed (a page
+// made of its own URL's words is not judged by what is left of it), and is
+// skipped when the texts' sizes bound it below probeWeakSimilarity. A
+// target is a soft 404 by the probe alone when the similarity reaches
+// Options.Soft404Threshold (default 0.9): a real page that shares a
+// site's boilerplate with the not-found page still differs in more than a
+// tenth of its shingles. From probeWeakSimilarity (0.6) up, the probe
+// adds a weaker score (soft404_classify.go).
 const Soft404Shingle = 3
+
+// probeTextMax caps the probe answer's words kept for the comparison.
+const probeTextMax = 20000
 
 // probeResult is what the probe of one host+directory found.
 type probeResult struct {
@@ -32,8 +43,9 @@ type probeResult struct {
 	final    string // URL of the last response after redirects
 	status   int    // 0 when the probe failed
 	failure  string
-	words    int
-	shingles map[uint64]struct{}
+	words    []string        // main-text words (at most probeTextMax)
+	shingles []uint64        // of words (shingleSet)
+	urlWords map[string]bool // words of the probe URL and its final URL
 }
 
 // probeCache runs one probe per host+directory for a run; concurrent
@@ -109,10 +121,11 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 			p.final = ch.final.String()
 			if r.html && r.body != nil {
 				text := textsim.MainText(toUTF8(r.body, r.header.Get("Content-Type")))
-				words := withoutURLWords(textsim.Words(text), pu, ch.final)
-				p.words = len(words)
-				p.shingles = textsim.Shingles(words, Soft404Shingle)
+				words := textsim.Words(text)
+				p.words = words[:min(len(words), probeTextMax)]
 			}
+			p.shingles = shingleSet(p.words, Soft404Shingle)
+			p.urlWords = urlWords(pu, ch.final)
 		}
 		rs.c.log.Debug("soft-404 probe", "url", p.url, "status", p.status, "final", p.final, "failure", p.failure)
 		if ctx.Err() == nil {
@@ -125,59 +138,31 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 	return v.(*probeResult)
 }
 
-// soft404 compares a 2xx HTML target with the probe of its directory (the
-// directory of the URL linked to, so that a redirected target and its
-// probe take the same road) and records the evidence; it sets the verdict
-// soft-404 when:
-//
-//   - the probe was redirected to the same final URL as the target, the
-//     target itself was redirected, and that URL is not a home page (both
-//     land on one "not found" page; a home page is where language roots
-//     and the like go, and a deep URL sent there is redirect-to-root); or
-//   - the probe answered 2xx with main text at least Soft404Threshold
-//     similar to the target's (see Soft404Shingle).
-//
-// Never when the probe answers 404 or 410 (the site reports missing pages
-// honestly), fails, or answers anything but 2xx; nor when the probe lands
-// on the target without the target having been redirected (the target is
-// where unknown URLs are sent, usually a home page); nor when neither page
-// has any text (script-rendered sites serve one empty shell for every URL:
-// undecidable).
-func (rs *runState) soft404(c *audit.Check, p *probeResult, start *url.URL, ch *chain, words []string) {
-	ev := &audit.Soft404Evidence{ProbeURL: p.url, ProbeStatus: p.status}
-	if p.final != p.url {
-		ev.ProbeFinal = p.final
+// soft404 runs the soft-404 classifier (soft404_classify.go) on a 2xx HTML
+// target and records its evidence; it sets the verdict soft-404 or parked
+// when the classifier says so. p is the probe of the target's directory,
+// nil when none was made (a page read from a local directory).
+func (rs *runState) soft404(c *audit.Check, t Target, p *probeResult, start *url.URL, ch *chain, fp *pageFingerprint) {
+	res := classifySoft404(&soft404Input{
+		start: start, final: ch.final, redirects: ch.redirects,
+		words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash,
+		probe: p, reference: t.Previous, probeThreshold: rs.o.Soft404Threshold,
+	})
+	c.Soft404 = res.ev
+	if res.verdict != "" {
+		c.Verdict = res.verdict
+		c.Replacement = ""
+		c.Reason = res.reason
 	}
-	c.Soft404 = ev
-	if p.status < 200 || p.status > 299 {
-		return
-	}
-	words = withoutURLWords(words, start, ch.final)
-	sim := textsim.Jaccard(textsim.Shingles(words, Soft404Shingle), p.shingles)
-	ev.Similarity = math.Round(sim*1e4) / 1e4
-	sameFinal := p.final == ch.final.String()
-	var why string
-	switch {
-	case sameFinal && len(ch.redirects) > 0 && !isHome(ch.final.Path):
-		why = "was redirected to the same page"
-	case sameFinal:
-		return
-	case len(words) == 0 && p.words == 0:
-		return
-	case sim >= rs.o.Soft404Threshold:
-		why = fmt.Sprintf("answered %d with text %.2f similar (threshold %.2f)", p.status, sim, rs.o.Soft404Threshold)
-	default:
-		return
-	}
-	c.Verdict = audit.VerdictSoft404
-	c.Replacement = ""
-	c.Reason = "probe " + truncate(p.url, 300) + " " + why
 }
 
-// withoutURLWords removes from words those of the URLs' paths and queries.
-func withoutURLWords(words []string, urls ...*url.URL) []string {
+// urlWords returns the words of the URLs' paths and queries.
+func urlWords(urls ...*url.URL) map[string]bool {
 	drop := map[string]bool{}
 	for _, u := range urls {
+		if u == nil {
+			continue
+		}
 		p, err := url.PathUnescape(u.EscapedPath())
 		if err != nil {
 			p = u.EscapedPath()
@@ -190,11 +175,107 @@ func withoutURLWords(words []string, urls ...*url.URL) []string {
 			drop[w] = true
 		}
 	}
-	out := words[:0:0]
+	return drop
+}
+
+// withoutWords returns words without those in drop, and how many it
+// removed.
+func withoutWords(words []string, drop map[string]bool) ([]string, int) {
+	out := make([]string, 0, len(words))
 	for _, w := range words {
 		if !drop[w] {
 			out = append(out, w)
 		}
 	}
-	return out
+	return out, len(words) - len(out)
+}
+
+// probeSimilarity measures a target's main-text words against the
+// probe's (see Soft404Shingle): the higher of the similarity of the texts
+// as they are (raw) and of the texts without the two URLs' words (echo,
+// -1 when that measure does not apply).
+func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim, raw, echo float64) {
+	ts := shingleSet(words, Soft404Shingle)
+	raw = jaccardSorted(ts, p.shingles)
+	echo = -1
+	drop := urlWords(start, final)
+	for w := range p.urlWords {
+		drop[w] = true
+	}
+	tw, tn := withoutWords(words, drop)
+	pw, pn := withoutWords(p.words, drop)
+	if len(tw) < 3 || len(pw) < 3 || 4*tn > 3*len(words) || 4*pn > 3*len(p.words) {
+		return raw, raw, echo
+	}
+	// Every shingle of words without a removed word is one of tw's, so tw
+	// has at least len(ts) - 3·tn shingles, pw at most len(pw): when that
+	// bounds the Jaccard index below probeWeakSimilarity, the echo measure
+	// cannot score and is not computed.
+	if least := len(ts) - Soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
+		return raw, raw, echo
+	}
+	echo = jaccardSorted(shingleSet(tw, Soft404Shingle), shingleSet(pw, Soft404Shingle))
+	return max(raw, echo), raw, echo
+}
+
+// FNV-1a 64-bit parameters, as textsim uses them.
+const (
+	fnvOffset64 = 0xcbf29ce484222325
+	fnvPrime64  = 0x100000001b3
+)
+
+// shingleSet returns the set textsim.Shingles(words, k) computes (the
+// same hashes, FNV-1a of k words joined by the byte 0xFF) as a sorted
+// slice without duplicates: several times cheaper to build than the map
+// for the one comparison each target makes (BenchmarkSoft404Classify).
+func shingleSet(words []string, k int) []uint64 {
+	if k < 1 {
+		k = 1
+	}
+	if len(words) < k {
+		k = len(words)
+	}
+	if k == 0 {
+		return nil
+	}
+	out := make([]uint64, 0, len(words)-k+1)
+	for i := 0; i+k <= len(words); i++ {
+		h := uint64(fnvOffset64)
+		for j := i; j < i+k; j++ {
+			if j > i {
+				h ^= 0xFF
+				h *= fnvPrime64
+			}
+			w := words[j]
+			for p := 0; p < len(w); p++ {
+				h ^= uint64(w[p])
+				h *= fnvPrime64
+			}
+		}
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// jaccardSorted is textsim.Jaccard of two shingleSet results: 1 for two
+// empty sets, 0 for one.
+func jaccardSorted(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
 }

@@ -74,7 +74,7 @@ var upsertCheckSQL = func() string {
 
 // selectCheckSQL reads checks, as scanCheck expects, from "checks c" joined
 // with its target "t"; callers add the rest of the FROM clause.
-var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.") + `, c.from_crawl`
+var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.") + `, c.soft404_signals, c.from_crawl`
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
@@ -160,6 +160,50 @@ func checkArgs(c *audit.Check) ([]any, error) {
 	}, nil
 }
 
+// saveSoft404Signals writes the soft-404 classifier's score and signals of
+// a check just saved (checks.soft404_signals, 0012) with a statement of its
+// own, only for a check with soft-404 evidence, so that a check without it
+// can be written to a database of an earlier schema (the fixtures). A
+// check saved again replaces the row, and a trigger of 0012 resets the
+// column of the row it replaces.
+func saveSoft404Signals(ctx context.Context, tx *sql.Tx, c *audit.Check) error {
+	e := c.Soft404
+	if e == nil {
+		return nil
+	}
+	sj, err := marshalJSON(storedSignals{Score: finiteOr0(e.Score), Parked: finiteOr0(e.Parked), Signals: finiteSignals(e.Signals)})
+	if err != nil {
+		return fmt.Errorf("soft-404 signals: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE checks SET soft404_signals = ? WHERE run_id = ? AND target_id = ?`, sj, c.RunID, c.TargetID)
+	return err
+}
+
+// storedSignals is checks.soft404_signals (0012).
+type storedSignals struct {
+	Score   float64               `json:"score"`
+	Parked  float64               `json:"parked"`
+	Signals []audit.Soft404Signal `json:"signals"`
+}
+
+// finiteOr0 is x, or 0 for NaN and infinities (JSON has no such numbers).
+func finiteOr0(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// finiteSignals returns the signals with finite scores, never nil.
+func finiteSignals(sigs []audit.Soft404Signal) []audit.Soft404Signal {
+	out := make([]audit.Soft404Signal, len(sigs))
+	for i, s := range sigs {
+		s.Score = finiteOr0(s.Score)
+		out[i] = s
+	}
+	return out
+}
+
 // scanCheck reads a row of selectCheckSQL.
 func scanCheck(rows *sql.Rows) (*audit.Check, error) {
 	var (
@@ -169,7 +213,7 @@ func scanCheck(rows *sql.Rows) (*audit.Check, error) {
 		checkedAt                           sql.NullString
 		reusedFrom                          sql.NullInt64
 		simhash                             int64
-		probeURL, probeFinal                sql.NullString
+		probeURL, probeFinal, signals       sql.NullString
 		probeStatus                         sql.NullInt64
 		similarity                          sql.NullFloat64
 	)
@@ -177,7 +221,7 @@ func scanCheck(rows *sql.Rows) (*audit.Check, error) {
 		&c.Status, &c.FinalURL, &redirects, &c.Replacement, &c.Attempts, &dns, &connect, &tls,
 		&firstByte, &total, &checkedAt, &headers, &c.ContentType, &c.ETag, &c.LastModified,
 		&c.Reused, &reusedFrom, &c.SHA256, &simhash, &c.Words, &c.Truncated,
-		&probeURL, &probeStatus, &probeFinal, &similarity, &c.FromCrawl); err != nil {
+		&probeURL, &probeStatus, &probeFinal, &similarity, &signals, &c.FromCrawl); err != nil {
 		return nil, err
 	}
 	c.Verdict = audit.Verdict(verdict)
@@ -215,6 +259,16 @@ func scanCheck(rows *sql.Rows) (*audit.Check, error) {
 		}
 		if similarity.Valid {
 			c.Soft404.Similarity = similarity.Float64
+		}
+		if signals.Valid {
+			var st storedSignals
+			if err := json.Unmarshal([]byte(signals.String), &st); err != nil {
+				return nil, fmt.Errorf("check of target %d in run %d: soft404_signals: %w", c.TargetID, c.RunID, err)
+			}
+			c.Soft404.Score, c.Soft404.Parked, c.Soft404.Signals = st.Score, st.Parked, st.Signals
+			if len(c.Soft404.Signals) == 0 {
+				c.Soft404.Signals = nil
+			}
 		}
 	}
 	return &c, nil
@@ -307,6 +361,7 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 }
 
 func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) error {
+	audit.RedactStrings(c) // URL passwords never stored
 	args, err := checkArgs(c)
 	if err != nil {
 		return err
@@ -320,7 +375,10 @@ func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) 
 		return err
 	}
 	if n == 1 {
-		return saveFromCrawl(ctx, tx, c)
+		if err := saveFromCrawl(ctx, tx, c); err != nil {
+			return err
+		}
+		return saveSoft404Signals(ctx, tx, c)
 	}
 	// Nothing inserted: say why.
 	var u string
@@ -364,6 +422,7 @@ const insertFindingSQL = `INSERT INTO findings (run_id, link_id, page_url, targe
 	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
 
 func insertFinding(ctx context.Context, stmt *sql.Stmt, i int, f *audit.Finding) error {
+	audit.RedactStrings(f) // URL passwords never stored
 	var linkID any
 	if f.LinkID != 0 {
 		linkID = f.LinkID
@@ -434,6 +493,7 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 		ON CONFLICT (run_id, source, target) DO NOTHING`
 	err := db.writeBatch(ctx, runIDs, query, len(records), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		m := &records[i]
+		audit.RedactStrings(m) // URL passwords never stored
 		if _, err := stmt.ExecContext(ctx, m.RunID, m.Source, m.Target, m.Replacement, m.Status); err != nil {
 			return fmt.Errorf("maintenance record %d of the batch (source %s, target %s): %w", i, quote(m.Source), quote(m.Target), err)
 		}

@@ -133,6 +133,14 @@ func fullCheck(runID, targetID int64, u string) audit.Check {
 			ProbeStatus: 200,
 			ProbeFinal:  "https://example.com/",
 			Similarity:  0.9734375,
+			Score:       1.6,
+			Parked:      0.3,
+			Signals: []audit.Soft404Signal{
+				{Name: "probe", Score: 1, Match: "probe answered 200 with text 0.97 similar", Where: "probe"},
+				{Name: "words", Score: 0.6, Match: `page not found: "Page <not> found"`, Where: "title"},
+				{Name: "parked", Score: 0.3, Match: "link to a domain marketplace: dan.com/buy-domain", Where: "html"},
+				{Name: "drift", Score: -1, Match: "minor since run 1", Where: "fingerprint"},
+			},
 		},
 		Anchors: []string{"top", "sec"}, // not stored
 	}
@@ -292,6 +300,32 @@ func TestChecks_Replace(t *testing.T) {
 	if got := count(t, db, `SELECT count(*) FROM checks`); got != 2 {
 		t.Errorf("checks rows = %d, want 2", got)
 	}
+}
+
+// TestChecks_Soft404Signals: the classifier's signals are stored as JSON
+// the database can read, kept only with soft-404 evidence, and reset when
+// the check is saved again without.
+func TestChecks_Soft404Signals(t *testing.T) {
+	db := MustOpen(t)
+	const u = "https://example.com/parked"
+	runID, ids := linkedRun(t, db, u)
+	c := audit.Check{RunID: runID, TargetID: ids[u], URL: u, Verdict: audit.VerdictParked, Status: 200,
+		Soft404: &audit.Soft404Evidence{Parked: 1.7, Signals: []audit.Soft404Signal{
+			{Name: "parked", Score: 0.8, Match: "parking code from sedoparking.com", Where: "html"},
+			{Name: "drift", Score: 0.4, Match: "off-topic since run 3", Where: "fingerprint"}}}}
+	mustSaveChecks(t, db, c)
+	diffChecks(t, mustChecks(t, db, runID), []audit.Check{c})
+	if got := count(t, db, `SELECT count(*) FROM checks WHERE json_extract(soft404_signals, '$.signals[0].name') = 'parked'
+		AND json_extract(soft404_signals, '$.parked') = 1.7 AND soft404_probe_url = '' AND verdict = 'parked'`); got != 1 {
+		t.Errorf("signals not queryable as JSON")
+	}
+	c2 := c
+	c2.Verdict, c2.Soft404 = audit.VerdictOK, nil
+	mustSaveChecks(t, db, c2)
+	if got := count(t, db, `SELECT count(*) FROM checks WHERE soft404_signals IS NULL`); got != 1 {
+		t.Errorf("signals kept after the check was replaced without them")
+	}
+	diffChecks(t, mustChecks(t, db, runID), []audit.Check{c2})
 }
 
 func TestChecks_EveryVerdict(t *testing.T) {

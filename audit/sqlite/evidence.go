@@ -22,8 +22,8 @@ import (
 
 const insEvidenceSQL = `INSERT INTO page_evidence (page_id, headers, etag, last_modified,
 	challenge, html, body_cap, body_bytes, body_truncated, sha256, simhash, words,
-	anchors, text, text_capped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	anchors, text, text_capped, signals)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // saveFromCrawl marks a check just saved as judged from the crawl
 // (checks.from_crawl, see 0007). A check that is not leaves the column
@@ -76,10 +76,16 @@ func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidenc
 	if err != nil {
 		return fmt.Errorf("text: %w", err)
 	}
+	var signals any
+	if e.Signals != nil {
+		if signals, err = marshalJSON(e.Signals); err != nil {
+			return fmt.Errorf("signals: %w", err)
+		}
+	}
 	_, err = s.insEvidence.ExecContext(ctx, pageID, headersJSON, e.ETag, e.LastModified,
 		e.Challenge, boolInt(e.HTML), e.BodyCap, e.BodyBytes, boolInt(e.BodyTruncated), e.SHA256,
 		int64(e.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
-		e.Words, anchorsJSON, text, boolInt(e.TextCapped))
+		e.Words, anchorsJSON, text, boolInt(e.TextCapped), signals)
 	return err
 }
 
@@ -139,9 +145,10 @@ func scanEvidence(scan func(...any) error, content bool, extra ...any) (*audit.P
 		anchors         string
 		text            []byte
 		truncated, html bool
+		signals         sql.NullString
 	)
 	dest := append(extra, &headers, &e.ETag, &e.LastModified, &e.Challenge, &html, &e.BodyCap,
-		&e.BodyBytes, &truncated, &e.SHA256, &simhash, &e.Words, &e.TextCapped)
+		&e.BodyBytes, &truncated, &e.SHA256, &simhash, &e.Words, &e.TextCapped, &signals)
 	if content {
 		dest = append(dest, &anchors, &text)
 	}
@@ -154,6 +161,12 @@ func scanEvidence(scan func(...any) error, content bool, extra ...any) (*audit.P
 	}
 	if len(e.Headers) == 0 {
 		e.Headers = nil
+	}
+	if signals.Valid {
+		e.Signals = &audit.PageSignals{}
+		if err := json.Unmarshal([]byte(signals.String), e.Signals); err != nil {
+			return nil, fmt.Errorf("signals: %w", err)
+		}
 	}
 	if content {
 		if err := json.Unmarshal([]byte(anchors), &e.Anchors); err != nil {
@@ -172,7 +185,7 @@ func scanEvidence(scan func(...any) error, content bool, extra ...any) (*audit.P
 
 // evidenceColumns are the columns scanEvidence reads, anchors and text last.
 const evidenceColumns = `e.headers, e.etag, e.last_modified, e.challenge, e.html, e.body_cap,
-	e.body_bytes, e.body_truncated, e.sha256, e.simhash, e.words, e.text_capped`
+	e.body_bytes, e.body_truncated, e.sha256, e.simhash, e.words, e.text_capped, e.signals`
 
 // readEvidence sets the Evidence of the pages of a run (for readPages).
 func readEvidence(ctx context.Context, tx *sql.Tx, runID int64, page func(int64) (*audit.Page, error)) error {

@@ -26,6 +26,8 @@ func evidencePage(u string) *audit.Page {
 		Anchors:    []string{"top", "s&1", "ünï"},
 		Text:       strings.Repeat("word ", 2000) + "last",
 		TextCapped: true,
+		Signals: &audit.PageSignals{Title: `Page "not" found <b>`, H1: []string{"Fehler 404", "页面不存在"},
+			Parking: []string{"infra:sedoparking.com", "link:dan.com/buy-domain"}},
 	}
 	return p
 }

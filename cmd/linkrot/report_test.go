@@ -194,7 +194,9 @@ func goldenRuns() []fixtureRun {
 	moved.Headers = map[string]string{"Location": "https://ext.example/new-home"}
 	soft := okCheck()
 	soft.Verdict, soft.Reason = audit.VerdictSoft404, "probe answered 200 with text 0.97 similar"
-	soft.Soft404 = &audit.Soft404Evidence{ProbeURL: "https://blog.example/x8f2k", ProbeStatus: 200, Similarity: 0.97}
+	soft.Soft404 = &audit.Soft404Evidence{ProbeURL: "https://blog.example/x8f2k", ProbeStatus: 200, Similarity: 0.97, Score: 1.6,
+		Signals: []audit.Soft404Signal{{Name: "probe", Score: 1, Match: "probe answered 200 with text 0.97 similar (threshold 0.90)", Where: "probe"},
+			{Name: "words", Score: 0.6, Match: `page not found: "Page not found – Blog"`, Where: "title"}}}
 	gone := okCheck()
 	gone.Verdict, gone.Status = audit.VerdictGone, 410
 	skipped := audit.Check{Verdict: audit.VerdictSkipped, Reason: "mailto: is not checked"}
