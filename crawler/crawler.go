@@ -20,6 +20,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -50,11 +51,20 @@ type Options struct {
 	IgnoreRobots bool
 	// Concurrency is the number of parallel requests per host.
 	Concurrency int
-	// Delay is the pause after each request to a host. A robots.txt
-	// Crawl-delay larger than Delay wins, up to MaxCrawlDelay (default 30 s).
+	// Delay is the least time between the starts of two requests to a
+	// host. A robots.txt Crawl-delay of at least Delay wins (one request at
+	// a time, that far apart), up to MaxCrawlDelay (default 30 s).
 	Delay         time.Duration
 	MaxCrawlDelay time.Duration
-	UserAgent     string
+	// Scheduler is the per-host budget every request of the crawl runs
+	// within (robots.txt and sitemaps included), shared with the checks of
+	// the same run so that one host has one budget (see package
+	// politeness); the seeds' Crawl-delay is set on it. nil: a private one
+	// from Concurrency, Delay and Hosts. A shared Scheduler brings its own
+	// limits: Concurrency, Delay and the Hosts rules' limits are then its
+	// Options, not these.
+	Scheduler *politeness.Scheduler
+	UserAgent string
 	// Timeout bounds each request: connect, headers and body.
 	Timeout time.Duration
 	// MaxBody caps the decoded bytes read per response.
@@ -137,7 +147,11 @@ type Crawler struct {
 
 // New returns a Crawler that records into sink.
 func New(opts Options, sink Sink) *Crawler {
-	return &Crawler{opts: opts.withDefaults(), sink: sink}
+	o := opts.withDefaults()
+	if o.Scheduler == nil {
+		o.Scheduler = politeness.New(politeness.Options{PerHost: o.Concurrency, Delay: o.Delay, Rules: o.Hosts})
+	}
+	return &Crawler{opts: o, sink: sink}
 }
 
 // Crawl crawls recursively from seeds, staying on the seeds' hosts (and
@@ -178,7 +192,7 @@ func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error)
 func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSeeds []string) (Stats, error) {
 	smRT, closeSM := c.transportFor(sitemapScope(sitemaps, c.opts.AllowDomains), nil)
 	defer closeSM()
-	client := &http.Client{Transport: smRT, Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
+	client := &http.Client{Transport: c.opts.Scheduler.Transport(smRT, nil), Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
 	sm := &sitemapReader{client: client, ua: c.opts.UserAgent, log: c.opts.Logger}
 	var seeds []string
 	seeds = append(seeds, extraSeeds...)
@@ -261,7 +275,11 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	}
 	base, closeBase := c.transportFor(cr.scope, transport)
 	defer closeBase()
-	rt := &capTransport{next: base, maxBody: o.MaxBody}
+	// Every request, robots.txt included, runs within the host's slot of
+	// the Scheduler: concurrency, Delay, Crawl-delay, pauses after 429 and
+	// 503, the adaptive rate (package politeness). Colly itself is not
+	// limited per host (only by its threads).
+	rt := &capTransport{next: o.Scheduler.Transport(base, nil), maxBody: o.MaxBody}
 	client := &http.Client{Transport: rt, Timeout: o.Timeout}
 	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}, o.UserAgent)
 
@@ -275,9 +293,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	)
 	col.SetClient(client)
 	col.SetRedirectHandler(cr.redirect)
-	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
-		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
-	}
+	cr.setCrawlDelays(seedURLs)
 	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
 	if !follow {
 		threads = o.Concurrency * 4
@@ -325,34 +341,28 @@ func (cr *crawl) snapshot() Stats {
 	return cr.stats
 }
 
-// limitRules gives every seed host its own colly limit rule: --concurrency
-// parallel requests and --delay, or, when the host's robots.txt sets a
-// Crawl-delay of at least --delay, one request at a time with that delay
-// (capped at MaxCrawlDelay): Crawl-delay asks for a pause between successive
-// requests, which parallel requests would defeat. Other hosts (reached
-// through --allow-domain or redirects) share one rule. Rules from
-// Options.Hosts, added first, win. The rules are fixed before the crawl
-// starts: colly reads its rule list without a lock, so adding rules while
-// requests run would race.
-func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
+// setCrawlDelays sets every seed host's robots.txt Crawl-delay (capped at
+// MaxCrawlDelay) on the Scheduler when it is at least Delay: one request
+// at a time, that far apart. Crawl-delay asks for a pause between
+// successive requests, which parallel requests would defeat; the checks
+// of the same run, sharing the Scheduler, keep to it too.
+func (cr *crawl) setCrawlDelays(seeds []*url.URL) {
 	o := cr.opts
-	var rules []*colly.LimitRule
+	if o.IgnoreRobots {
+		return
+	}
 	done := map[string]bool{}
 	for _, u := range seeds {
-		if done[u.Host] {
+		key := politeness.Key(u)
+		if done[key] {
 			continue
 		}
-		done[u.Host] = true
-		parallel, delay := o.Concurrency, o.Delay
-		if !o.IgnoreRobots {
-			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
-				cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
-				parallel, delay = 1, cd
-			}
+		done[key] = true
+		if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= o.Delay {
+			cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
+			o.Scheduler.SetCrawlDelay(key, cd)
 		}
-		rules = append(rules, &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay})
 	}
-	return append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency, Delay: o.Delay})
 }
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,

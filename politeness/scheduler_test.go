@@ -238,6 +238,10 @@ func TestScheduler_GiveUp(t *testing.T) {
 		if sl := must(t, s, "other"); sl == nil {
 			t.Error("another key given up")
 		}
+		// Its Retry-After still runs beyond MaxRetryWait: no reprieve.
+		if s.Reprieve("h") {
+			t.Error("reprieved inside an hour-long Retry-After")
+		}
 	})
 	t.Run("Streak", func(t *testing.T) {
 		s, c := newTest(Options{GiveUpStreak: 3, PerHost: 4})
@@ -259,7 +263,9 @@ func TestScheduler_GiveUp(t *testing.T) {
 			t.Fatalf("not given up after 3 refusals in a row: %q", why)
 		}
 		// Reprieve: tried once more; one more refusal gives it up again.
-		s.Reprieve("h")
+		if !s.Reprieve("h") {
+			t.Fatal("Reprieve refused")
+		}
 		c.Advance(time.Hour)
 		sl, _, err := s.TryAcquire("h")
 		if err != nil || sl == nil {
@@ -545,5 +551,18 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestScheduler_503WithoutRetryAfterNeverGivesUp: a site answering 503 to
+// everything is broken, not busy: cut, never given up.
+func TestScheduler_503WithoutRetryAfterNeverGivesUp(t *testing.T) {
+	s, c := newTest(Options{GiveUpStreak: 3})
+	for range 10 {
+		c.Advance(time.Hour)
+		must(t, s, "h").Release(status(503))
+	}
+	if st := s.State("h"); st.GivenUp != "" || st.Limit != 1 {
+		t.Errorf("%+v, want limit 1, not given up", st)
 	}
 }

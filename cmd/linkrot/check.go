@@ -54,7 +54,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	}
 	fs.DurationVar(&f.hostDelay, "host-delay", 0, "pause between requests to the same host while checking")
 	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
-	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
+	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
 	f.maxBody = 2 << 20
 	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow checking loopback and private addresses (automatic when the audited site lives there); link-local addresses are never allowed")
