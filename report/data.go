@@ -158,7 +158,7 @@ func scriptData(ix *index) []byte {
 
 	// drifts: [target, link, kind, band, simhash, jaccard, dice, cosine,
 	// words ref, words live, word change, reference URL, reference time,
-	// live URL, excerpt ref, excerpt live, rank]
+	// live URL, excerpt ref, excerpt live, rank, reference note]
 	driftIdx := map[*audit.Drift]int{}
 	w.raw(`],"drifts":[`)
 	for i := range ds.Drifts {
@@ -204,6 +204,8 @@ func scriptData(ix *index) []byte {
 		w.str(d.ExcerptLive)
 		w.comma()
 		w.num(driftRank(d))
+		w.comma()
+		w.str(d.ReferenceNote)
 		w.raw("]")
 	}
 

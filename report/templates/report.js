@@ -18,7 +18,8 @@
                 no-memento, lookup-failed, not-asked)]
    drifts      [target, link, kind, band, simhash distance, jaccard, dice,
                 cosine, words reference, words live, word change, reference url,
-                reference time, live url, excerpt reference, excerpt live, rank]
+                reference time, live url, excerpt reference, excerpt live, rank,
+                reference note (raw bytes, or why not)]
    suggestions [link, reason, html, versionurl, versiondate]
    history     [first seen, run, first broken, run, last ok, run (0 when
                 known only from pruned runs), [[run, checked at, verdict,
@@ -761,6 +762,7 @@
     var r = R[d], box = el('div');
     add(box, kv([
       ['Reference', urlNode(r[11])],
+      ['Reference bytes', r[17] === 'raw' ? 'raw (no banner, no rewritten links)' : (r[17] || '')],
       ['Reference time', fdate(r[12]) + ' (' + r[2] + ')'],
       ['Live', urlNode(r[13])],
       ['Measures', 'SimHash distance ' + r[4] + ' of 64 · Jaccard ' + fnum(r[5]) + ' · Sørensen–Dice ' + fnum(r[6]) + ' · cosine ' + fnum(r[7]) +
