@@ -92,9 +92,10 @@ func TestRun_RateLimitedHostGivenUp(t *testing.T) {
 				t.Errorf("%d targets not checked, want at least %d", notChecked, n-tt.maxReqs)
 			}
 			// Time: a pause of at most MaxRetryWait per counted refusal,
-			// independent of n.
-			if bound := time.Duration(3*politeness.DefaultGiveUpStreak) * o.MaxRetryWait; elapsed > bound+time.Second {
-				t.Errorf("took %v, want under %v", elapsed, bound+time.Second)
+			// independent of n (with generous slack for a loaded machine;
+			// the request count above is the sharp bound).
+			if bound := time.Duration(3*politeness.DefaultGiveUpStreak)*o.MaxRetryWait + 3*time.Second; elapsed > bound {
+				t.Errorf("took %v, want under %v", elapsed, bound)
 			}
 		})
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // checkFlags are the flags of the checking stage (check and audit).
@@ -57,7 +58,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
 	f.maxBody = 2 << 20
 	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
-	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow checking loopback and private addresses (automatic when the audited site lives there); link-local addresses are never allowed")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
 	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
 	fs.BoolVar(&f.noSoft404, "no-soft404", false, "turn off soft-404 and parked-domain detection (probes, page words, error URLs, parking fingerprints, redirect-to-root)")
 	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
@@ -269,9 +270,36 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 		return nil, fmt.Errorf("load checked targets: %w", err)
 	}
 	siteHosts := runHosts(run)
-	if !opts.AllowPrivate && hostsArePrivate(ctx, siteHosts) {
-		opts.AllowPrivate = true
-		log.Info("audited site is on a private or loopback address: private targets allowed")
+	// Exact SSRF scope: the audited origins and --allow-domain hosts may
+	// be private, nothing else (--allow-private opens the rest). robots.txt
+	// binds the site's own URLs here as in the crawl.
+	scope := runScope(ctx, store, run)
+	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
+	if opts.Robots == nil {
+		var sched crawler.CrawlDelaySetter
+		if opts.Scheduler != nil {
+			sched = opts.Scheduler
+		}
+		gate, closeGate := scope.robotsGate(opts.UserAgent, sched)
+		defer closeGate()
+		if gate != nil {
+			opts.Robots = gate
+		}
+	}
+	if opts.Robots != nil {
+		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
+		// A shared scheduler (the audit command's) knows each origin's
+		// Crawl-delay before the first check, even when the crawl was
+		// done by an earlier process (resume).
+		if opts.Scheduler != nil {
+			for _, o := range scope.seeds {
+				if u, err := url.Parse(o); err == nil {
+					if d := opts.Robots.CrawlDelay(ctx, u); d > 0 {
+						opts.Scheduler.SetCrawlDelay(politeness.Key(u), d)
+					}
+				}
+			}
+		}
 	}
 	// Which targets need their anchors collected (for #fragment links).
 	wantAnchors := map[int64]bool{}

@@ -46,7 +46,7 @@ func TestFixes_NeverReplacesIdentifier(t *testing.T) {
 	}))
 	defer site.Close()
 	dbPath := filepath.Join(t.TempDir(), "fixes.db")
-	if code, out, stderr := run(t, "", "audit", site.URL+"/", "--db", dbPath, "--no-report", "--no-archives", "--fail-on", "none"); code != exitOK {
+	if code, out, stderr := run(t, "", "audit", site.URL+"/", "--db", dbPath, "--no-report", "--no-archives", "--fail-on", "none", "--allow-private"); code != exitOK {
 		t.Fatalf("audit exit %d\n%s\n%s", code, out, stderr)
 	}
 	code, out, _ := run(t, "", "fixes", "--db", dbPath)
