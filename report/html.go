@@ -86,9 +86,9 @@ type htmlView struct {
 	// LookupFailed lists failed archive lookups by archive ("ia 3,
 	// arquivo 1"), "" when none failed.
 	LookupFailed string
-	Runs        int
-	Since       *sinceView
-	Traps       []trapView
+	Runs         int
+	Since        *sinceView
+	Traps        []trapView
 	// Partial: the report details DetailLinks of the run's TotalLinks
 	// links; LinkPages lists the link pages that hold them all.
 	Partial                 bool
