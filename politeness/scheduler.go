@@ -269,11 +269,39 @@ func (s *Scheduler) SetBudget(name string, b Budget) {
 
 // SetCrawlDelay records a robots.txt Crawl-delay for a key: one request at
 // a time, starts at least d apart. d <= 0 removes it.
+//
+// It is called as robots.txt is read, itself a request to the host: the
+// next start waits d from now. With a Crawl-delay, spacing counts from the
+// end of the previous request (its Release or a further answer within its
+// slot), the conservative reading of "a delay between successive
+// requests".
 func (s *Scheduler) SetCrawlDelay(name string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.get(name).crawl = max(d, 0)
+	k := s.get(name)
+	k.crawl = max(d, 0)
+	if now := s.clock.Now(); d > 0 && now.After(k.last) {
+		k.last = now
+	}
 	s.notify()
+}
+
+// Sent marks the moment the slot's request actually goes out, which may be
+// later than the grant (a dispatcher hands the slot to a worker): spacing
+// (Delay, Crawl-delay, the learned rate) counts from the later of the two.
+// Call it again for each further request made within the slot.
+func (sl *Slot) Sent() {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.clock.Now(); now.After(sl.k.last) {
+		sl.k.last = now
+	}
 }
 
 // notify wakes everyone waiting for a key to admit more. s.mu is held.
@@ -458,6 +486,9 @@ func (sl *Slot) Release(o Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sl.k.inFlight--
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now // Crawl-delay counts from the end of a request
+	}
 	if at := s.feed(sl, o); at.After(sl.retryAt) {
 		sl.retryAt = at
 	}
@@ -698,6 +729,9 @@ func (sl *Slot) Observe(o Outcome) {
 	s := sl.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now
+	}
 	if at := s.feed(sl, o); at.After(sl.retryAt) {
 		sl.retryAt = at
 	}

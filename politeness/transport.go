@@ -45,6 +45,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		sl.Sent()
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
 			sl.Release(Outcome{Err: err})

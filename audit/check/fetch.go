@@ -178,6 +178,9 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 		r.err = errDeferred
 		return r
 	}
+	if s.slot != nil && key == s.key {
+		s.slot.Sent()
+	}
 	resp, err := s.rs.rt.RoundTrip(req)
 	if err != nil {
 		r.err = err
