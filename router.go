@@ -1,6 +1,7 @@
 package linkrot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -657,16 +657,25 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	}, audit.WriterOptions{BatchSize: 500, QueueSize: 512})
 
 	// One politeness scheduler for the crawl and the checks: a host has
-	// one budget (PerHost requests in flight, Delay between starts, 429 and
-	// Retry-After pauses), whoever asks it.
-	sched := politeness.New(politeness.Options{
-		PerHost:      max(cfg.Crawl.PerHost, kopts.PerHost, 1),
-		Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
-		Rules:        kopts.Hosts,
-		MaxRetryWait: kopts.MaxRetryWait,
-	})
-	wrap := func(rt http.RoundTripper) http.RoundTripper { return sched.Transport(rt, nil) }
-	kopts.WrapTransport = wrap
+	// one budget (concurrency, spacing, Crawl-delay, 429 and Retry-After
+	// pauses, the learned rate, giving a host up), whoever asks it. The
+	// caller's (Check.Scheduler, else Crawl.Scheduler) when it set one.
+	sched := cmp.Or(kopts.Scheduler, cfg.Crawl.Scheduler)
+	if sched == nil {
+		sched = politeness.New(politeness.Options{
+			PerHost:      max(cfg.Crawl.PerHost, kopts.PerHost, 1),
+			Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
+			Rules:        kopts.Hosts,
+			MaxRetryWait: kopts.MaxRetryWait,
+		})
+	}
+	kopts.Scheduler = sched
+	// The scheduler knows each audited origin's robots.txt Crawl-delay
+	// before the first check, also when the crawl was done by an earlier
+	// process (resume) or there is none (check --run).
+	if kopts.Robots != nil && !cfg.CrawlOnly {
+		setCrawlDelays(ctx, kopts.Robots, run, sched)
+	}
 
 	in := make(chan check.Target, 256)
 	fctx, cancelFeed := context.WithCancel(ctx)
@@ -698,7 +707,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	if crawl {
 		copts := cfg.Crawl
 		copts.Frontier = r
-		copts.WrapTransport = wrap
+		copts.Scheduler = sched
 		copts.CheckMaxBody = kopts.MaxBody
 		c := crawler.New(copts, r)
 		in := cfg.Input
@@ -935,6 +944,30 @@ func pageAnchors(ctx context.Context, store FindingsStore, runID int64, c *audit
 }
 
 // SiteHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
+
+// setCrawlDelays sets the robots.txt Crawl-delay of each audited origin
+// (http and https of every seed's host) on sched.
+func setCrawlDelays(ctx context.Context, gate check.RobotsGate, run *audit.Run, sched *politeness.Scheduler) {
+	for _, s := range run.Seeds {
+		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
+			s = after
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		for _, scheme := range []string{"http", "https"} {
+			o := &url.URL{Scheme: scheme, Host: u.Host, Path: "/"}
+			if scheme != strings.ToLower(u.Scheme) && u.Port() != "" {
+				continue // an explicit port belongs to its own scheme
+			}
+			if d := gate.CrawlDelay(ctx, o); d > 0 {
+				sched.SetCrawlDelay(politeness.Key(o), d)
+			}
+		}
+	}
+}
+
 // of a run's seeds: the audited site.
 func SiteHosts(run *audit.Run) map[string]bool {
 	out := map[string]bool{}

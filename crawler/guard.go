@@ -55,19 +55,10 @@ func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.Roun
 	case override != nil:
 		return urlTransport{override}, func() {}
 	case c.opts.Transport != nil:
-		return urlTransport{c.wrap(c.opts.Transport)}, func() {}
+		return urlTransport{c.opts.Transport}, func() {}
 	}
 	rt, done := guardedTransport(sc, c.opts.Resolver)
-	return urlTransport{c.wrap(rt)}, done
-}
-
-// wrap applies Options.WrapTransport (inside urlTransport, which stays
-// the outermost).
-func (c *Crawler) wrap(rt http.RoundTripper) http.RoundTripper {
-	if c.opts.WrapTransport != nil {
-		return c.opts.WrapTransport(rt)
-	}
-	return rt
+	return urlTransport{rt}, done
 }
 
 // guardedTransport is the crawler's default transport: netguard's

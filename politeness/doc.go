@@ -74,8 +74,10 @@
 //
 // A key is given up when a Retry-After (or a RateLimit reset with nothing
 // remaining) is longer than Options.MaxRetryWait, or after
-// Options.GiveUpStreak refusals (429 or 503) in a row with no success in
-// between, counting one refusal per round trip as for the cut. Acquire
+// Options.GiveUpStreak refusals (429, or 503 with Retry-After) in a row
+// with no success in between, counting one refusal per round trip as for
+// the cut. A 503 without Retry-After cuts the limit but never gives a key
+// up: a site that answers 503 to everything is broken, not busy. Acquire
 // then returns an error wrapping ErrGivenUp with the reason. Callers try
 // the key's remaining work once more at the end of their run (Reprieve)
 // and record what still fails as rate-limited: not checked, never broken.

@@ -135,6 +135,9 @@ type key struct {
 	rateSince         time.Time
 	okSinceCut        int
 	cycleStart        time.Time
+	// beforeCut is the controller as it was before the last cut, restored
+	// when that cut's refusal turns out to have covered one resource.
+	beforeCut controller
 
 	// scope evidence
 	refusalSeq           uint64 // k.seq when the last refusal arrived
@@ -147,6 +150,12 @@ type key struct {
 	quotaUntil   time.Time
 	quotaSeq     uint64
 	refusals, ok int
+}
+
+// controller is what a cut changes.
+type controller struct {
+	limit, rateAtCut, growth float64
+	rateSince                time.Time
 }
 
 type bucket struct {
@@ -260,11 +269,39 @@ func (s *Scheduler) SetBudget(name string, b Budget) {
 
 // SetCrawlDelay records a robots.txt Crawl-delay for a key: one request at
 // a time, starts at least d apart. d <= 0 removes it.
+//
+// It is called as robots.txt is read, itself a request to the host: the
+// next start waits d from now. With a Crawl-delay, spacing counts from the
+// end of the previous request (its Release or a further answer within its
+// slot), the conservative reading of "a delay between successive
+// requests".
 func (s *Scheduler) SetCrawlDelay(name string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.get(name).crawl = max(d, 0)
+	k := s.get(name)
+	k.crawl = max(d, 0)
+	if now := s.clock.Now(); d > 0 && now.After(k.last) {
+		k.last = now
+	}
 	s.notify()
+}
+
+// Sent marks the moment the slot's request actually goes out, which may be
+// later than the grant (a dispatcher hands the slot to a worker): spacing
+// (Delay, Crawl-delay, the learned rate) counts from the later of the two.
+// Call it again for each further request made within the slot.
+func (sl *Slot) Sent() {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.clock.Now(); now.After(sl.k.last) {
+		sl.k.last = now
+	}
 }
 
 // notify wakes everyone waiting for a key to admit more. s.mu is held.
@@ -449,7 +486,12 @@ func (sl *Slot) Release(o Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sl.k.inFlight--
-	sl.retryAt = s.feed(sl, o)
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now // Crawl-delay counts from the end of a request
+	}
+	if at := s.feed(sl, o); at.After(sl.retryAt) {
+		sl.retryAt = at
+	}
 	s.notify()
 }
 
@@ -468,7 +510,7 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 		k.quotaUntil = now.Add(q.Reset)
 		if q.Remaining <= 0 {
 			if q.Reset > s.o.MaxRetryWait {
-				s.giveUp(k, fmt.Sprintf("key %s: quota exhausted until %s, beyond the %s wait cap", k.name, q.Reset.Round(time.Second), s.o.MaxRetryWait))
+				s.giveUp(k, fmt.Sprintf("key %s: quota exhausted for %s, which exceeds the %s wait cap", k.name, q.Reset.Round(time.Second), s.o.MaxRetryWait))
 			}
 			if until := now.Add(q.Reset); until.After(k.pausedUntil) {
 				k.pausedUntil, k.pause429 = until, false
@@ -508,12 +550,18 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 	k.updateScope()
 	ra, hasRA := ParseRetryAfter(o.Header.Get("Retry-After"), now)
 	if hasRA && ra > s.o.MaxRetryWait {
-		s.giveUp(k, fmt.Sprintf("key %s answered %d with Retry-After %s, beyond the %s wait cap", k.name, o.Status, ra.Round(time.Second), s.o.MaxRetryWait))
+		s.giveUp(k, fmt.Sprintf("key %s answered %d with Retry-After %s, which exceeds the %s wait cap", k.name, o.Status, ra.Round(time.Second), s.o.MaxRetryWait))
+		if until := now.Add(ra); until.After(k.pausedUntil) {
+			k.pausedUntil, k.pause429 = until, false
+		}
 		return now.Add(ra)
 	}
 	// One signal per round trip: a refusal to a request started before the
-	// previous counted one was answered is part of the same wave.
-	if sl.seq > k.streakSeq {
+	// previous counted one was answered is part of the same wave. A 503
+	// without Retry-After cuts (the server is struggling) but does not
+	// count towards giving up: it is as likely a broken site as a limit,
+	// and a broken site must be reported as such, not as "not checked".
+	if sl.seq > k.streakSeq && (o.Status == http.StatusTooManyRequests || hasRA) {
 		k.streak++
 		k.streakSeq = k.seq
 		if k.streak >= s.o.GiveUpStreak {
@@ -548,6 +596,7 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 // 1) and the start rate becomes what the server accepted since the last
 // cut, or half the current one.
 func (s *Scheduler) cut(k *key, now time.Time) {
+	k.beforeCut = controller{limit: k.limit, rateAtCut: k.rateAtCut, growth: k.growth, rateSince: k.rateSince}
 	k.limit = max(1, math.Floor(k.limit/2))
 	cur := k.rate(now)
 	elapsed := now.Sub(k.cycleStart).Seconds()
@@ -587,8 +636,16 @@ func (k *key) decay() {
 func (k *key) updateScope() {
 	was := k.perResource
 	k.perResource = k.overlapOK >= ScopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
-	if k.perResource && !was && k.pause429 {
-		k.pausedUntil, k.pause429 = time.Time{}, false
+	if k.perResource && !was {
+		// The refusals that paused and cut the key covered resources:
+		// undo the pause and the last cut.
+		if k.pause429 {
+			k.pausedUntil, k.pause429 = time.Time{}, false
+		}
+		if b := k.beforeCut; b.limit > 0 {
+			k.limit, k.rateAtCut, k.growth, k.rateSince = max(k.limit, b.limit), b.rateAtCut, b.growth, b.rateSince
+			k.beforeCut = controller{}
+		}
 	}
 }
 
@@ -599,27 +656,27 @@ func (s *Scheduler) giveUp(k *key, why string) {
 }
 
 // Reprieve lets a key that was given up be tried once more (callers do so
-// at the end of their run): the reason is cleared, a pause still running
-// is cut to at most MaxRetryWait from now, and one more refusal gives the
-// key up again.
-func (s *Scheduler) Reprieve(name string) {
+// at the end of their run): the reason is cleared and one more refusal
+// gives the key up again. It reports false, and leaves the key given up,
+// when its pause (a Retry-After or a quota reset) still runs longer than
+// MaxRetryWait: trying inside that window would be the very thing the
+// server asked not to do.
+func (s *Scheduler) Reprieve(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := s.get(name)
 	if k.givenUp == "" {
-		return
+		return true
+	}
+	lim := s.clock.Now().Add(s.o.MaxRetryWait)
+	if k.pausedUntil.After(lim) || k.quotaLeft <= 0 && k.quotaUntil.After(lim) {
+		return false
 	}
 	k.givenUp = ""
-	now := s.clock.Now()
-	if lim := now.Add(s.o.MaxRetryWait); k.pausedUntil.After(lim) {
-		k.pausedUntil = lim
-	}
-	if k.quotaUntil.After(now.Add(s.o.MaxRetryWait)) {
-		k.quotaUntil = now.Add(s.o.MaxRetryWait)
-	}
 	k.streak = s.o.GiveUpStreak - 1
 	k.streakSeq = k.seq
 	s.notify()
+	return true
 }
 
 // GivenUp returns why the key was given up, or "".
@@ -658,4 +715,56 @@ func (s *Scheduler) Keys() []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// Observe feeds back the answer to a further request made within the slot
+// (a redirect hop or a probe on the same key) without releasing it.
+// RetryNotBefore then covers it too. After Release it does nothing.
+func (sl *Slot) Observe(o Outcome) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now
+	}
+	if at := s.feed(sl, o); at.After(sl.retryAt) {
+		sl.retryAt = at
+	}
+	s.notify()
+}
+
+// Observe feeds back the answer to a request to a key made without a slot
+// of that key (a redirect hop to another host made within the slot of the
+// first). It counts as part of the key's latest wave. It returns when the
+// request may be retried (zero when nothing says).
+func (s *Scheduler) Observe(name string, o Outcome) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	at := s.feed(&Slot{s: s, k: k, seq: k.seq, start: s.clock.Now()}, o)
+	s.notify()
+	return at
+}
+
+// Paused returns the end of the key's pause (a Retry-After, or a quota
+// with nothing remaining; zero when it is not paused), or an error
+// wrapping ErrGivenUp. Callers ask before a request made without a slot of
+// the key (a redirect hop), and before using a slot granted a while ago: a
+// refusal may have paused the key in between.
+func (s *Scheduler) Paused(name string) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	if k.givenUp != "" {
+		return time.Time{}, fmt.Errorf("%w: %s", ErrGivenUp, k.givenUp)
+	}
+	if now := s.clock.Now(); k.pausedUntil.After(now) {
+		return k.pausedUntil, nil
+	}
+	return time.Time{}, nil
 }

@@ -238,6 +238,10 @@ func TestScheduler_GiveUp(t *testing.T) {
 		if sl := must(t, s, "other"); sl == nil {
 			t.Error("another key given up")
 		}
+		// Its Retry-After still runs beyond MaxRetryWait: no reprieve.
+		if s.Reprieve("h") {
+			t.Error("reprieved inside an hour-long Retry-After")
+		}
 	})
 	t.Run("Streak", func(t *testing.T) {
 		s, c := newTest(Options{GiveUpStreak: 3, PerHost: 4})
@@ -259,7 +263,9 @@ func TestScheduler_GiveUp(t *testing.T) {
 			t.Fatalf("not given up after 3 refusals in a row: %q", why)
 		}
 		// Reprieve: tried once more; one more refusal gives it up again.
-		s.Reprieve("h")
+		if !s.Reprieve("h") {
+			t.Fatal("Reprieve refused")
+		}
 		c.Advance(time.Hour)
 		sl, _, err := s.TryAcquire("h")
 		if err != nil || sl == nil {
@@ -328,6 +334,7 @@ func TestScheduler_Budget(t *testing.T) {
 func TestScheduler_CrawlDelay(t *testing.T) {
 	s, c := newTest(Options{PerHost: 4, Delay: 500 * time.Millisecond})
 	s.SetCrawlDelay("h", 2*time.Second)
+	c.Advance(2 * time.Second) // from the robots.txt read
 	a := must(t, s, "h")
 	if nb := blocked(t, s, "h"); !nb.Equal(c.Now().Add(2 * time.Second)) {
 		t.Errorf("second start at +%v, want +2s", nb.Sub(c.Now()))
@@ -337,6 +344,7 @@ func TestScheduler_CrawlDelay(t *testing.T) {
 		t.Errorf("one at a time: notBefore %v, want zero (waits for a release)", nb)
 	}
 	a.Release(status(200))
+	c.Advance(2 * time.Second) // from the end of the previous request
 	must(t, s, "h").Release(status(200))
 	// Delay alone on another key: 500ms apart, several at once.
 	must(t, s, "d")
@@ -545,5 +553,44 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestScheduler_503WithoutRetryAfterNeverGivesUp: a site answering 503 to
+// everything is broken, not busy: cut, never given up.
+func TestScheduler_503WithoutRetryAfterNeverGivesUp(t *testing.T) {
+	s, c := newTest(Options{GiveUpStreak: 3})
+	for range 10 {
+		c.Advance(time.Hour)
+		must(t, s, "h").Release(status(503))
+	}
+	if st := s.State("h"); st.GivenUp != "" || st.Limit != 1 {
+		t.Errorf("%+v, want limit 1, not given up", st)
+	}
+}
+
+// TestScheduler_CrawlDelayFromEnd: with a Crawl-delay the next start waits
+// the delay from the end of the previous request, and from the robots.txt
+// read that set it; Sent moves the spacing to the actual send.
+func TestScheduler_CrawlDelayFromEnd(t *testing.T) {
+	s, c := newTest(Options{})
+	s.SetCrawlDelay("h", time.Second)
+	if nb := blocked(t, s, "h"); nb.Sub(c.Now()) != time.Second {
+		t.Fatalf("first start %v after robots.txt, want 1s", nb.Sub(c.Now()))
+	}
+	c.Advance(time.Second)
+	sl := must(t, s, "h")
+	c.Advance(300 * time.Millisecond)
+	sl.Release(status(200))
+	if nb := blocked(t, s, "h"); nb.Sub(c.Now()) != time.Second {
+		t.Errorf("next start %v after the end, want 1s", nb.Sub(c.Now()))
+	}
+	// Delay: from the send, not the grant.
+	s2, c2 := newTest(Options{Delay: time.Second, PerHost: 4})
+	a := must(t, s2, "d")
+	c2.Advance(200 * time.Millisecond)
+	a.Sent()
+	if nb := blocked(t, s2, "d"); nb.Sub(c2.Now()) != time.Second {
+		t.Errorf("next start %v after the send, want 1s", nb.Sub(c2.Now()))
 	}
 }

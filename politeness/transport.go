@@ -9,15 +9,16 @@ import (
 )
 
 // transportRetries is how often Transport retries a GET or HEAD request
-// answered 429 or 503 (after the pause the answer asked for).
+// refused with 429, or 503 with Retry-After (after the pause).
 const transportRetries = 2
 
 // Transport returns a RoundTripper that runs every round trip of next
 // within a slot of its key (keyOf(req); nil keyOf: Key(req.URL)). The slot
 // is released when the response body is closed or read to its end (or at
 // once when the round trip fails), with the outcome fed back. A GET or
-// HEAD without a body answered 429 or 503 is retried up to twice, each
-// retry waiting for the key's pause and the answer's Retry-After; a key
+// HEAD without a body refused with 429, or 503 with Retry-After, is
+// retried up to twice, each retry waiting for the key's pause and the
+// answer's Retry-After; the last refusal is returned as the answer. A key
 // given up fails the round trip with an error wrapping ErrGivenUp.
 func (s *Scheduler) Transport(next http.RoundTripper, keyOf func(*http.Request) string) http.RoundTripper {
 	if next == nil {
@@ -44,12 +45,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		sl.Sent()
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
 			sl.Release(Outcome{Err: err})
 			return nil, err
 		}
-		refused := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		_, hasRA := ParseRetryAfter(resp.Header.Get("Retry-After"), t.s.clock.Now())
+		refused := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable && hasRA
 		o := Outcome{Status: resp.StatusCode, Header: resp.Header}
 		if refused && retriable && attempt < transportRetries {
 			sl.Release(o)

@@ -15,7 +15,7 @@ import (
 
 // BenchmarkChecker checks 20,000 unique targets on 8 hosts whose every
 // response takes 20ms, and reports how close the checker comes to the
-// latency-bound limit min(Concurrency, hosts×PerHost) / latency:
+// latency-bound limit min(Workers, hosts×PerHost) / latency:
 //
 //	go test -run='^$' -bench=Checker -benchtime=1x ./audit/check/
 //

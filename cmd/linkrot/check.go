@@ -18,6 +18,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // checkFlags are the flags of the checking stage (check and audit).
@@ -51,7 +52,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	}
 	fs.DurationVar(&f.hostDelay, "host-delay", 0, "pause between requests to the same host while checking")
 	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
-	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
+	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
 	f.maxBody = 2 << 20
 	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
@@ -170,6 +171,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := applyHostRules(cfg.hostRules(), &crawler.Options{}, &opts); err != nil {
 		return err
 	}
+	// The run's politeness scheduler, handed to the robots.txt gate too:
+	// one budget per host (as the audit command's).
+	opts.Scheduler = politeness.New(politeness.Options{
+		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait,
+	})
 	store, err := sqlite.Open(ctx, *db)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
@@ -191,13 +197,19 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	scope := runScope(ctx, store, run)
 	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
 	if opts.Robots == nil {
-		gate, closeGate := scope.robotsGate(opts.UserAgent)
+		var sched crawler.CrawlDelaySetter
+		if opts.Scheduler != nil {
+			sched = opts.Scheduler
+		}
+		gate, closeGate := scope.robotsGate(opts.UserAgent, sched)
 		defer closeGate()
 		if gate != nil {
 			opts.Robots = gate
 		}
 	}
 	if opts.Robots != nil {
+		// linkrot.Audit also sets each origin's Crawl-delay on the run's
+		// scheduler before the first check.
 		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
 	}
 	sum, err := linkrot.Audit(ctx, linkrot.Config{
