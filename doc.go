@@ -24,8 +24,9 @@
 //	                 +----------+----------+--- robots/depth/budget/other
 //	                            |               hosts: check live
 //	                            v
-//	               check.Checker.Stream (Workers in all,
-//	               PerHost per host; soft-404 probes)
+//	               check.Checker.Stream (Run's dispatcher:
+//	               Workers in all, one politeness.Scheduler
+//	               slot per request; soft-404 probes)
 //	                            |
 //	 pages, frontier, checks    v
 //	----------------------> audit.Batcher -> single SQLite writer

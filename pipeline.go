@@ -44,9 +44,10 @@ type Config struct {
 	// CrawlOnly crawls without checking (linkrot crawl): no checks,
 	// findings, archives or history.
 	CrawlOnly bool
-	// Crawl configures the crawler. Its Frontier, OnPage, CheckMaxBody and
-	// Transport fields are set by Audit (the scheduler shared with the
-	// checker); the zero value is crawler.Options' zero value.
+	// Crawl configures the crawler. Its Frontier, CheckMaxBody and
+	// Scheduler fields are set by Audit (the scheduler shared with the
+	// checker: Check.Scheduler, else Crawl.Scheduler, else a new one); the
+	// zero value is crawler.Options' zero value.
 	Crawl crawler.Options
 	// Check configures the checker (zero value: check.Options' defaults).
 	Check check.Options
