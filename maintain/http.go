@@ -206,3 +206,7 @@ func (rc *Receiver) serveWebmention(w http.ResponseWriter, r *http.Request, lim 
 	}
 	writeHTTP(w, a)
 }
+
+// ClientOfRequest returns the client address of r under o (the peer, or
+// a trusted proxy's X-Forwarded-For).
+func ClientOfRequest(o HTTPOptions, r *http.Request) string { return o.clientOf(r) }

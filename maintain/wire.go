@@ -222,3 +222,25 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Printable returns s safe to print on a terminal or in a log line: each
+// control character (escape sequences, line breaks) and invalid byte is
+// written as \xNN, and s is bounded to 2000 bytes.
+func Printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+			for j := 0; j < size; j++ {
+				fmt.Fprintf(&b, "\\x%02x", s[i+j])
+			}
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+		if b.Len() > 2000 {
+			return truncate(b.String(), 2000)
+		}
+	}
+	return b.String()
+}
