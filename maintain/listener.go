@@ -177,7 +177,7 @@ func (l *Listener) serveConn(c *limitedConn, client string) {
 			c.SetWriteDeadline(time.Now().Add(l.o.WriteTimeout))
 			writeAnswer(c, answer(StatusBadRequest, "%s", err))
 		}
-		c.Close()
+		lingerClose(c)
 		return
 	}
 	if !draft {
@@ -192,10 +192,22 @@ func (l *Listener) serveConn(c *limitedConn, client string) {
 		return
 	}
 	defer release()
-	defer c.Close()
 	a := l.serveDraft(c, buf, client)
 	c.SetWriteDeadline(time.Now().Add(l.o.WriteTimeout))
 	writeAnswer(c, a)
+	lingerClose(c)
+}
+
+// lingerClose ends the answer with a FIN and reads (briefly, boundedly)
+// what the client still sends before closing: closing with unread bytes
+// would reset the connection and could destroy the answer in flight.
+func lingerClose(c *limitedConn) {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		io.CopyN(io.Discard, c.Conn, 64<<10)
+	}
+	c.Close()
 }
 
 // peekLine reads from c until the routing is known: the first token is
