@@ -40,7 +40,7 @@ func newExt(t testing.TB) *httptest.Server {
 		case <-time.After(3 * time.Second):
 		case <-r.Context().Done():
 		}
-		page(`<a href="` + site + `/a">late</a>`)(w, r)
+		page(`<a href="`+site+`/a">late</a>`)(w, r)
 	})
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)

@@ -171,8 +171,10 @@ func (e *URLError) Error() string {
 }
 
 // ValidateURL checks a URL of a notification before anything is done with
-// it: at most MaxURLLen bytes, absolute http or https with a host, no user
-// information, no white space or control characters, a port (when given)
+// it: at most MaxURLLen bytes of printable ASCII (an IRI must be
+// percent-encoded, so no bidirectional or C1 control can hide in it),
+// absolute http or https with a host, no user information, no white space
+// or backslash, a port (when given)
 // that is a number. It returns the URL as parsed. Whether its address may
 // be fetched is decided at connect time by the SSRF guard.
 func ValidateURL(field, raw string) (*url.URL, error) {
@@ -186,8 +188,8 @@ func ValidateURL(field, raw string) (*url.URL, error) {
 		return bad(fmt.Sprintf("longer than %d bytes", MaxURLLen))
 	}
 	for i := 0; i < len(raw); i++ {
-		if c := raw[i]; c <= 0x20 || c == 0x7f || c == '\\' {
-			return bad("white space, control character or backslash")
+		if c := raw[i]; c <= 0x20 || c >= 0x7f || c == '\\' {
+			return bad("white space, control character, backslash or non-ASCII byte (percent-encode it)")
 		}
 	}
 	u, err := url.Parse(raw)
