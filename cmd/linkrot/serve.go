@@ -135,6 +135,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if token != "" {
 		mode = "dashboard actions behind the token"
 	}
+	log.Info("serving", "addr", ln.Addr().String())
 	fmt.Fprintf(e.stdout, "Serving http://%s/ (%s; Webmention endpoint %s; LINK/UNLINK/UNLINKR/LINKMOD in both framings)\n",
 		ln.Addr(), mode, maintain.WebmentionPath)
 
