@@ -213,3 +213,23 @@ func TestReceiver_InternalError(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestRecheck_Drift: a re-check (and a LINKMOD) is compared with the
+// check before it: the second check of an unchanged page is unchanged.
+func TestRecheck_Drift(t *testing.T) {
+	ext := newExt(t)
+	h := startServer(t, newSiteDB(t, ext.URL), harnessOpts{})
+	for i := 0; i < 2; i++ {
+		if a := h.rc.Recheck(context.Background(), ext.URL+"/ok", "test"); a.Status != 202 {
+			t.Fatalf("recheck: %+v", a)
+		}
+		waitInbox(t, h.wdb)
+	}
+	lcs, err := h.wdb.LiveChecks(context.Background(), normalized(ext.URL+"/ok"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lcs) != 2 || lcs[0].Band != audit.BandUnchanged || lcs[0].PrevSHA256 != lcs[1].SHA256 || lcs[1].Band != "" {
+		t.Errorf("live checks = %+v", lcs)
+	}
+}

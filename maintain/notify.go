@@ -308,13 +308,25 @@ func (n *Notifier) send(ctx context.Context, client *http.Client, tr *http.Trans
 	} else {
 		status, line, err = n.sendHTTP(ctx, client, req)
 	}
-	if err != nil {
+	var ns *notStatusError
+	switch {
+	case errors.As(err, &ns):
+		// Answered, but not with a status line: a receiver that does not
+		// speak the protocol. Asking again will not change that.
+		d.Status, d.Answer, d.Done = 0, sanitizeLine("answered without a status line: "+ns.Error()), true
+		return
+	case err != nil:
 		d.Status, d.Answer = 0, sanitizeLine("no answer: "+err.Error())
-	} else {
+	default:
 		d.Status, d.Answer = status, sanitizeLine(line)
 	}
 	d.Done = d.Status != 0 && d.Status < 500 && d.Status != 429
 }
+
+// notStatusError is an answer that is not a status line.
+type notStatusError struct{ got string }
+
+func (e *notStatusError) Error() string { return fmt.Sprintf("%q", truncate(e.got, 80)) }
 
 func (n *Notifier) sendHTTP(ctx context.Context, client *http.Client, r Request) (int, string, error) {
 	u, err := ValidateURL("source", r.Source)
@@ -398,12 +410,12 @@ func (n *Notifier) sendDraft(ctx context.Context, tr *http.Transport, r Request)
 func parseStatusLine(s string) (int, string, error) {
 	proto, rest, ok := strings.Cut(s, " ")
 	if !ok || !strings.HasPrefix(proto, "HTTP/") {
-		return 0, "", fmt.Errorf("not a status line: %q", truncate(s, 80))
+		return 0, "", &notStatusError{got: s}
 	}
 	code, reason, _ := strings.Cut(rest, " ")
 	st, err := strconv.Atoi(code)
 	if err != nil || st < 100 || st > 999 {
-		return 0, "", fmt.Errorf("bad status %q", truncate(code, 20))
+		return 0, "", &notStatusError{got: s}
 	}
 	return st, strings.TrimSpace(code + " " + reason), nil
 }

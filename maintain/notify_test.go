@@ -166,3 +166,40 @@ func TestNotifier_Unreachable(t *testing.T) {
 		t.Errorf("recorded %+v", ns)
 	}
 }
+
+// TestNotifier_NotAReceiver: a host that answers the draft framing with
+// something other than a status line does not speak the protocol: the
+// answer is recorded and the notification not sent again.
+func TestNotifier_NotAReceiver(t *testing.T) {
+	ext := newExt(t)
+	path := newSiteDB(t, ext.URL)
+	db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("<!DOCTYPE HTML>\n<p>Bad request\n"))
+			c.Close()
+		}
+	}()
+	addBacklink(t, db, audit.Backlink{Source: "http://" + l.Addr().String() + "/p", Target: site + "/old", Draft: true})
+	n := maintain.NewNotifier(db, maintain.NotifierOptions{AllowPrivate: true, HostDelay: -1, Timeout: time.Second})
+	res, err := n.Run(context.Background())
+	if err != nil || len(res.Sent) != 1 || !res.Sent[0].Done || res.Sent[0].Framing != "draft" {
+		t.Fatalf("first notify: %+v, %v", res, err)
+	}
+	if res, _ := n.Run(context.Background()); len(res.Sent) != 0 || res.AlreadySent != 1 {
+		t.Errorf("second notify: %+v", res)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -59,10 +61,11 @@ func Reason(status int) string {
 		return "Invalid target URI"
 	case StatusTooManyRequest:
 		return "Too Many Requests"
-	case StatusUnavailable:
-		return "Service Unavailable"
 	}
-	return "Internal Server Error"
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "Status " + strconv.Itoa(status)
 }
 
 // Request is one link-maintenance call, whatever its framing.
