@@ -13,6 +13,10 @@ import (
 // ("UNLINKR http://our.site/page HTTP/1.1") or origin form (resolved
 // against Host).
 const (
+	// HeaderSource carries the Source-URL when the request target cannot
+	// (an HTTP proxy rewrites an absolute-form target to a path); it wins
+	// over the request target.
+	HeaderSource = "Link-Source"
 	// HeaderTarget carries the Target-URL (required).
 	HeaderTarget = "Link-Target"
 	// HeaderReplacement carries the third URL: Repl-Source-URL for UNLINK,
@@ -119,6 +123,8 @@ func (rc *Receiver) serveHTTPFraming(w http.ResponseWriter, r *http.Request, lim
 func requestFromHTTP(r *http.Request) (Request, error) {
 	req := Request{Method: r.Method}
 	switch uri := r.RequestURI; {
+	case r.Header.Get(HeaderSource) != "":
+		// Link-Source below.
 	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
 		req.Source = uri
 	case strings.HasPrefix(uri, "/"):
@@ -139,7 +145,13 @@ func requestFromHTTP(r *http.Request) (Request, error) {
 		}
 		return strings.TrimSpace(vs[0]), nil
 	}
-	var err error
+	src, err := one(HeaderSource)
+	if err != nil {
+		return req, err
+	}
+	if src != "" {
+		req.Source = src
+	}
 	if req.Target, err = one(HeaderTarget); err != nil {
 		return req, err
 	}

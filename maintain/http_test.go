@@ -77,6 +77,11 @@ func TestHTTPFraming(t *testing.T) {
 	if st, s := abs("LINKMOD", site+"/nope", map[string]string{"Link-Target": ext.URL + "/ok"}); st != 404 {
 		t.Errorf("LINKMOD unknown page: %s", s)
 	}
+	// Behind an HTTP proxy the request target is a path: Link-Source
+	// carries the Source-URL.
+	if resp, body := do(t, "LINKMOD", base+"/whatever", map[string]string{"Link-Source": site + "/a", "Link-Target": ext.URL + "/ok"}); resp.StatusCode != 200 {
+		t.Errorf("Link-Source: %d %s", resp.StatusCode, body)
+	}
 	waitInbox(t, h.wdb)
 	bls, _ := h.wdb.Backlinks(context.Background())
 	if len(bls) != 1 || bls[0].Draft || !bls[0].LinkMod {

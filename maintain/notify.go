@@ -344,6 +344,7 @@ func (n *Notifier) sendHTTP(ctx context.Context, client *http.Client, r Request)
 	}
 	req.URL, req.Host = target, u.Host
 	req.Header.Set("User-Agent", n.o.UserAgent)
+	req.Header.Set(HeaderSource, r.Source) // survives a proxy that rewrites the request target
 	req.Header.Set(HeaderTarget, r.Target)
 	if r.Repl != "" {
 		req.Header.Set(HeaderReplacement, r.Repl)
