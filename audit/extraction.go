@@ -71,6 +71,9 @@ type PWID struct {
 	ContentSpec string `json:"content_spec"`
 	// Item is the archived item: a URI or an archive-specific identifier.
 	Item string `json:"item"`
+	// LeapSecond reports that the archived time was a leap second
+	// (23:59:60 UTC): Datetime is then the next second, Raw keeps it.
+	LeapSecond bool `json:"leap_second,omitempty"`
 	// Source tells where it was found: "href", "text", "versionurl", "mset".
 	Source string `json:"source"`
 	// Link is the index into Extraction.Links of the link carrying the pwid,
@@ -88,6 +91,9 @@ type Snapshot struct {
 	DateOnly bool `json:"date_only,omitempty"`
 	// DatetimeRaw is the datetime exactly as written.
 	DatetimeRaw string `json:"datetime_raw,omitempty"`
+	// LeapSecond reports that DatetimeRaw is a leap second (23:59:60
+	// UTC, valid in RFC 3339): Datetime is then the next second.
+	LeapSecond bool `json:"leap_second,omitempty"`
 }
 
 // Robust is the Robust Links data of a link (robust-links spec, section 3).
@@ -98,11 +104,14 @@ type Robust struct {
 	OriginalInferred bool   `json:"-"`
 	OriginalRaw      string `json:"-"`
 	// VersionDate is data-versiondate in UTC (noon rule applied), or zero.
-	VersionDate     Time       `json:"-"`
-	VersionDateOnly bool       `json:"-"`
-	VersionDateRaw  string     `json:"-"`
-	VersionURLRaw   string     `json:"-"`
-	Snapshots       []Snapshot `json:"-"`
+	VersionDate     Time   `json:"-"`
+	VersionDateOnly bool   `json:"-"`
+	VersionDateRaw  string `json:"-"`
+	// VersionDateLeapSecond reports that VersionDateRaw is a leap second
+	// (23:59:60 UTC): VersionDate is then the next second.
+	VersionDateLeapSecond bool       `json:"-"`
+	VersionURLRaw         string     `json:"-"`
+	Snapshots             []Snapshot `json:"-"`
 }
 
 type robustJSON struct {
@@ -112,6 +121,7 @@ type robustJSON struct {
 	VersionDate      Time       `json:"versiondate"`
 	VersionDateOnly  bool       `json:"versiondate_date_only,omitempty"`
 	VersionDateRaw   string     `json:"versiondate_raw"`
+	VersionDateLeap  bool       `json:"versiondate_leap_second,omitempty"`
 	VersionURLRaw    string     `json:"versionurl_raw,omitempty"`
 	Snapshots        []Snapshot `json:"snapshots"`
 }
@@ -124,6 +134,7 @@ func (r Robust) MarshalJSON() ([]byte, error) {
 		VersionDate:      r.VersionDate,
 		VersionDateOnly:  r.VersionDateOnly,
 		VersionDateRaw:   r.VersionDateRaw,
+		VersionDateLeap:  r.VersionDateLeapSecond,
 		VersionURLRaw:    r.VersionURLRaw,
 		Snapshots:        r.Snapshots,
 	}
@@ -144,13 +155,14 @@ func (r *Robust) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = Robust{
-		OriginalInferred: j.OriginalInferred,
-		OriginalRaw:      j.OriginalRaw,
-		VersionDate:      j.VersionDate,
-		VersionDateOnly:  j.VersionDateOnly,
-		VersionDateRaw:   j.VersionDateRaw,
-		VersionURLRaw:    j.VersionURLRaw,
-		Snapshots:        j.Snapshots,
+		OriginalInferred:      j.OriginalInferred,
+		OriginalRaw:           j.OriginalRaw,
+		VersionDate:           j.VersionDate,
+		VersionDateOnly:       j.VersionDateOnly,
+		VersionDateRaw:        j.VersionDateRaw,
+		VersionDateLeapSecond: j.VersionDateLeap,
+		VersionURLRaw:         j.VersionURLRaw,
+		Snapshots:             j.Snapshots,
 	}
 	if j.OriginalURL != nil {
 		r.OriginalURL = *j.OriginalURL
@@ -161,11 +173,13 @@ func (r *Robust) UnmarshalJSON(b []byte) error {
 // Copy is a copy link of an mset attribute: the URL of a copy of the
 // link's target, with the optional datetime and link type (e.g. "memento").
 type Copy struct {
-	URL         string  `json:"url"`
-	Datetime    Time    `json:"datetime"`
-	DateOnly    bool    `json:"date_only,omitempty"`
-	DatetimeRaw string  `json:"datetime_raw,omitempty"`
-	Rel         *string `json:"rel"`
+	URL         string `json:"url"`
+	Datetime    Time   `json:"datetime"`
+	DateOnly    bool   `json:"date_only,omitempty"`
+	DatetimeRaw string `json:"datetime_raw,omitempty"`
+	// LeapSecond: as Snapshot.LeapSecond.
+	LeapSecond bool    `json:"leap_second,omitempty"`
+	Rel        *string `json:"rel"`
 }
 
 // Mset is the parsed mset attribute of a link (mset-attribute spec, 3.1).

@@ -172,20 +172,25 @@ func ParseLinkHeader(fields ...string) ([]WebLink, error) {
 }
 
 // ResolveLinks returns copies of links (Rel and Params copied too) with URI
-// resolved against base when it is a relative reference (RFC 3986 §5.2).
-// Absolute targets, and targets that do not parse as URI references, are
-// kept byte for byte. A nil base returns plain copies.
+// resolved against base when it is a relative reference, by the WHATWG URL
+// parser (see Resolver; the same rules as an href, so a reference with a
+// tab, a newline or backslashes resolves as a browser would resolve it).
+// Absolute targets, and targets that do not resolve, are kept byte for
+// byte. A nil base returns plain copies.
 func ResolveLinks(base *url.URL, links []WebLink) []WebLink {
 	if links == nil {
 		return nil
 	}
-	var b *url.URL
+	var res Resolver
+	hasBase := false
 	if base != nil {
-		// RFC 3986 §5.2.2: the target's fragment never comes from the base
-		// (net/url's ResolveReference keeps it for an empty reference).
+		// The target's fragment never comes from the base (RFC 3986
+		// 5.2.2; the WHATWG parser agrees).
 		c := *base
 		c.Fragment, c.RawFragment = "", ""
-		b = &c
+		if r, err := NewResolver(c.String()); err == nil {
+			res, hasBase = r, true
+		}
 	}
 	out := make([]WebLink, len(links))
 	for i, l := range links {
@@ -196,9 +201,11 @@ func ResolveLinks(base *url.URL, links []WebLink) []WebLink {
 				c.Params[k] = v
 			}
 		}
-		if b != nil {
-			if ref, err := url.Parse(l.URI); err == nil && !ref.IsAbs() {
-				c.URI = b.ResolveReference(ref).String()
+		if hasBase {
+			if _, err := ParseURL(l.URI); err != nil {
+				if u, _, err := res.Resolve(l.URI); err == nil {
+					c.URI = u.String()
+				}
 			}
 		}
 		out[i] = c

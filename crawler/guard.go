@@ -53,11 +53,12 @@ func SiteTransport(siteURLs []string) (http.RoundTripper, func()) {
 func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.RoundTripper, func()) {
 	switch {
 	case override != nil:
-		return override, func() {}
+		return urlTransport{override}, func() {}
 	case c.opts.Transport != nil:
-		return c.opts.Transport, func() {}
+		return urlTransport{c.opts.Transport}, func() {}
 	}
-	return guardedTransport(sc, c.opts.Resolver)
+	rt, done := guardedTransport(sc, c.opts.Resolver)
+	return urlTransport{rt}, done
 }
 
 // guardedTransport is the crawler's default transport: the checker's

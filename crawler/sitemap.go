@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // Sitemap bounds from the sitemaps.org protocol: 50,000 URLs and 50 MB
@@ -55,24 +57,53 @@ func (s *sitemapReader) read(ctx context.Context, sitemapURL string, depth int) 
 	if err != nil {
 		return pages, fmt.Errorf("sitemap %s: %w", sitemapURL, err)
 	}
-	base, _ := url.Parse(sitemapURL)
-	for _, c := range children {
+	pages = s.locs(sitemapURL, pages)
+	base, _ := audit.ParseURL(sitemapURL)
+	for _, c := range s.locs(sitemapURL, children) {
 		cu, err := url.Parse(c)
 		if err != nil || base == nil || hostPort(cu) != hostPort(base) {
-			s.log.Warn("sitemap index child on another host skipped", "index", sitemapURL, "child", c)
+			s.log.Warn("sitemap index child on another host skipped", "index", audit.RedactText(sitemapURL), "child", c)
 			continue
 		}
 		if depth+1 > maxSitemapDepth {
-			s.log.Warn("sitemap index nesting too deep", "index", sitemapURL, "child", c)
+			s.log.Warn("sitemap index nesting too deep", "index", audit.RedactText(sitemapURL), "child", c)
 			continue
 		}
 		more, err := s.read(ctx, c, depth+1)
 		if err != nil {
-			s.log.Warn("child sitemap", "url", c, "err", err)
+			s.log.Warn("child sitemap", "url", c, "err", audit.RedactText(err.Error()))
 		}
 		pages = append(pages, more...)
 	}
 	return pages, nil
+}
+
+// locs parses <loc> values by the URL parser of every other URL (WHATWG,
+// audit.ParseURL; the protocol requires absolute http(s) URLs) and returns
+// them serialised, passwords redacted. Invalid ones are logged and
+// skipped.
+func (s *sitemapReader) locs(sitemapURL string, raw []string) []string {
+	out := raw[:0]
+	for _, r := range raw {
+		u, err := audit.ParseURL(r)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			reason := "not an absolute http(s) URL"
+			if err != nil {
+				reason = err.Error()
+			}
+			s.log.Warn("sitemap <loc> skipped", "sitemap", audit.RedactText(sitemapURL), "loc", audit.RedactURLString(truncateLoc(r)), "reason", reason)
+			continue
+		}
+		out = append(out, audit.RedactText(u.String()))
+	}
+	return out
+}
+
+func truncateLoc(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }
 
 func (s *sitemapReader) fetch(ctx context.Context, u string) ([]byte, error) {

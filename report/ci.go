@@ -68,6 +68,7 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 
 // WriteJUnit writes ds as JUnit XML.
 func WriteJUnit(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	site := strings.Join(siteOf(&ds.Run), " ")
 	s := junitSuite{
@@ -282,6 +283,7 @@ func fingerprint(parts ...string) string {
 
 // WriteSARIF writes ds as a SARIF 2.1.0 log.
 func WriteSARIF(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	ruleIdx := map[string]int{}
 	for i, r := range sarifRules {
@@ -367,6 +369,7 @@ func sarifTime(t time.Time) string {
 // WriteMarkdown writes a short summary for a CI job page: the run's
 // counts and the top broken targets.
 func WriteMarkdown(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	var b strings.Builder
 	counts := ix.verdictCounts()

@@ -318,6 +318,7 @@ func CSVHeader() []string {
 // carriage return is prefixed with an apostrophe so that spreadsheets do
 // not run it as a formula; numeric columns are never altered.
 func WriteCSV(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader()); err != nil {

@@ -177,6 +177,7 @@ type verdictCount struct {
 
 // WriteHTML writes the self-contained HTML report of ds to w.
 func WriteHTML(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	v := htmlView{
 		CSP:        ContentSecurityPolicy(),

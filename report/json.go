@@ -318,6 +318,7 @@ func nonNil[T any](s []T) []T {
 // are streamed: each element is encoded and written on its own, so the
 // memory used does not grow with the size of the document.
 func WriteJSON(w io.Writer, ds *Dataset) error {
+	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
 	o := newJSONOut(w)
 	o.field("schema_version", SchemaVersion)

@@ -69,7 +69,10 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			ch.stop = "redirect without Location"
 			return ch
 		}
-		next, err := cur.Parse(loc)
+		// Location is resolved by the URL parser of every other URL
+		// (WHATWG, audit.Resolver): browsers follow "https:\\evil" and
+		// a Location with a tab or newline the same way.
+		next, err := resolveLocation(cur, loc)
 		if err != nil {
 			ch.stop = "invalid Location: " + truncate(err.Error(), 200)
 			return ch
@@ -83,8 +86,8 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			ch.stop = "redirect to a URL without host"
 			return ch
 		}
-		nextStr := next.String()
-		if n, err := audit.NormalizeURL(nextStr); err == nil {
+		nextStr := audit.RedactText(next.String())
+		if n, err := audit.NormalizeURL(next.String()); err == nil {
 			if nu, err := url.Parse(n); err == nil {
 				next, nextStr = nu, n
 			}
@@ -104,6 +107,17 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 		seen[nextStr] = s.cookies
 		cur, curStr = next, nextStr
 	}
+}
+
+// resolveLocation resolves a Location field value against the URL of the
+// response that carried it.
+func resolveLocation(cur *url.URL, loc string) (*url.URL, error) {
+	res, err := audit.NewResolver(cur.String())
+	if err != nil {
+		return nil, err
+	}
+	next, _, err := res.Resolve(loc)
+	return next, err
 }
 
 func isRedirect(status int) bool {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 
 	"golang.org/x/net/html"
 
@@ -221,6 +220,11 @@ func dedupIdentifiers(ids []audit.Identifier) []audit.Identifier {
 // HTML page (at most 10,000).
 func htmlLinks(body []byte, base *url.URL) []string {
 	var out []string
+	// The URL parser of every other href (WHATWG, audit.Resolver).
+	res, err := audit.NewResolver(base.String())
+	if err != nil {
+		return nil
+	}
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for len(out) < 10000 {
 		tt := z.Next()
@@ -240,8 +244,8 @@ func htmlLinks(body []byte, base *url.URL) []string {
 			if string(k) != "href" {
 				continue
 			}
-			if u, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
-				out = append(out, u.String())
+			if u, _, err := res.Resolve(string(v)); err == nil {
+				out = append(out, audit.RedactText(u.String()))
 			}
 		}
 	}

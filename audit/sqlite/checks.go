@@ -361,6 +361,7 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 }
 
 func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) error {
+	audit.RedactStrings(c) // URL passwords never stored
 	args, err := checkArgs(c)
 	if err != nil {
 		return err
@@ -421,6 +422,7 @@ const insertFindingSQL = `INSERT INTO findings (run_id, link_id, page_url, targe
 	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
 
 func insertFinding(ctx context.Context, stmt *sql.Stmt, i int, f *audit.Finding) error {
+	audit.RedactStrings(f) // URL passwords never stored
 	var linkID any
 	if f.LinkID != 0 {
 		linkID = f.LinkID
@@ -491,6 +493,7 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 		ON CONFLICT (run_id, source, target) DO NOTHING`
 	err := db.writeBatch(ctx, runIDs, query, len(records), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		m := &records[i]
+		audit.RedactStrings(m) // URL passwords never stored
 		if _, err := stmt.ExecContext(ctx, m.RunID, m.Source, m.Target, m.Replacement, m.Status); err != nil {
 			return fmt.Errorf("maintenance record %d of the batch (source %s, target %s): %w", i, quote(m.Source), quote(m.Target), err)
 		}

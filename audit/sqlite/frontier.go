@@ -35,7 +35,8 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 		}
 		defer stmt.Close()
 		for _, q := range queued {
-			if _, err := stmt.ExecContext(ctx, runID, q.URL, q.Depth); err != nil {
+			// URL passwords never stored (a seed may hold one).
+			if _, err := stmt.ExecContext(ctx, runID, audit.RedactURLString(q.URL), q.Depth); err != nil {
 				return fmt.Errorf("save crawl: queue %s: %w", quote(q.URL), err)
 			}
 		}

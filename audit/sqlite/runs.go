@@ -73,11 +73,12 @@ func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 	if r.StartedAt.IsZero() {
 		r.StartedAt = time.Now()
 	}
-	seeds, err := marshalStrings(r.Seeds)
+	// URL passwords are never stored (the command line may hold one).
+	seeds, err := marshalStrings(redactAll(r.Seeds))
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}
-	args, err := marshalStrings(r.Args)
+	args, err := marshalStrings(redactAll(r.Args))
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}
@@ -233,4 +234,17 @@ func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error
 		return nil, fmt.Errorf("run stats %d: %w", runID, err)
 	}
 	return &s, nil
+}
+
+// redactAll returns ss with URL passwords redacted (audit.RedactURLString:
+// each is one command-line argument or URL).
+func redactAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = audit.RedactURLString(s)
+	}
+	return out
 }

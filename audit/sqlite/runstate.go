@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,7 +56,7 @@ func (db *DB) SaveRunSettings(ctx context.Context, runID int64, command, fingerp
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, command, fingerprint, settings) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id) DO UPDATE SET command = excluded.command, fingerprint = excluded.fingerprint,
 			settings = excluded.settings`,
-		runID, command, fingerprint, string(settings)); err != nil {
+		runID, audit.RedactText(command), fingerprint, redactJSON(settings)); err != nil {
 		return fmt.Errorf("save run settings of run %d: %w", runID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -222,4 +224,48 @@ func prefixed(p, columns string) string {
 		cols[i] = p + strings.TrimSpace(c)
 	}
 	return strings.Join(cols, ", ")
+}
+
+// redactJSON returns the JSON document b with URL passwords in its strings
+// redacted (audit.RedactURLString on every string value), re-encoded; b
+// itself when it holds none or does not parse.
+func redactJSON(b []byte) string {
+	if !bytes.Contains(b, []byte("@")) {
+		return string(b)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers kept exactly
+	if err := dec.Decode(&v); err != nil {
+		return string(b)
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case string:
+			if r := audit.RedactURLString(t); r != t {
+				changed = true
+				return r
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		case map[string]any:
+			for k := range t {
+				t[k] = walk(t[k])
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !changed {
+		return string(b)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
 }

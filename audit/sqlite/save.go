@@ -78,6 +78,11 @@ func writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Pag
 		return err
 	}
 	for i, p := range pages {
+		// Secrets never stored: URL passwords in anything the page
+		// carries (the crawler's URLs, redirect hops, evidence) become
+		// "***" (audit.RedactStrings; the extractor did it already for
+		// what it produced).
+		audit.RedactStrings(p)
 		if p == nil {
 			return fmt.Errorf("page %d of the batch is nil", i)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // Version is the linkrot version, stamped into every run.
@@ -224,7 +226,8 @@ func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, e
 
 // newLevelLogger returns a text or JSON logger on w at level.
 func newLevelLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
-	opts := &slog.HandlerOptions{Level: level}
+	// URL passwords are never printed, logs included.
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: audit.RedactLogAttr}
 	switch format {
 	case "", "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil

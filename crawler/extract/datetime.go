@@ -211,12 +211,18 @@ var (
 
 // civilTime validates the calendar fields (date, and time when hasTime) and
 // returns the UTC instant, never rolling an impossible date over. An offset
-// (in seconds east of UTC) is applied. Second 60 is a leap second: it is
-// accepted only when the instant is 23:59:60 UTC, and returned as 23:59:59
-// UTC with leap=true. time.Time has no leap seconds, audit.Time has second
-// precision, and the leap-second table is not consulted (any day's
-// 23:59:60 is accepted): a declared leap second is better kept a second
-// early than dropped.
+// (in seconds east of UTC) is applied.
+//
+// Second 60 is a leap second (RFC 3339 5.6, 5.7): it is valid only when
+// the instant is 23:59:60 UTC, and returned with leap=true as the next
+// second, 00:00:00 UTC of the next day: time.Time (and audit.Time) have no
+// leap seconds, and the next second is the first instant that is not
+// before the leap second, so ordering against other datetimes holds
+// (23:59:59 < 23:59:60 -> 00:00:00). Callers keep the value as written
+// (DatetimeRaw, VersionDateRaw, PWID.Raw) and raise CodeLeapSecond, so
+// nothing is lost. The IERS table is consulted only for the message: a
+// 23:59:60 on a day without a leap second is still accepted (see
+// leapSecondDays).
 func civilTime(year, month, day, hour, minute, sec int, offset int) (t time.Time, leap bool, reason string) {
 	switch {
 	case year == 0:
@@ -230,7 +236,7 @@ func civilTime(year, month, day, hour, minute, sec int, offset int) (t time.Time
 	case minute > 59:
 		return t, false, fmt.Sprintf("minute %02d is out of range 00-59", minute)
 	case sec > 60:
-		return t, false, fmt.Sprintf("second %02d is out of range 00-59", sec)
+		return t, false, fmt.Sprintf("second %02d is out of range 00-60", sec)
 	}
 	s := sec
 	if sec == 60 {
@@ -245,13 +251,41 @@ func civilTime(year, month, day, hour, minute, sec int, offset int) (t time.Time
 		return time.Time{}, false, "the date does not exist"
 	}
 	t = local.UTC()
-	if leap && (t.Hour() != 23 || t.Minute() != 59) {
-		return time.Time{}, false, "second 60 (a leap second) can only occur at 23:59:60 UTC"
+	if leap {
+		if t.Hour() != 23 || t.Minute() != 59 {
+			return time.Time{}, false, "second 60 (a leap second) can only occur at 23:59:60 UTC"
+		}
+		t = t.Add(time.Second)
 	}
 	if t.Before(minTime) || t.After(maxTime) {
 		return time.Time{}, false, "the instant is outside years 0001-9999 UTC"
 	}
 	return t, leap, ""
+}
+
+// leapSecondDays are the UTC days at whose end a leap second was inserted
+// (IERS Bulletin C; RFC 3339 appendix D lists those up to 1998). None was
+// inserted after 2016-12-31.
+var leapSecondDays = map[string]bool{
+	"1972-06-30": true, "1972-12-31": true, "1973-12-31": true, "1974-12-31": true,
+	"1975-12-31": true, "1976-12-31": true, "1977-12-31": true, "1978-12-31": true,
+	"1979-12-31": true, "1981-06-30": true, "1982-06-30": true, "1983-06-30": true,
+	"1985-06-30": true, "1987-12-31": true, "1989-12-31": true, "1990-12-31": true,
+	"1992-06-30": true, "1993-06-30": true, "1994-06-30": true, "1995-12-31": true,
+	"1997-06-30": true, "1998-12-31": true, "2005-12-31": true, "2008-12-31": true,
+	"2012-06-30": true, "2015-06-30": true, "2016-12-31": true,
+}
+
+// leapSecondMessage is the CodeLeapSecond message for raw, whose instant
+// next is the second after the leap second.
+func leapSecondMessage(raw string, next time.Time) string {
+	day := next.Add(-time.Second).Format("2006-01-02")
+	msg := fmt.Sprintf("leap second in %s (%sT23:59:60Z): valid (RFC 3339); kept as written and recorded as the next second, %s, with leap_second set",
+		quoteValue(raw), day, next.Format(time.RFC3339))
+	if !leapSecondDays[day] {
+		msg += "; note that no leap second was inserted at the end of " + day + " (IERS)"
+	}
+	return msg
 }
 
 // dtResult is a datetime parsed under a mode.
@@ -434,9 +468,7 @@ func datetimeDiags(field, raw, value string, mode dtMode, r dtResult, trimmed bo
 			quoteValue(raw), strings.Join(why, ", "), formatAccepted(r), expectedForms(mode, value)))
 	}
 	if r.leap {
-		diags = append(diags, newDiag(field, CodeLeapSecond,
-			"leap second in %s: 23:59:60 UTC recorded as 23:59:59 UTC (linkrot times have no leap seconds)",
-			quoteValue(raw)))
+		diags = append(diags, audit.Diagnostic{Field: field, Code: CodeLeapSecond, Message: leapSecondMessage(raw, r.t)})
 	}
 	return diags
 }
@@ -481,8 +513,10 @@ func parseDatetimeToken(field, tok string, mode dtMode) (audit.Time, bool, []aud
 // assumed) or without seconds, lower-case "t" or "z", a space instead of
 // "T", fractional seconds (dropped), and surrounding whitespace.
 //
-// Second 60 is accepted only as a leap second at 23:59:60 UTC, recorded as
-// 23:59:59 UTC with a CodeLeapSecond diagnostic. Impossible dates and times
+// Second 60 is valid only as a leap second at 23:59:60 UTC: it is
+// recorded as the next second (00:00:00 UTC of the next day) with a
+// CodeLeapSecond diagnostic, and callers set the leap_second flag (see
+// civilTime). Impossible dates and times
 // (2023-02-29, month 13, hour 24, minute 60) are invalid and never rolled
 // over.
 //
@@ -510,4 +544,15 @@ func ParseVersionDate(field, s string) (t audit.Time, dateOnly bool, diags []aud
 // a relative reference, which these attributes do not allow anyway.
 func looksLikeDatetime(tok string) bool {
 	return tok != "" && isDigit(tok[0])
+}
+
+// hasLeapSecond reports whether diags hold a CodeLeapSecond diagnostic:
+// the datetime they belong to was a leap second.
+func hasLeapSecond(diags []audit.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Code == CodeLeapSecond {
+			return true
+		}
+	}
+	return false
 }

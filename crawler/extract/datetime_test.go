@@ -53,7 +53,8 @@ var allCodes = map[string]bool{
 	CodeInvalidPWID: true, CodeLenientPWID: true, CodeTooManyValues: true,
 	CodeMissingOriginalURL: true, CodeMissingVersionDate: true, CodeMsetWithoutHref: true,
 	CodeMultipleIdentifiers: true, CodeInvalidLinkHeader: true, CodeRelativeOriginalURL: true,
-	CodePWIDInHref: true, CodeAnchoredLink: true,
+	CodePWIDInHref: true, CodeAnchoredLink: true, CodeLenientURL: true, CodeCredentialsInURL: true,
+	CodeIgnoredBase: true,
 }
 
 // maxMessageLen bounds diagnostic messages: a few quoted values of at most
@@ -137,9 +138,14 @@ var versionDateTests = []versionDateTest{
 	{"after year 9999 after offset", "9999-12-31T23:00:00-02:00", "", false, "invalid-datetime"},
 
 	// Leap seconds: only 23:59:60 UTC, recorded as 23:59:59.
-	{"leap second iso", "2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z", false, "leap-second"},
-	{"leap second compact", "20161231235960", "2016-12-31T23:59:59Z", false, "leap-second"},
-	{"leap second with offset", "2017-01-01T00:59:60+01:00", "2016-12-31T23:59:59Z", false, "lenient-datetime,leap-second"},
+	{"leap second iso", "2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z", false, "leap-second"},
+	{"leap second compact", "20161231235960", "2017-01-01T00:00:00Z", false, "leap-second"},
+	{"leap second with offset", "2017-01-01T00:59:60+01:00", "2017-01-01T00:00:00Z", false, "lenient-datetime,leap-second"},
+	// RFC 3339 5.7: a leap second is valid; it is never read as :59.
+	{"leap second mid-year", "2015-06-30T23:59:60Z", "2015-07-01T00:00:00Z", false, "leap-second"},
+	{"leap second at the end of the range", "9999-12-31T23:59:60Z", "", false, "invalid-datetime"},
+	{"second 60 not at 23:59 UTC", "2016-12-31T22:59:60Z", "", false, "invalid-datetime"},
+	{"second 61", "2016-12-31T23:59:61Z", "", false, "invalid-datetime"},
 	{"second 60 not at 23:59", "2016-12-31T12:00:60Z", "", false, "invalid-datetime"},
 	{"second 60 at 23:59 local, not UTC", "2016-12-31T23:59:60+01:00", "", false, "invalid-datetime"},
 
@@ -231,7 +237,9 @@ func TestParseVersionDateMessages(t *testing.T) {
 		{"invalid shape", "21/11/2024",
 			`invalid datetime "21/11/2024": it does not start with a date (YYYY-MM-DD or YYYYMMDD); the Robust Links ABNF (6.1) expects YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDThh:mm:ssZ or YYYYMMDDhhmmss`},
 		{"leap second", "2016-12-31T23:59:60Z",
-			`leap second in "2016-12-31T23:59:60Z": 23:59:60 UTC recorded as 23:59:59 UTC (linkrot times have no leap seconds)`},
+			`leap second in "2016-12-31T23:59:60Z" (2016-12-31T23:59:60Z): valid (RFC 3339); kept as written and recorded as the next second, 2017-01-01T00:00:00Z, with leap_second set`},
+		{"leap second on a day without one", "2024-03-05T23:59:60Z",
+			`leap second in "2024-03-05T23:59:60Z" (2024-03-05T23:59:60Z): valid (RFC 3339); kept as written and recorded as the next second, 2024-03-06T00:00:00Z, with leap_second set; note that no leap second was inserted at the end of 2024-03-05 (IERS)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,7 +295,7 @@ var htmlDatetimeTests = []htmlDatetimeTest{
 	{"four fraction digits", "2014-03-17T10:00:00.1234Z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
 	{"offset hours only", "2014-03-17T10:00+01", "2014-03-17T09:00:00Z", false, "lenient-datetime"},
 	{"time without colons", "2014-03-17T1000Z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
-	{"leap second", "2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z", false, "leap-second"},
+	{"leap second", "2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z", false, "leap-second"},
 	{"invalid date", "2014-02-29", "", false, "invalid-datetime"},
 	{"invalid shape", "17.03.2014", "", false, "invalid-datetime"},
 }

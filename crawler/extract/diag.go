@@ -25,8 +25,10 @@ const (
 	// missing "Z", fractional seconds, surrounding whitespace, ...) and was
 	// accepted. The message names the form the grammar expects.
 	CodeLenientDatetime = "lenient-datetime"
-	// CodeLeapSecond: a datetime has second 60 at 23:59:60 UTC. It is
-	// accepted as 23:59:59 UTC (see ParseVersionDate).
+	// CodeLeapSecond: a datetime has second 60 at 23:59:60 UTC, a leap
+	// second (RFC 3339 5.7). It is valid: the raw value is kept and the
+	// instant is recorded as the next second, 00:00:00 UTC of the next day,
+	// with the leap_second flag set (see ParseVersionDate).
 	CodeLeapSecond = "leap-second"
 	// CodeRelativeURL: a URL that must be absolute (a snapshot URI, an mset
 	// copy link) is relative; it was resolved against the page's base URL.
@@ -93,6 +95,20 @@ const (
 	// CodePWIDInHref: an href holds a pwid: or urn:pwid: URI, which browsers
 	// cannot follow.
 	CodePWIDInHref = "pwid-in-href"
+	// CodeLenientURL: a URL was read as browsers read it (WHATWG URL
+	// Standard) although it breaks the URL syntax: tab or newline
+	// characters removed, "\" read as "/". The resolved URL is kept.
+	CodeLenientURL = "lenient-url"
+	// CodeCredentialsInURL: a URL holds a password in its userinfo. The
+	// password is redacted ("user:***@") wherever the URL is recorded, and
+	// the URL is checked without credentials.
+	CodeCredentialsInURL = "credentials-in-url"
+	// CodeIgnoredBase: a <base href> is ignored: it does not parse, its
+	// scheme cannot be fetched (javascript:, data:, mailto:, ...; HTML
+	// ignores such a base), or it is not the first <base> with an href
+	// (only the first one counts, HTML "frozen base URL"). When the first
+	// one is ignored, links resolve against the document URL.
+	CodeIgnoredBase = "ignored-base"
 	// CodeAnchoredLink: an HTTP Link identifier or cite-as link carries an
 	// anchor parameter naming another context (RFC 8288 3.2), so it does
 	// not identify the page; it is ignored.

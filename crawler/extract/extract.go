@@ -120,12 +120,17 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 		pageURL: pageURL,
 		base:    pageURL,
 	}
+	x.docRes = resolverFor(pageURL)
+	x.res = x.docRes
 	x.findBase(root)
 	x.ex.Base = x.base.String()
 	x.headerLinks(header)
 	x.walk(root, -1, false)
 	x.textPWIDs()
 	x.checkIdentifiers()
+	// Secrets never leave the extractor: URL passwords in raw values,
+	// resolved URLs, messages and text become "***".
+	audit.RedactStrings(&x.ex)
 	return x.ex
 }
 
@@ -134,6 +139,9 @@ type extractor struct {
 	ex      audit.Extraction
 	pageURL *url.URL
 	base    *url.URL
+	// docRes resolves against the document URL, res against the base URL
+	// (the same unless a <base href> applies).
+	docRes, res audit.Resolver
 	// texts holds the raw anchor text of open links, by link index.
 	texts   map[int]*strings.Builder
 	title   strings.Builder
@@ -147,26 +155,51 @@ func (x *extractor) diag(field, code, format string, args ...any) {
 	x.ex.Diagnostics = append(x.ex.Diagnostics, audit.Diagnostic{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-// findBase sets the document base URL from the first <base href> (HTML
-// standard: "the first base element with an href attribute").
-func (x *extractor) findBase(n *html.Node) bool {
-	if n.Type == html.ElementNode && n.DataAtom == atom.Base {
-		if v, ok := attr(n, "href"); ok {
-			u, err := x.pageURL.Parse(strings.TrimSpace(v))
-			if err != nil {
-				x.diag("base", CodeInvalidURL, "<base href=%s> is not a valid URL: %v", quote(v), err)
-				return true
+// findBase sets the document base URL by HTML's rules: the first <base>
+// element with an href attribute, in tree order, resolved against the
+// document URL. A first base that does not parse, or whose scheme linkrot
+// cannot fetch (javascript:, data:, mailto:, ...), is ignored with a
+// diagnostic and the document URL stays the base; later <base href>
+// elements are ignored (also with a diagnostic).
+func (x *extractor) findBase(n *html.Node) {
+	found := false
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
+			if v, ok := attr(n, "href"); ok {
+				if found {
+					x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: only the first <base> with an href sets the base URL", quote(audit.RedactURLString(v)))
+				} else {
+					found = true
+					x.setBase(v)
+				}
 			}
-			x.base = u
-			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if x.findBase(c) {
-			return true
-		}
+	visit(n)
+}
+
+func (x *extractor) setBase(v string) {
+	v = audit.RedactURLString(v)
+	u, warnings, err := x.docRes.Resolve(v)
+	if err != nil {
+		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: not a valid URL (%s); links resolve against the document URL", quote(v), errText(err))
+		return
 	}
-	return false
+	if !fetchable(u.Scheme) {
+		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: a %s: URL cannot be a base URL (HTML ignores a base whose scheme is not fetchable); links resolve against the document URL", quote(v), truncate(u.Scheme, 40))
+		return
+	}
+	x.ex.Diagnostics = append(x.ex.Diagnostics, urlDiags("base", v, u, warnings)...)
+	r, err := audit.NewResolver(u.String())
+	if err != nil {
+		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: %s", quote(v), errText(err))
+		return
+	}
+	x.base, x.res = u, r
 }
 
 func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
@@ -250,6 +283,9 @@ func (x *extractor) element(n *html.Node) int {
 		return -1
 	}
 	raw, hasURL := attr(n, spec.attr)
+	// A password in the URL never reaches a record or a message: the URL
+	// is read as written but for it (it is never sent either).
+	raw = audit.RedactURLString(raw)
 	_, hasMset := attr(n, "mset")
 	if !hasURL {
 		if hasMset {
@@ -283,12 +319,13 @@ func (x *extractor) element(n *html.Node) int {
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodePWIDInHref,
 			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", spec.attr, quote(trimmed))})
 		x.addPWID(&l, idx, trimmed, "href", spec.attr)
-	} else if u, err := x.base.Parse(trimmed); err != nil {
+	} else if u, warnings, err := x.res.Resolve(raw); err != nil {
 		l.Href = trimmed
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodeInvalidURL,
 			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", spec.attr, quote(raw), errText(err))})
 	} else {
 		l.Href = u.String()
+		l.Diagnostics = append(l.Diagnostics, urlDiags(spec.attr, raw, u, warnings)...)
 		hrefOK = true
 	}
 	if n.DataAtom == atom.Img {
@@ -312,8 +349,10 @@ func (x *extractor) element(n *html.Node) int {
 // robust reads the Robust Links attributes (robust-links spec, section 3).
 func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	orig, hasOrig := attr(n, "data-originalurl")
+	orig = audit.RedactURLString(orig)
 	date, hasDate := attr(n, "data-versiondate")
 	vurl, hasVURL := attr(n, "data-versionurl")
+	vurl = audit.RedactText(vurl) // whitespace-separated tokens
 	if !hasOrig && !hasDate && !hasVURL {
 		return
 	}
@@ -350,6 +389,7 @@ func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	} else {
 		t, dateOnly, diags := ParseVersionDate("data-versiondate", date)
 		r.VersionDate, r.VersionDateOnly = t, dateOnly
+		r.VersionDateLeapSecond = hasLeapSecond(diags)
 		l.Diagnostics = append(l.Diagnostics, diags...)
 	}
 	if hasVURL {
@@ -372,6 +412,7 @@ func (x *extractor) mset(n *html.Node, l *audit.Link, idx int) {
 	if !ok {
 		return
 	}
+	v = audit.RedactText(v)
 	m, diags := ParseMset(v, x.base)
 	l.Diagnostics = append(l.Diagnostics, diags...)
 	if m == nil {
@@ -413,7 +454,10 @@ func (x *extractor) textPWIDs() {
 	for _, p := range x.ex.PWIDs {
 		seen[p.Raw] = true
 	}
-	for _, raw := range FindPWIDs(x.pageText.String()) {
+	tooLong := func(head string, n int) {
+		x.diag("text", CodeInvalidPWID, "invalid pwid %s…: a candidate of %d bytes is too long (at most %d are read); not parsed", quote(head), n, maxPWIDCandidate)
+	}
+	for _, raw := range FindPWIDsReport(x.pageText.String(), tooLong) {
 		if seen[raw] {
 			continue
 		}
@@ -447,7 +491,7 @@ func (x *extractor) headerLinks(h http.Header) {
 		// an identifier anchored elsewhere (a section, another resource)
 		// is not the page's.
 		if a, ok := l.Params["anchor"]; ok && (l.HasRel("identifier") || l.HasRel("cite-as")) {
-			if au, err := x.pageURL.Parse(a); err != nil || au.String() != x.pageURL.String() {
+			if au, _, err := x.docRes.Resolve(a); err != nil || au.String() != x.docRes.Base() {
 				x.diag("link-header", CodeAnchoredLink, "Link <%s> has anchor=%s: its identifier is for that context, not for this page; ignored", truncate(l.URI, 200), quote(a))
 				continue
 			}

@@ -18,6 +18,13 @@ import (
 
 // edgeSeeds are inputs for every target besides the table rows.
 var edgeSeeds = []string{
+	// Issue 11: WHATWG URL cases, leap seconds, invalid pwid candidates.
+	"https://www.w3.org/\nstandards/", "https://example.com/tab\tinside", `https:\\example.com\backslash\path`,
+	"http://0x7f.1/", "https://bücher.example/", `http://127.0.0.1:6666\@1.1.1.1`, "https://user:s3cr3t@host/",
+	"2016-12-31T23:59:60Z", "pwid:archive.org:2016-12-31_23.59.60Z_page:https://www.dr.dk",
+	"pwid:archive.org:2016-02-30_11.20.29Z_page:https://www.dr.dk", "pwid::2016-01-22_11.20.29Z_page:x",
+	"pwid:archive.org:2016-01-22_11.20.29Z_page:", "pwid:archive.org:2016-01-22_11.20.29Z_site:x",
+	"pwid:arch%zzive.org:2016-01-22_11.20.29Z:x", "pwid:archive.org",
 	"", " ", "\x00", "\xff\xfe", ",", ",,,", ":", "::", "T", "Z",
 	"0000-00-00", "9999-12-31T23:59:59Z", "99991231235960", "0001-01-01T00:00:00Z",
 	"2024-11-21T23:59:60-23:59", "2024-11-21T00:00:00+23:59",

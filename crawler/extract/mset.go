@@ -165,6 +165,7 @@ func msetCandidate(m *audit.Mset, n int, cand string, base *url.URL) []audit.Dia
 		t, dateOnly, d := parseDatetimeToken(fieldMset, value, dtHTML)
 		diags = append(diags, d...)
 		c.Datetime, c.DateOnly, c.DatetimeRaw = t, dateOnly, value
+		c.LeapSecond = hasLeapSecond(d)
 		pos = dt.end
 		next, ok = nextToken(cand, pos)
 	}

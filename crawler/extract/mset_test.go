@@ -148,7 +148,7 @@ var msetTests = []msetTest{
 		wantMset(nil), "invalid-candidate"},
 	{"garbage markup", "<b>copy</b>", testBase,
 		wantMset(nil), "invalid-url"},
-	{"garbage escape", "%zz", testBase,
+	{"garbage host", "http://[::1", testBase,
 		wantMset(nil), "invalid-url"},
 	{"invalid temporal datetime", "2014-02-29", testBase,
 		wantMset(nil), "invalid-datetime"},

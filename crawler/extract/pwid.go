@@ -162,6 +162,9 @@ func ParsePWID(s string) (p audit.PWID, diags []audit.Diagnostic, ok bool) {
 		case c == '%' && i+2 < len(archiveID) && isHex(archiveID[i+1]) && isHex(archiveID[i+2]):
 			why.add("percent-encoded archive id")
 			i += 2
+		case c == '%':
+			return invalid("archive id %s has a bad percent-encoding at %s (expected %% and two hex digits)",
+				quoteValue(archiveID), quoteValue(archiveID[i:min(i+3, len(archiveID))]))
 		default:
 			return invalid("archive id %s contains %s (only unreserved characters A-Z a-z 0-9 - . _ ~ are allowed)",
 				quoteValue(archiveID), quoteValue(archiveID[i:i+1]))
@@ -175,8 +178,7 @@ func ParsePWID(s string) (p audit.PWID, diags []audit.Diagnostic, ok bool) {
 		return invalid("%s", reason)
 	}
 	if leap {
-		diags = append(diags, newDiag(fieldPWID, CodeLeapSecond,
-			"leap second in pwid %s: 23:59:60 UTC recorded as 23:59:59 UTC (linkrot times have no leap seconds)", quoteValue(raw)))
+		diags = append(diags, audit.Diagnostic{Field: fieldPWID, Code: CodeLeapSecond, Message: leapSecondMessage(raw, t)})
 	}
 	i := n
 
@@ -249,6 +251,7 @@ func ParsePWID(s string) (p audit.PWID, diags []audit.Diagnostic, ok bool) {
 		Datetime:    audit.NewTime(t),
 		ContentSpec: spec,
 		Item:        item,
+		LeapSecond:  leap,
 	}, diags, true
 }
 
@@ -338,9 +341,13 @@ func checkPWIDItem(item string, why *pwidReasons) string {
 			return fmt.Sprintf("the archived item %s contains white space or a control character", quoteValue(item))
 		}
 	}
+	if hasLonePercent(item) {
+		return fmt.Sprintf("the archived item %s has a bad percent-encoding (a %%, not followed by two hex digits)", quoteValue(item))
+	}
 	if hasURIScheme(item) {
-		if _, err := url.Parse(item); err != nil {
-			return fmt.Sprintf("the archived item %s is not a valid URI", quoteValue(item))
+		// The URL parser of every other URL (audit.ParseURL, WHATWG).
+		if _, err := audit.ParseURL(item); err != nil {
+			return fmt.Sprintf("the archived item %s is not a valid URI (%s)", quoteValue(item), errText(err))
 		}
 		return ""
 	}
@@ -435,12 +442,20 @@ func trimProse(s string) string {
 // digit (xpwid: is not a pwid). A candidate runs to the first white space or
 // character that cannot be in a URI, and is then trimmed of trailing
 // punctuation that ends prose rather than the URI (. , ; : ! ? ' and
-// unbalanced ) or ]); quotes and > already stop it. Only plausible
-// candidates are returned: something, then ":", then something after the
-// scheme (so prose like "the pwid: scheme" yields nothing); ParsePWID
-// validates them. Work is linear in len(text); at most MaxValues candidates
-// of at most 4096 bytes each are returned.
+// unbalanced ) or ]); quotes and > already stop it. Every candidate with
+// something after the scheme is returned, also when it breaks the grammar
+// (pwid:archive.org, pwid::2016-..., ...), so that ParsePWID reports why;
+// the scheme alone (prose like "the pwid: scheme") yields nothing. Work is
+// linear in len(text); at most MaxValues candidates of at most 4096 bytes
+// each are returned (see FindPWIDsReport for the longer ones).
 func FindPWIDs(text string) []string {
+	return FindPWIDsReport(text, nil)
+}
+
+// FindPWIDsReport is FindPWIDs that calls tooLong(head, n) for each
+// candidate longer than 4096 bytes, which is not returned: head is its
+// first bytes, n its length.
+func FindPWIDsReport(text string, tooLong func(head string, n int)) []string {
 	var out []string
 	for i := 0; i < len(text) && len(out) < MaxValues; {
 		k := strings.IndexAny(text[i:], "pP")
@@ -464,10 +479,13 @@ func FindPWIDs(text string) []string {
 			}
 		}
 		cand := trimProse(text[start:end])
-		if len(cand) > maxPWIDCandidate || len(cand) <= prefix {
+		if len(cand) <= prefix {
 			continue
 		}
-		if k := strings.IndexByte(cand[prefix:], ':'); k <= 0 || prefix+k+1 >= len(cand) {
+		if len(cand) > maxPWIDCandidate {
+			if tooLong != nil {
+				tooLong(strings.Clone(cand[:64]), len(cand))
+			}
 			continue
 		}
 		// A copy, so that the candidates do not pin a huge page text.

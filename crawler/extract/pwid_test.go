@@ -93,7 +93,7 @@ var pwidTests = []pwidTest{
 	pwidLenient("urn with pwid-style date and spec", "urn:pwid:archive.org:2016-01-22_11.20.29Z_page:"+dr, "archive.org", "2016-01-22T11:20:29Z", "page", dr, "lenient-pwid"),
 	pwidLenient("urn with upper-case content spec", "urn:pwid:archive.org:2016-01-22T11:20:29Z:Page:"+dr, "archive.org", "2016-01-22T11:20:29Z", "page", dr, "lenient-pwid"),
 	pwidLenient("urn without colons in the time", "urn:pwid:archive.org:2016-01-22T112029Z:page:"+dr, "archive.org", "2016-01-22T11:20:29Z", "page", dr, "lenient-pwid"),
-	pwidLenient("leap second", "pwid:archive.org:2016-12-31_23.59.60Z_page:"+dr, "archive.org", "2016-12-31T23:59:59Z", "page", dr, "leap-second"),
+	pwidLenient("leap second", "pwid:archive.org:2016-12-31_23.59.60Z_page:"+dr, "archive.org", "2017-01-01T00:00:00Z", "page", dr, "leap-second"),
 
 	// Invalid.
 	pwidInvalid("impossible date", "pwid:archive.org:2016-02-30_11.20.29Z_page:"+dr),
@@ -211,8 +211,11 @@ var findPWIDsTests = []struct {
 	{"scheme glued to a word", "xpwid:archive.org:2016-01-22_11.20.29Z:x", nil},
 	{"urn glued to a word", "burn:pwid:a:b:c", nil},
 	{"prose about the scheme", "The pwid: scheme and the urn:pwid: namespace.", nil},
-	{"no second colon", "pwid:archive.org", nil},
-	{"nothing after the second colon", "pwid:archive.org:", nil},
+	// Candidates that break the grammar are returned, for ParsePWID to
+	// report (issue 11: never dropped silently).
+	{"no second colon", "pwid:archive.org", []string{"pwid:archive.org"}},
+	{"nothing after the second colon", "pwid:archive.org:", []string{"pwid:archive.org"}},
+	{"empty archive id", "pwid::2016-01-22_11.20.29Z:x", []string{"pwid::2016-01-22_11.20.29Z:x"}},
 	{"candidate inside a URL", "https://resolver.example/pwid:a:2016-01-22_11.20.29Z:x", []string{"pwid:a:2016-01-22_11.20.29Z:x"}},
 	{"invalid candidates are still returned", "pwid:a:b", []string{"pwid:a:b"}},
 	{"adjacent candidates", textPWID + " " + textPWID, []string{textPWID, textPWID}},

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"errors"
 	"net/url"
 	"strings"
 
@@ -18,26 +17,29 @@ func isPWIDRef(s string) bool {
 
 // markupChars are characters that cannot appear in a URL written in an
 // attribute unless markup leaked into it (a missing quote, an unescaped
-// tag). url.Parse accepts them; linkrot does not.
-const markupChars = "<>\"\\"
+// tag). The URL parser would percent-encode them; linkrot rejects them.
+const markupChars = "<>\""
 
 // resolveRef reads tok, a URL that the grammar of field requires to be
 // absolute (a snapshot URI, an mset copy link), and returns the URL to
 // record. what names the role in messages ("snapshot URI", "copy link").
+// URLs are read by the WHATWG URL parser (audit.Resolver), as hrefs are.
 //
 //   - pwid: and urn:pwid: URIs are returned verbatim, unvalidated: they are
 //     not locators, have no "//", and are parsed separately by ParsePWID.
-//   - Absolute URLs are returned as written. http and https URLs must have
-//     a host. The snapshot-URI ABNF asks for path-absolute after the
-//     authority, which strictly rejects https://example.org (empty path);
-//     RFC 3986 URIs use path-abempty, practice agrees, and nothing is lost,
-//     so an empty path is valid.
+//   - Absolute URLs are returned in their WHATWG serialisation. http and
+//     https URLs must have a host (the parser requires one). The
+//     snapshot-URI ABNF asks for path-absolute after the authority, which
+//     strictly rejects https://example.org (empty path); RFC 3986 URIs use
+//     path-abempty, practice agrees, and nothing is lost, so an empty path
+//     is valid.
 //   - Other schemes are kept with a CodeUnexpectedScheme diagnostic.
 //   - Relative references are resolved against base with a
 //     CodeRelativeURL diagnostic, or dropped (CodeInvalidURL) when there is
 //     no absolute base.
-//   - Unparsable URLs, and URLs holding markup characters (< > " \), are
-//     dropped with CodeInvalidURL.
+//   - Unparsable URLs, and URLs holding markup characters (< > "), are
+//     dropped with CodeInvalidURL. Tabs, newlines and "\" are read as
+//     browsers read them, with a CodeLenientURL diagnostic.
 func resolveRef(field, what, tok string, base *url.URL) (string, []audit.Diagnostic, bool) {
 	if isPWIDRef(tok) {
 		return tok, nil, true
@@ -46,45 +48,81 @@ func resolveRef(field, what, tok string, base *url.URL) (string, []audit.Diagnos
 		return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
 			"invalid %s %s: it contains %s, which suggests broken markup", what, quoteValue(tok), quoteValue(tok[i:i+1]))}, false
 	}
-	u, err := url.Parse(tok)
-	if err != nil {
-		msg := err.Error()
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			msg = ue.Err.Error()
-		}
-		return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
-			"invalid %s %s: not a URL (%s)", what, quoteValue(tok), quoteValue(msg))}, false
-	}
 	var diags []audit.Diagnostic
-	out := tok
-	if u.Scheme == "" {
-		if base == nil || !base.IsAbs() {
+	u, warnings, err := audit.ParseURLWarn(tok)
+	if err == nil && fetchable(u.Scheme) && !hasAuthoritySlashes(tok) {
+		// Browsers read "https:foo" as https://foo/; an attribute that
+		// must hold an absolute URI (RFC 3986 "//" authority) does not.
+		return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
+			"invalid %s %s: no host (expected scheme://host/path)", what, quoteValue(tok))}, false
+	}
+	if err != nil {
+		res := resolverFor(base)
+		if res.Base() == "" || !looksRelative(tok) {
+			if res.Base() == "" && looksRelative(tok) {
+				return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
+					"invalid %s %s: a relative URL, and there is no base URL to resolve it against", what, quoteValue(tok))}, false
+			}
 			return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
-				"invalid %s %s: a relative URL, and there is no base URL to resolve it against", what, quoteValue(tok))}, false
+				"invalid %s %s: not a URL (%s)", what, quoteValue(tok), quoteValue(errText(err)))}, false
 		}
-		u = base.ResolveReference(u)
-		out = u.String()
-		// The resolved URL must itself parse: "//::" resolves to
-		// "https://::", which does not.
-		if r, err := url.Parse(out); err != nil || !r.IsAbs() {
+		u, warnings, err = res.Resolve(tok)
+		if err != nil {
 			return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
-				"invalid %s %s: a relative URL that does not resolve to a valid absolute URL", what, quoteValue(tok))}, false
+				"invalid %s %s: a relative URL that does not resolve to a valid absolute URL (%s)", what, quoteValue(tok), quoteValue(errText(err)))}, false
 		}
 		diags = append(diags, newDiag(field, CodeRelativeURL,
-			"relative %s %s must be absolute; resolved to %s", what, quoteValue(tok), quoteValue(out)))
+			"relative %s %s must be absolute; resolved to %s", what, quoteValue(tok), quoteValue(u.String())))
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-		if u.Host == "" || u.Opaque != "" {
-			return "", append(diags, newDiag(field, CodeInvalidURL,
-				"invalid %s %s: no host (expected scheme://host/path)", what, quoteValue(tok))), false
-		}
-	default:
+	diags = append(diags, urlDiags(field, tok, u, warnings)...)
+	if !fetchable(u.Scheme) {
 		diags = append(diags, newDiag(field, CodeUnexpectedScheme,
 			"%s %s has scheme %s; expected http, https or pwid", what, quoteValue(tok), quoteValue(u.Scheme)))
 	}
-	return out, diags, true
+	return u.String(), diags, true
+}
+
+// hasAuthoritySlashes reports whether the scheme of s (an absolute URL) is
+// followed by two slashes (or backslashes), tabs and newlines aside.
+func hasAuthoritySlashes(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i < 0 {
+		return false
+	}
+	n := 0
+	for _, c := range []byte(s[i+1:]) {
+		switch c {
+		case '\t', '\n', '\r':
+			continue
+		case '/', '\\':
+			n++
+			if n == 2 {
+				return true
+			}
+			continue
+		}
+		break
+	}
+	return false
+}
+
+// looksRelative reports whether s has no scheme (WHATWG: an ASCII alpha
+// followed by alphanumerics, "+", "-" or "." and then ":").
+func looksRelative(s string) bool {
+	s = strings.TrimLeft(s, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\v\f\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case c == '\t' || c == '\n' || c == '\r':
+		case c == ':' && i > 0:
+			return false
+		default:
+			return true
+		}
+	}
+	return true
 }
 
 // ParseVersionURL parses a data-versionurl value (Robust Links ABNF 6.2): a
@@ -160,6 +198,7 @@ func ParseVersionURL(s string, base *url.URL) ([]audit.Snapshot, []audit.Diagnos
 		snaps[cur].Datetime = t
 		snaps[cur].DateOnly = dateOnly
 		snaps[cur].DatetimeRaw = tok
+		snaps[cur].LeapSecond = hasLeapSecond(d)
 	}
 	if count == 0 {
 		diags = append(diags, newDiag(fieldVersionURL, CodeEmptyValue,

@@ -1,0 +1,92 @@
+package extract
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// URLs in a page are read by audit.Resolver, the WHATWG URL parser that
+// the rest of linkrot uses too (see audit/normalize.go for the choice of
+// library): what the extractor records is what the checker fetches.
+
+// reverseSolidus is the WHATWG validation error for "\" read as "/".
+const reverseSolidus = "The URL has a special scheme and it uses U+005C"
+
+// resolverFor returns a Resolver for base (the zero Resolver, which
+// resolves only absolute URLs, when base is nil or not absolute).
+func resolverFor(base *url.URL) audit.Resolver {
+	if base == nil || !base.IsAbs() {
+		return audit.Resolver{}
+	}
+	r, err := audit.NewResolver(base.String())
+	if err != nil {
+		return audit.Resolver{}
+	}
+	return r
+}
+
+// fetchable reports whether a URL with scheme can be requested by linkrot
+// (and serve as a document base URL).
+func fetchable(scheme string) bool {
+	return scheme == "http" || scheme == "https"
+}
+
+// urlDiags are the diagnostics of a URL that parsed: how it was read
+// leniently (tab or newline removed, "\" read as "/") and a password in
+// it (redacted). raw is the value as written, out the resolved URL.
+func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnostic {
+	var diags []audit.Diagnostic
+	var fixes []string
+	if strings.ContainsAny(raw, "\t\n\r") {
+		fixes = append(fixes, "tab and newline characters removed")
+	}
+	for _, w := range warnings {
+		if strings.HasPrefix(w, reverseSolidus) {
+			fixes = append(fixes, `"\" read as "/"`)
+			break
+		}
+	}
+	if h := u.Hostname(); isIPv4(h) && !strings.Contains(raw, h) {
+		// 0x7f.1, 2852039166, 0177.0.0.1, 127.1: resolvers read them as
+		// IP addresses too, and so does linkrot (the SSRF policy sees the
+		// address).
+		fixes = append(fixes, fmt.Sprintf("the host is the IPv4 address %s written in another form", h))
+	}
+	if hasLonePercent(raw) {
+		fixes = append(fixes, `a "%" not followed by two hex digits kept (written "%25" in a path)`)
+	}
+	if len(fixes) > 0 {
+		diags = append(diags, newDiag(field, CodeLenientURL,
+			"%s=%s is read as browsers read it (WHATWG URL Standard): %s; it resolves to %s",
+			field, quoteValue(raw), strings.Join(fixes, ", "), quoteValue(u.String())))
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			diags = append(diags, newDiag(field, CodeCredentialsInURL,
+				"%s holds a password in its URL; it is redacted (%s) everywhere and never sent: linkrot checks the URL without credentials",
+				field, audit.RedactedPassword))
+		}
+	}
+	return diags
+}
+
+// hasLonePercent reports whether s has a "%" not followed by two hex
+// digits.
+func hasLonePercent(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIPv4 reports whether h is a dotted-decimal IPv4 address.
+func isIPv4(h string) bool {
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Is4()
+}
