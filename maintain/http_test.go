@@ -238,3 +238,52 @@ func TestRecheck_Drift(t *testing.T) {
 		t.Errorf("live checks = %+v", lcs)
 	}
 }
+
+// TestVerifier_PersistedQueue: notifications left queued by a stopped
+// server are processed at the next start.
+func TestVerifier_PersistedQueue(t *testing.T) {
+	ext := newExt(t)
+	path := newSiteDB(t, ext.URL)
+	h := startServer(t, path, harnessOpts{noVerify: true})
+	if st, line, _ := raw(t, h.addr, "LINK "+ext.URL+"/links "+site+"/a\r\n\r\n"); st != 200 {
+		t.Fatal(line)
+	}
+	h.stop()
+	h = startServer(t, path, harnessOpts{})
+	waitInbox(t, h.wdb)
+	if ok, _ := h.wdb.HasBacklink(context.Background(), ext.URL+"/links", site+"/a"); !ok {
+		t.Error("the queued LINK was not verified at the next start")
+	}
+}
+
+// TestVerifier_HostBudget: beyond its hourly budget a host's
+// notifications wait in the queue (deferred), they are not fetched.
+func TestVerifier_HostBudget(t *testing.T) {
+	ext := newExt(t)
+	h := startServer(t, newSiteDB(t, ext.URL), harnessOpts{verifier: &maintain.VerifierOptions{AllowPrivate: true, HostDelay: -1,
+		Poll: 20 * time.Millisecond, FetchTimeout: time.Second, MaxAttempts: 1, HostBudget: 2}})
+	for i := 0; i < 4; i++ {
+		if st, line, _ := raw(t, h.addr, "LINK "+ext.URL+"/links?"+string(rune('a'+i))+" "+site+"/a\r\n\r\n"); st != 200 {
+			t.Fatal(line)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		done, deferred := 0, 0
+		for _, w := range wires(t, h.wdb) {
+			switch {
+			case w.State == audit.WireDone:
+				done++
+			case w.State == audit.WireQueued && !w.NotBefore.IsZero() && strings.Contains(w.Result, "budget"):
+				deferred++
+			}
+		}
+		if done == 2 && deferred == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("done %d, deferred %d; want 2 and 2", done, deferred)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

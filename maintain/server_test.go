@@ -30,6 +30,7 @@ type harnessOpts struct {
 	limits   maintain.LimitOptions
 	header   time.Duration
 	noVerify bool
+	verifier *maintain.VerifierOptions
 }
 
 // startServer runs the whole receiving side on loopback over the
@@ -63,8 +64,11 @@ func startServer(t testing.TB, path string, o harnessOpts) *harness {
 	if o.noVerify {
 		close(verDone)
 	} else {
-		ver := maintain.NewVerifier(wdb, check.New(check.Options{AllowPrivate: true, Timeout: time.Second, Retries: -1, DisableSoft404: true}),
-			maintain.VerifierOptions{AllowPrivate: true, HostDelay: -1, Poll: 20 * time.Millisecond, FetchTimeout: time.Second, MaxAttempts: 1})
+		vo := maintain.VerifierOptions{AllowPrivate: true, HostDelay: -1, Poll: 20 * time.Millisecond, FetchTimeout: time.Second, MaxAttempts: 1}
+		if o.verifier != nil {
+			vo = *o.verifier
+		}
+		ver := maintain.NewVerifier(wdb, check.New(check.Options{AllowPrivate: true, Timeout: time.Second, Retries: -1, DisableSoft404: true}), vo)
 		go func() { ver.Run(verCtx, rc.Queued(), 5*time.Second); close(verDone) }()
 	}
 	h := &harness{addr: inner.Addr().String(), wdb: wdb, rdb: rdb, rc: rc}

@@ -191,7 +191,7 @@ func (v *Verifier) Run(ctx context.Context, wake <-chan struct{}, drain time.Dur
 				b[id] = true
 			}
 			busyMu.Unlock()
-			reqs, err := v.q.QueuedWire(ctx, v.o.Now(), free+v.o.Workers*4, b)
+			reqs, err := v.q.QueuedWire(ctx, v.o.Now(), free+256, b) // look past notifications of busy hosts
 			if err != nil && ctx.Err() == nil {
 				v.log.Warn("read queue", "err", err)
 			}
