@@ -3,14 +3,18 @@ package maintain_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
 )
 
@@ -285,5 +289,79 @@ func TestVerifier_HostBudget(t *testing.T) {
 			t.Fatalf("done %d, deferred %d; want 2 and 2", done, deferred)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestListener_InternalErrorOverTCP: the draft framing's 500.
+func TestListener_InternalErrorOverTCP(t *testing.T) {
+	rc := maintain.NewReceiver(failingSite{}, failingInbox{}, maintain.ReceiverOptions{})
+	defer rc.Close()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := maintain.NewListener(inner, rc, maintain.NewLimiter(maintain.LimitOptions{}), maintain.ListenerOptions{})
+	defer ln.Close()
+	st, line, _ := raw(t, inner.Addr().String(), "LINK http://a.example/ "+site+"/a\r\n\r\n")
+	if st != 500 || line != "500 Internal Server Error" {
+		t.Errorf("got %q, want 500 Internal Server Error", line)
+	}
+}
+
+// TestReceiver_WhileAuditWrites: the receiver's read-only lookups and the
+// inbox keep working while another connection (an audit) writes batches
+// of 50 pages on the same file.
+func TestReceiver_WhileAuditWrites(t *testing.T) {
+	ext := newExt(t)
+	path := newSiteDB(t, ext.URL)
+	h := startServer(t, path, harnessOpts{noVerify: true})
+	writer, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			r := &audit.Run{StartedAt: time.Now(), Mode: "site", Seeds: []string{site + "/"}, Version: "audit"}
+			if err := writer.CreateRun(context.Background(), r); err != nil {
+				t.Error(err)
+				return
+			}
+			var pages []*audit.Page
+			for j := 0; j < 50; j++ {
+				u := fmt.Sprintf("%s/gen/%d/%d", site, i, j)
+				pages = append(pages, &audit.Page{Extraction: audit.Extraction{URL: u, Base: u, Parsed: true,
+					Links: []audit.Link{{Element: "a", Href: ext.URL + "/ok"}}}, RequestURL: u, Status: 200})
+			}
+			if err := writer.SavePages(context.Background(), r.ID, pages); err != nil {
+				t.Error(err)
+				return
+			}
+			// An audit writes in batches between fetches; SQLite's busy
+			// handler is not fair, so a writer that never pauses would
+			// starve every other one (README: answers wait for the write
+			// lock up to the busy timeout).
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	for i := 0; i < 15; i++ {
+		if st, line, _ := raw(t, h.addr, fmt.Sprintf("LINK %s/links?%d %s/a\r\n\r\n", ext.URL, i, site)); st != 200 {
+			t.Errorf("during audit writes: %s", line)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if n := len(wires(t, h.wdb)); n != 15 {
+		t.Errorf("%d queued, want 15", n)
 	}
 }
