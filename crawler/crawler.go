@@ -20,6 +20,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -46,6 +47,20 @@ type Options struct {
 	MaxDepth int
 	// MaxPages bounds how many pages are fetched; 0 means unlimited.
 	MaxPages int
+	// Crawl-trap guards (see trap.go for the defaults and their sources).
+	// Zero means the default; a negative value turns the guard off.
+	// MaxSegmentRepeats: most repetitions in a row of a path segment or
+	// pair of segments (default 2). MaxPathSegments: most path segments
+	// (default 20). MaxQueryVariants: most query strings of one path
+	// (default 100). MaxURLLength: longest URL in bytes (default 2083).
+	MaxSegmentRepeats, MaxPathSegments, MaxQueryVariants, MaxURLLength int
+	// SessionParams are the query parameters treated as session ids:
+	// dropped from the crawl's visited-set key, so links differing only
+	// in them are crawled as one page (nil: DefaultSessionParams). The
+	// links themselves are recorded as written.
+	SessionParams []string
+	// KeepSessionIDs turns the session-id guard off.
+	KeepSessionIDs bool
 	// IgnoreRobots skips robots.txt (for auditing your own site).
 	IgnoreRobots bool
 	// Concurrency is the number of parallel requests per host.
@@ -67,13 +82,13 @@ type Options struct {
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned
-	// transport with keep-alive and HTTP/2 on the checker's SSRF guard
-	// (see guard.go: loopback and private addresses only for the hosts of
-	// the scope, link-local and unspecified ones never).
+	// transport with keep-alive and HTTP/2 on the SSRF guard of package
+	// netguard (see guard.go: loopback and private addresses only for the
+	// hosts of the scope, link-local and unspecified ones never).
 	Transport http.RoundTripper
 	// Resolver resolves host names for the default transport (nil: the
 	// system resolver).
-	Resolver check.Resolver
+	Resolver netguard.Resolver
 	// Extract bounds extraction.
 	Extract extract.Options
 	// OnPage is called after each page is recorded (progress display). It
@@ -88,6 +103,11 @@ type Options struct {
 	Hosts []audit.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
+	// Robots is the site's robots.txt gate shared with the check stage
+	// (NewRobotsGate), so that both stages read robots.txt once and share
+	// each host's Crawl-delay budget; nil: the crawl makes its own.
+	// Ignored with IgnoreRobots.
+	Robots *RobotsGate
 }
 
 func (o Options) withDefaults() Options {
@@ -127,6 +147,16 @@ type Stats struct {
 	RobotsBlocked int64 // URLs robots.txt disallowed
 	Errors        int64 // fetch failures (network, timeouts)
 	BudgetHit     bool  // MaxPages stopped the crawl from growing
+	// Traps are the crawl traps the guards cut, with their total Cut.
+	Traps []audit.CrawlTrap
+}
+
+// TrapSink is implemented by a Sink that stores crawl traps. The crawler
+// hands it what the guards cut since the last call, after the crawl (also
+// an interrupted one) and whenever a new trap is found, so that Cut values
+// add up (audit.CrawlTrap.RunID is left for the sink to set).
+type TrapSink interface {
+	AddTraps(traps []audit.CrawlTrap)
 }
 
 // Crawler crawls with Colly and sends pages to a Sink.
@@ -213,6 +243,7 @@ type crawl struct {
 	follow bool
 	scope  *scope
 	robots *robots
+	traps  *traps
 	q      *queue.Queue
 	// frontier is Options.Frontier.
 	frontier Frontier
@@ -253,6 +284,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		scope:   newScope(seedURLs, o.AllowDomains, o.Include, o.Exclude),
 		seen:    map[string]bool{},
 		hops:    map[string][]audit.Redirect{},
+		traps:   newTraps(o.trapLimits()),
 
 		frontier: o.Frontier,
 	}
@@ -262,8 +294,20 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	base, closeBase := c.transportFor(cr.scope, transport)
 	defer closeBase()
 	rt := &capTransport{next: base, maxBody: o.MaxBody}
-	client := &http.Client{Transport: rt, Timeout: o.Timeout}
-	cr.robots = newRobots(&http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}, o.UserAgent)
+	gate := o.Robots
+	if gate == nil {
+		// robots.txt itself is fetched unpaced: the pacing asks for it.
+		robotsClient := &http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}
+		gate = newRobotsGate(newRobots(robotsClient, o.UserAgent), cr.scope, o.MaxCrawlDelay)
+	}
+	cr.robots = gate.robots
+	var pageRT http.RoundTripper = rt
+	if !o.IgnoreRobots {
+		// Crawl-delay bounds every request to the host, whichever stage
+		// sends it (the gate is shared with the checks).
+		pageRT = &capTransport{next: gate.RoundTripper(base), maxBody: o.MaxBody}
+	}
+	client := &http.Client{Transport: pageRT, Timeout: o.Timeout}
 
 	col := colly.NewCollector(
 		colly.StdlibContext(ctx),
@@ -298,6 +342,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	col.OnResponse(cr.onResponse)
 	col.OnError(cr.onError)
 
+	defer cr.flushTraps()
 	pending, err := cr.restore(ctx)
 	if err != nil {
 		return Stats{}, err
@@ -308,7 +353,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		}
 	}
 	for _, u := range seedURLs {
-		cr.enqueue(u, 0, true)
+		cr.enqueue(u, 0, true, "")
 	}
 	if err := q.Run(col); err != nil {
 		return cr.snapshot(), fmt.Errorf("crawl: %w", err)
@@ -321,8 +366,30 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 
 func (cr *crawl) snapshot() Stats {
 	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	return cr.stats
+	st := cr.stats
+	cr.mu.Unlock()
+	st.Traps = cr.traps.list()
+	return st
+}
+
+// flushTraps hands the traps cut since the last flush to a TrapSink.
+func (cr *crawl) flushTraps() {
+	ts, ok := cr.sink.(TrapSink)
+	if !ok {
+		return
+	}
+	if d := cr.traps.delta(); len(d) > 0 {
+		ts.AddTraps(d)
+	}
+}
+
+// key is the visited-set key of u: normalized, without fragment and
+// session-id parameters. session names the session parameter dropped ("":
+// none). ok is false for a URL that does not normalize.
+func (cr *crawl) key(u *url.URL) (key, session string, ok bool) {
+	su, session := cr.traps.stripSession(stripFragment(u))
+	k, err := audit.NormalizeURL(su.String())
+	return k, session, err == nil
 }
 
 // limitRules gives every seed host its own colly limit rule: --concurrency
@@ -357,20 +424,21 @@ func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,
 // over budget or disallowed by robots.txt. Seeds skip the scope filters.
-func (cr *crawl) enqueue(u *url.URL, depth int, seed bool) {
-	if u, ok := cr.admit(u, depth, seed); ok {
+func (cr *crawl) enqueue(u *url.URL, depth int, seed bool, from string) {
+	if u, ok := cr.admit(u, depth, seed, from); ok {
 		cr.queue([]*url.URL{u}, depth)
 		cr.schedule(u, depth)
 	}
 }
 
-// admit decides whether u enters the queue: not seen, in scope, not too
-// deep, within budget. It marks an admitted URL seen and returns it
-// without fragment.
-func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
+// admit decides whether u, linked from page from, enters the queue: not
+// seen, in scope, not too deep, not in a crawl trap (see trap.go), within
+// budget. It marks an admitted URL seen and returns it without fragment.
+// Seeds skip the scope, depth and trap filters.
+func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL, bool) {
 	u = stripFragment(u)
-	key, err := audit.NormalizeURL(u.String())
-	if err != nil {
+	key, session, ok := cr.key(u)
+	if !ok {
 		return nil, false
 	}
 	if !seed {
@@ -383,9 +451,33 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
 		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
 			return nil, false
 		}
+		if kind, pattern, start, limit := cr.traps.pathGuard(u); kind != "" {
+			cr.trapCut(kind, pattern, start, from, u, limit)
+			return nil, false
+		}
 	}
 	cr.mu.Lock()
 	if cr.seen[key] {
+		cr.mu.Unlock()
+		if session != "" && !seed {
+			// Without the guard this link would be a new page.
+			p := sessionPattern(u, session)
+			cr.trapCut(audit.TrapSessionID, p, cr.traps.sessionStart(p), from, u, 0)
+		}
+		return nil, false
+	}
+	cr.mu.Unlock()
+	if !seed {
+		if pattern, start, ok := cr.traps.variant(u); !ok {
+			cr.trapCut(audit.TrapQueryVariants, pattern, start, from, u, cr.traps.lim.variants)
+			return nil, false
+		}
+	}
+	if session != "" {
+		cr.traps.sessionSeen(u, session)
+	}
+	cr.mu.Lock()
+	if cr.seen[key] { // admitted meanwhile by another page
 		cr.mu.Unlock()
 		return nil, false
 	}
@@ -403,6 +495,19 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool) (*url.URL, bool) {
 	cr.queued++
 	cr.mu.Unlock()
 	return u, true
+}
+
+// trapCut records a URL a trap guard cut, linked from page from; start is
+// where the trap starts when the guard knows ("": from). It logs each new
+// trap once.
+func (cr *crawl) trapCut(kind audit.TrapKind, pattern, start, from string, u *url.URL, limit int) {
+	if start == "" {
+		start = from
+	}
+	if cr.traps.cut(kind, pattern, start, u, limit) {
+		cr.opts.Logger.Warn("crawl trap: URLs cut", "trap", kind, "pattern", pattern, "starts_on", start, "cut_on", from)
+		cr.flushTraps() // stored at once: an interrupted crawl keeps it
+	}
 }
 
 // schedule hands an admitted URL to Colly's queue, or records it as a page
@@ -464,8 +569,12 @@ func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 	}
-	key, err := audit.NormalizeURL(req.URL.String())
-	if err != nil {
+	if kind, pattern, start, limit := cr.traps.pathGuard(req.URL); kind != "" && cr.follow {
+		cr.trapCut(kind, pattern, start, first, req.URL, limit)
+		return http.ErrUseLastResponse
+	}
+	key, _, ok := cr.key(req.URL)
+	if !ok {
 		return http.ErrUseLastResponse
 	}
 	cr.mu.Lock()
@@ -549,7 +658,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			if err != nil {
 				continue
 			}
-			if u, ok := cr.admit(u, r.Request.Depth+1, false); ok {
+			if u, ok := cr.admit(u, r.Request.Depth+1, false, p.URL); ok {
 				next = append(next, u)
 			}
 		}

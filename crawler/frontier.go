@@ -49,13 +49,6 @@ func (noFrontier) Restore(context.Context) ([]audit.FrontierEntry, []string, err
 }
 func (noFrontier) Queue([]audit.FrontierEntry) {}
 
-// frontierKey is the crawler's visited-set key of u: normalized, without
-// fragment. ok is false for a URL that does not normalize.
-func frontierKey(u *url.URL) (string, bool) {
-	key, err := audit.NormalizeURL(stripFragment(u).String())
-	return key, err == nil
-}
-
 // restore loads the frontier of an interrupted crawl into cr: visited and
 // queued URLs become seen (and count toward MaxPages as they did), and the
 // queued URLs not visited are returned to be scheduled again.
@@ -71,7 +64,7 @@ func (cr *crawl) restore(ctx context.Context) ([]audit.FrontierEntry, error) {
 	defer cr.mu.Unlock()
 	for _, v := range visited {
 		if u, err := url.Parse(v); err == nil {
-			if key, ok := frontierKey(u); ok {
+			if key, _, ok := cr.key(u); ok {
 				cr.seen[key] = true
 			}
 		}
@@ -83,7 +76,7 @@ func (cr *crawl) restore(ctx context.Context) ([]audit.FrontierEntry, error) {
 		if err != nil {
 			continue
 		}
-		key, ok := frontierKey(u)
+		key, _, ok := cr.key(u)
 		if !ok || counted[key] {
 			continue
 		}

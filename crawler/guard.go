@@ -2,23 +2,23 @@ package crawler
 
 // Where the crawler may connect. Pages, robots.txt files and sitemaps are
 // hostile: a redirect or a DNS answer can point anywhere, the cloud
-// metadata service included. Every connection goes through the checker's
-// SSRF guard (audit/check): the address is resolved and checked at connect
+// metadata service included. Every connection goes through the SSRF guard
+// (package netguard): the address is resolved and checked at connect
 // time, link-local, unspecified, multicast and broadcast addresses are
 // never contacted, and loopback and private addresses only for the hosts
 // of the crawl's scope, the audited site (its seeds' host:port and
-// --allow-domain), which the user chose.
+// --allow-domain), which the user chose: exactly those, never another
+// port or another name of the same machine.
 
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // Bounds of the crawl transport.
@@ -61,11 +61,12 @@ func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.Roun
 	return urlTransport{rt}, done
 }
 
-// guardedTransport is the crawler's default transport: the checker's
-// guarded transport, its pool tuned for crawling (no per-host connection
-// cap: Colly's limit rules bound parallelism).
-func guardedTransport(sc *scope, r check.Resolver) (http.RoundTripper, func()) {
-	tr, done := check.NewGuardedTransport(check.Options{ConnectTimeout: connectTimeout, Resolver: r}, sc.dialAllowed)
+// guardedTransport is the crawler's default transport: netguard's
+// transport allowing private addresses for the scope's named hosts only,
+// its pool tuned for crawling (no per-host connection cap: Colly's limit
+// rules bound parallelism).
+func guardedTransport(sc *scope, r netguard.Resolver) (http.RoundTripper, func()) {
+	tr, _, done := netguard.NewTransport(netguard.Options{Allow: sc.allowlist(), Resolver: r, ConnectTimeout: connectTimeout})
 	tr.MaxConnsPerHost = 0
 	tr.MaxIdleConns = 256
 	tr.MaxIdleConnsPerHost = 16
@@ -73,34 +74,25 @@ func guardedTransport(sc *scope, r check.Resolver) (http.RoundTripper, func()) {
 	return tr, done
 }
 
+// allowlist returns the hosts the user named, which may be on a loopback
+// or private address: each seed's host and port (with its twin default
+// port, see newScope) and each --allow-domain entry without wildcard. A
+// "*.example.org" entry puts names in scope that the user did not name
+// (and whoever controls a subdomain's DNS can point at the intranet):
+// those hosts are crawled under the strict policy.
+func (s *scope) allowlist() *netguard.Allowlist {
+	entries := make([]string, 0, len(s.hostPorts)+len(s.domains))
+	for hp := range s.hostPorts {
+		entries = append(entries, hp)
+	}
+	entries = append(entries, s.domains...)
+	return netguard.NewAllowlist(entries...)
+}
+
 // dialAllowed reports whether a dial address ("host:port", as net/http
-// dials) is a host the user named: a seed's host and port, or an
-// --allow-domain entry without wildcard. Those may be on a loopback or
-// private address. A "*.example.org" entry puts names in scope that the
-// user did not name (and whoever controls a subdomain's DNS can point at
-// the intranet): those hosts are crawled under the strict policy.
+// dials) is on the scope's allowlist.
 func (s *scope) dialAllowed(addr string) bool {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	u := &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
-	if s.hostPorts[hostPort(u)] {
-		return true
-	}
-	h := strings.ToLower(host)
-	for _, d := range s.domains {
-		switch {
-		case strings.HasPrefix(d, "*."):
-		case strings.Contains(d, ":") && !strings.HasPrefix(d, "["):
-			if hostPort(u) == d {
-				return true
-			}
-		case h == d:
-			return true
-		}
-	}
-	return false
+	return s.allowlist().Allows(addr)
 }
 
 // sameHostRedirects is a CheckRedirect policy for robots.txt and sitemaps:
@@ -131,7 +123,7 @@ func sameHost(a, b *url.URL) bool {
 
 // isRefused reports whether err is the SSRF guard's refusal.
 func isRefused(err error) bool {
-	var re *check.RefusedError
+	var re *netguard.RefusedError
 	return errors.As(err, &re)
 }
 

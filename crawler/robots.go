@@ -44,6 +44,9 @@ type robotsEntry struct {
 	data  *robotstxt.RobotsData
 	group *robotstxt.Group
 	err   error
+	// fetched is when the robots.txt request ended: a Crawl-delay counts
+	// from it too.
+	fetched time.Time
 }
 
 func newRobots(client *http.Client, ua string) *robots {
@@ -65,6 +68,7 @@ func (r *robots) entry(ctx context.Context, u *url.URL) *robotsEntry {
 			e.data, _ = robotstxt.FromStatusAndBytes(http.StatusServiceUnavailable, nil)
 		}
 		e.group = e.data.FindGroup(r.ua)
+		e.fetched = time.Now()
 	})
 	return e
 }
@@ -112,6 +116,11 @@ func (r *robots) Allowed(ctx context.Context, u *url.URL) (bool, error) {
 		p += "?" + u.RawQuery
 	}
 	return e.data.TestAgent(p, r.ua), e.err
+}
+
+// fetchedAt returns when u's robots.txt was read (fetching it first).
+func (r *robots) fetchedAt(ctx context.Context, u *url.URL) time.Time {
+	return r.entry(ctx, u).fetched
 }
 
 // CrawlDelay returns the Crawl-delay for the user agent on u's host, capped

@@ -268,22 +268,8 @@ func buildCharts(ix *index) charts {
 	}
 
 	// Robustness coverage over hyperlinks (not embedded resources).
-	var hyper, robust, mset, both int
-	for i := range ds.Links {
-		l := &ds.Links[i]
-		if l.Resource {
-			continue
-		}
-		hyper++
-		switch {
-		case l.Robust != nil && l.Mset != nil:
-			both++
-		case l.Robust != nil:
-			robust++
-		case l.Mset != nil:
-			mset++
-		}
-	}
+	cv := ix.coverage
+	hyper, robust, mset, both := cv.hyper, cv.robust, cv.mset, cv.both
 	none := hyper - robust - mset - both
 	withData := robust + mset + both
 	cov := []stackInput{{
@@ -297,7 +283,8 @@ func buildCharts(ix *index) charts {
 		},
 	}}
 
-	// Per hyperlink: does one of the snapshots it declares work?
+	// Per hyperlink: does one of the snapshots it declares work? (Counted
+	// over every link by scanLinks.)
 	const (
 		snapNone = iota
 		snapWorks
@@ -305,30 +292,8 @@ func buildCharts(ix *index) charts {
 		snapError
 		snapBroken
 	)
-	state := map[int]int{} // link index -> state, for links declaring snapshots
-	for _, r := range snapshotRows(ix) {
-		if ds.Links[r.link].Resource {
-			continue
-		}
-		st := snapBroken
-		switch audit.SnapshotVerdict(r.verdict) {
-		case audit.SnapshotOK:
-			st = snapWorks
-		case audit.SnapshotError:
-			st = snapError
-		case audit.SnapshotVerdict(Unchecked):
-			st = snapUnchecked
-		}
-		// The best state wins: one working snapshot makes the link robust.
-		if old, ok := state[r.link]; !ok || st < old {
-			state[r.link] = st
-		}
-	}
-	var n [5]int
-	for _, st := range state {
-		n[st]++
-	}
-	declaring := len(state)
+	n := ix.snapStates
+	declaring := n[snapWorks] + n[snapUnchecked] + n[snapError] + n[snapBroken]
 	n[snapNone] = hyper - declaring
 	note := pct(n[snapWorks], hyper) + " of " + fmtInt(hyper) + " hyperlinks (" + fmtInt(n[snapWorks]) + " of the " + fmtInt(declaring) + " that declare a snapshot)"
 	switch {

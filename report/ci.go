@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -70,6 +73,9 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 func WriteJUnit(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	site := strings.Join(siteOf(&ds.Run), " ")
 	s := junitSuite{
 		Name: "linkrot run " + strconv.FormatInt(ds.Run.ID, 10) + " " + site,
@@ -120,6 +126,9 @@ func WriteJUnit(w io.Writer, ds *Dataset) error {
 		})
 		s.Failures++
 	}
+	traps := junitTrapCases(ds)
+	s.Cases = append(s.Cases, traps...)
+	s.Skipped += len(traps)
 	s.Tests = len(s.Cases)
 	doc := junitSuites{Name: "linkrot", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -159,17 +168,20 @@ func junitEvidence(ix *index, targetID int64, c *audit.Check, _ []string) string
 	}
 	links := ix.linksByTarget[targetID]
 	b.WriteString("linked from " + strconv.Itoa(ix.pagesPerTarget[targetID]) + " pages:\n")
+	total := max(ix.linksPerTgt[targetID], len(links)) // links holds the detailed ones
 	for i, li := range links {
 		if i == 20 {
-			b.WriteString("  … " + strconv.Itoa(len(links)-20) + " more links\n")
 			break
 		}
-		l := &ix.ds.Links[li]
+		l := &ix.links[li]
 		page := ""
 		if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
 			page = ix.ds.Pages[l.Page].URL
 		}
 		b.WriteString("  " + page + " (" + strconv.Quote(l.Text) + ")\n")
+	}
+	if shown := min(len(links), 20); total > shown {
+		b.WriteString("  … " + strconv.Itoa(total-shown) + " more links\n")
 	}
 	return b.String()
 }
@@ -285,32 +297,72 @@ func fingerprint(parts ...string) string {
 func WriteSARIF(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	ruleIdx := map[string]int{}
 	for i, r := range sarifRules {
 		ruleIdx[r.ID] = i
 	}
+	rules := sarifRules
+	if len(ds.CrawlTraps) > 0 {
+		rules = append(rules[:len(rules):len(rules)], trapRule)
+		ruleIdx[trapRule.ID] = len(rules) - 1
+	}
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "linkrot", Version: ds.Run.Version,
-			InformationURI: "https://github.com/linkrot/linkrot", Rules: sarifRules}},
+			InformationURI: "https://github.com/linkrot/linkrot", Rules: rules}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: ds.Run.Status != audit.RunFailed,
 			StartTimeUTC: sarifTime(ds.Run.StartedAt), EndTimeUTC: sarifTime(ds.Run.FinishedAt)}},
 		Results: []sarifResult{},
 	}
+	// The log is written as json.Encoder with SetIndent("", " ") would
+	// write it, with its results streamed one at a time: the part before
+	// and after the (empty) results array, and each result between.
+	head, err := json.MarshalIndent(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0",
+		Runs: []sarifRun{run}}, "", " ")
+	if err != nil {
+		return fmt.Errorf("write sarif report: %w", err)
+	}
+	const empty = `"results": []`
+	cut := bytes.LastIndex(head, []byte(empty))
+	if cut < 0 {
+		return errors.New("write sarif report: no results array")
+	}
+	const indent = "    " // results are elements of runs[0].results
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(head[:cut])
+	bw.WriteString(`"results": [`)
+	n := 0
+	var werr error
 	result := func(rule, page, msg string, props map[string]any, fp ...string) {
-		r := sarifRules[ruleIdx[rule]]
-		run.Results = append(run.Results, sarifResult{
+		if werr != nil {
+			return
+		}
+		r := rules[ruleIdx[rule]]
+		b, err := json.MarshalIndent(sarifResult{
 			RuleID: rule, RuleIndex: ruleIdx[rule], Level: r.DefaultConfiguration.Level, Message: sarifMessage{msg},
 			Locations:           []sarifLocation{{sarifPhysical{sarifArtifact{page}}}},
 			PartialFingerprints: map[string]string{"linkrot/v1": fingerprint(append([]string{rule, page}, fp...)...)},
 			Properties:          props,
-		})
+		}, indent, " ")
+		if err != nil {
+			werr = err
+			return
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n" + indent)
+		bw.Write(b)
 	}
 	for i := range ds.Findings {
 		f := &ds.Findings[i]
 		props := map[string]any{"target": f.Target}
 		if li, ok := ix.linkIdx[f.LinkID]; ok && f.LinkID != 0 {
-			props["anchorText"] = ds.Links[li].Text
-			props["href"] = ds.Links[li].Href
+			props["anchorText"] = ix.links[li].Text
+			props["href"] = ix.links[li].Href
 		}
 		msg := "Link to " + f.Target + " is broken: " + f.Message
 		if f.Verdict == audit.VerdictFragmentMissing {
@@ -323,30 +375,54 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 		result("moved", m.Source, "Link to "+m.Target+" moved permanently ("+strconv.Itoa(m.Status)+"): link to "+m.Replacement+" instead",
 			map[string]any{"target": m.Target, "replacement": m.Replacement}, m.Target)
 	}
-	for _, r := range snapshotRows(ix) {
-		if r.verdict == string(Unchecked) {
-			continue
-		}
-		l := &ds.Links[r.link]
+	// Snapshot problems of every link, streamed.
+	var snaps []snapshotRow
+	err = ix.eachLink(func(l *Link) error {
+		snaps = ix.linkSnapshotRows(snaps[:0], -1, l)
 		page := ""
-		if l.Page >= 0 && l.Page < len(ds.Pages) {
+		if len(snaps) > 0 && l.Page >= 0 && l.Page < len(ds.Pages) {
 			page = ds.Pages[l.Page].URL
 		}
-		props := map[string]any{"snapshot": r.declared, "source": r.source, "href": l.Href}
-		if r.verdict != string(audit.SnapshotOK) {
-			result(r.verdict, page, "Snapshot "+r.declared+" of the link to "+l.Href+": "+r.verdict+reasonSuffix(r.reason), props, r.declared)
+		for _, r := range snaps {
+			if r.verdict == string(Unchecked) {
+				continue
+			}
+			props := map[string]any{"snapshot": r.declared, "source": r.source, "href": l.Href}
+			if r.verdict != string(audit.SnapshotOK) {
+				result(r.verdict, page, "Snapshot "+r.declared+" of the link to "+l.Href+": "+r.verdict+reasonSuffix(r.reason), props, r.declared)
+			}
+			if r.flags&1 != 0 {
+				result("snapshot-datetime-mismatch", page, "Snapshot "+r.declared+" is dated "+csvTime(r.mementoTime)+", the link declares "+csvTime(r.declaredTime), props, r.declared)
+			}
+			if r.flags&2 != 0 {
+				result("snapshot-original-mismatch", page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
+			}
 		}
-		if r.flags&1 != 0 {
-			result("snapshot-datetime-mismatch", page, "Snapshot "+r.declared+" is dated "+csvTime(r.mementoTime)+", the link declares "+csvTime(r.declaredTime), props, r.declared)
-		}
-		if r.flags&2 != 0 {
-			result("snapshot-original-mismatch", page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
-		}
+		return werr
+	})
+	if err == nil {
+		err = werr
 	}
-	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(log); err != nil {
+	for i := range ds.CrawlTraps {
+		if err != nil {
+			break
+		}
+		t := &ds.CrawlTraps[i]
+		result(audit.FindingCrawlTrap, t.PageURL, t.Message()+"; first URL cut: "+t.Example,
+			map[string]any{"trap": string(t.Kind), "pattern": t.Pattern, "cut": t.Cut, "limit": t.Limit, "example": t.Example}, string(t.Kind), t.Pattern)
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("write sarif report: %w", err)
+	}
+	if n > 0 {
+		bw.WriteString("\n" + indent[:3] + "]")
+	} else {
+		bw.WriteString("]")
+	}
+	bw.Write(head[cut+len(empty):])
+	bw.WriteByte('\n') // json.Encoder ends with a newline
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write sarif report: %w", err)
 	}
 	return nil
@@ -371,6 +447,9 @@ func sarifTime(t time.Time) string {
 func WriteMarkdown(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	var b strings.Builder
 	counts := ix.verdictCounts()
 	broken := 0
@@ -408,6 +487,7 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
 	}
 	writeMarkdownSince(&b, ds.Since)
+	writeMarkdownTraps(&b, ds)
 	var top []int
 	for _, ti := range ix.brokenTargets() {
 		if c := ix.checkByTarget[ds.Targets[ti].ID]; c.Verdict.Broken() {

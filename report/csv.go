@@ -31,6 +31,7 @@ type csvRow struct {
 	drift, first *audit.Drift
 	verdict      audit.Verdict
 	findings     []*audit.Finding
+	traps        []string // crawl-trap findings of the link (trapsByLink)
 }
 
 // csvColumn is one column: its header and how its cell is computed. A
@@ -286,7 +287,7 @@ var csvColumns = func() []csvColumn {
 		for i, f := range r.findings {
 			msgs[i] = string(f.Verdict) + ": " + f.Message
 		}
-		return strings.Join(msgs, " | ")
+		return strings.Join(append(msgs, r.traps...), " | ")
 	}))
 }()
 
@@ -320,19 +321,24 @@ func CSVHeader() []string {
 func WriteCSV(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader()); err != nil {
 		return fmt.Errorf("write csv report: %w", err)
 	}
-	snapsByLink := map[int][]snapshotRow{}
-	for _, r := range snapshotRows(ix) {
-		snapsByLink[r.link] = append(snapsByLink[r.link], r)
-	}
 	rec := make([]string, len(csvColumns))
-	for i := range ds.Links {
-		l := &ds.Links[i]
+	traps := trapsByLink(ds)
+	var snaps []snapshotRow
+	err := ix.eachLink(func(l *Link) error {
+		li, ok := ix.linkIdx[l.ID]
+		if !ok {
+			li = -1
+		}
+		snaps = ix.linkSnapshotRows(snaps[:0], li, l)
 		r := csvRow{run: ds.Run.ID, link: l, tgt: ix.targetByID[l.TargetID], check: ix.checkByTarget[l.TargetID],
-			snaps: snapsByLink[i], drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID]}
+			snaps: snaps, drift: ix.driftByLink[l.ID], verdict: ix.linkVerdict(l), findings: ix.findingsByLink[l.ID], traps: traps[l.ID]}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			r.page = ds.Pages[l.Page]
 		}
@@ -353,9 +359,10 @@ func WriteCSV(w io.Writer, ds *Dataset) error {
 			}
 			rec[j] = v
 		}
-		if err := cw.Write(rec); err != nil {
-			return fmt.Errorf("write csv report: %w", err)
-		}
+		return cw.Write(rec)
+	})
+	if err != nil {
+		return fmt.Errorf("write csv report: %w", err)
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -70,7 +70,7 @@ const (
 // comment). Rows refer to each other by index.
 func scriptData(ix *index) []byte {
 	ds := ix.ds
-	w := &jw{b: make([]byte, 0, 256+len(ds.Links)*96+len(ds.Targets)*96)}
+	w := &jw{b: make([]byte, 0, 256+len(ix.links)*96+len(ds.Targets)*96)}
 	w.raw(`{"v":1,"verdicts":[`)
 	for i, v := range verdictList {
 		if i > 0 {
@@ -86,20 +86,7 @@ func scriptData(ix *index) []byte {
 	}
 
 	// pages: [url, title, status, depth, links, broken links, fetch error, content type]
-	linksPerPage := make([]int, len(ds.Pages))
-	brokenPerPage := make([]int, len(ds.Pages))
-	linkVerdicts := make([]audit.Verdict, len(ds.Links))
-	for i := range ds.Links {
-		l := &ds.Links[i]
-		v := ix.linkVerdict(l)
-		linkVerdicts[i] = v
-		if l.Page >= 0 && l.Page < len(ds.Pages) {
-			linksPerPage[l.Page]++
-			if v.Broken() {
-				brokenPerPage[l.Page]++
-			}
-		}
-	}
+	linksPerPage, brokenPerPage := ix.linksPerPage, ix.brokenPerPage
 	w.raw(`],"pages":[`)
 	for i, p := range ds.Pages {
 		if i > 0 {
@@ -323,7 +310,7 @@ func scriptData(ix *index) []byte {
 		w.comma()
 		w.str(chain)
 		w.comma()
-		w.int(int64(len(ix.linksByTarget[t.ID])))
+		w.int(int64(ix.linksPerTgt[t.ID]))
 		w.comma()
 		w.int(int64(ix.pagesPerTarget[t.ID]))
 		w.comma()
@@ -362,8 +349,8 @@ func scriptData(ix *index) []byte {
 	// links: [page, target, element, text, href, verdict, flags, suggestion]
 	// href is "" when the link has a target and its href is the target URL.
 	w.raw(`],"links":[`)
-	for i := range ds.Links {
-		l := &ds.Links[i]
+	for i := range ix.links {
+		l := &ix.links[i]
 		if i > 0 {
 			w.comma()
 		}
@@ -383,7 +370,7 @@ func scriptData(ix *index) []byte {
 			w.str(l.Href)
 		}
 		w.comma()
-		w.int(codeOf(linkVerdicts[i]))
+		w.int(codeOf(ix.linkVerdict(l)))
 		w.comma()
 		flags := 0
 		if l.Robust != nil {
@@ -473,9 +460,9 @@ func scriptData(ix *index) []byte {
 			diag(pi, -1, d)
 		}
 	}
-	for li := range ds.Links {
-		for _, d := range ds.Links[li].Diagnostics {
-			diag(ds.Links[li].Page, li, d)
+	for li := range ix.links {
+		for _, d := range ix.links[li].Diagnostics {
+			diag(ix.links[li].Page, li, d)
 		}
 	}
 
@@ -643,7 +630,7 @@ func signedFloat(x float64) string {
 // its first link that has one.
 func targetSnippet(ix *index, targetID int64) string {
 	for _, li := range ix.linksByTarget[targetID] {
-		if s := ix.suggestByLink[ix.ds.Links[li].ID]; s != nil && s.HTML != "" {
+		if s := ix.suggestByLink[ix.links[li].ID]; s != nil && s.HTML != "" {
 			return s.HTML
 		}
 	}
@@ -674,10 +661,18 @@ type snapshotRow struct {
 // snapshots that extraction did not list (pwids resolved to URLs).
 func snapshotRows(ix *index) []snapshotRow {
 	var rows []snapshotRow
-	for li := range ix.ds.Links {
-		l := &ix.ds.Links[li]
+	for li := range ix.links {
+		rows = ix.linkSnapshotRows(rows, li, &ix.links[li])
+	}
+	return rows
+}
+
+// linkSnapshotRows appends to rows the snapshot rows of l, whose index in
+// ix.links is li (-1 when the report does not detail it).
+func (ix *index) linkSnapshotRows(rows []snapshotRow, li int, l *Link) []snapshotRow {
+	{
 		if l.Robust == nil && l.Mset == nil && len(ix.snapshotsByLink[l.ID]) == 0 {
-			continue
+			return rows
 		}
 		original := ""
 		var versionDate time.Time

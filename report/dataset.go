@@ -19,11 +19,19 @@ type Dataset struct {
 	Pages []*audit.Page
 	// Links are the run's links in page order, then document order.
 	Links []Link
+	// EachLink, when not nil, streams the run's links instead (Links is
+	// then not read): it calls fn for each, in the order of Links, and
+	// stops at fn's first error, which it returns. Writers call it once or
+	// twice, so that a run of millions of links is never in memory; the
+	// *Link is valid during the call only.
+	EachLink func(fn func(*Link) error) error
 	// Targets are the distinct targets the run's links point to.
 	Targets []Target
 	// Checks holds at most one check per target.
-	Checks           []audit.Check
-	Findings         []audit.Finding
+	Checks   []audit.Check
+	Findings []audit.Finding
+	// CrawlTraps are the run's crawl-trap findings (nil: none).
+	CrawlTraps       []audit.CrawlTrap
 	Fixes            []audit.Maintenance
 	SnapshotChecks   []audit.SnapshotCheck
 	Mementos         []audit.Memento

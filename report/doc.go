@@ -10,4 +10,10 @@
 // and is treated as hostile: HTML goes through html/template, URLs become
 // links only for http, https and mailto, and data for the page's scripts is
 // JSON escaped for a script context.
+//
+// A Dataset may stream its links (Dataset.EachLink) instead of holding
+// them: every writer then walks them once or twice and keeps counts and a
+// bounded set of links to detail, so that a run of a million links is
+// reported in bounded memory. WriteDir writes the links of such a run
+// into static link pages (links/N.html) beside index.html.
 package report

@@ -14,7 +14,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-//go:embed templates/report.html.tmpl templates/report.css templates/report.js
+//go:embed templates/report.html.tmpl templates/report.css templates/report.js templates/links.html.tmpl
 var templateFS embed.FS
 
 var (
@@ -84,6 +84,12 @@ type htmlView struct {
 	ArchiveRan  bool
 	Runs        int
 	Since       *sinceView
+	Traps       []trapView
+	// Partial: the report details DetailLinks of the run's TotalLinks
+	// links; LinkPages lists the link pages that hold them all.
+	Partial                 bool
+	TotalLinks, DetailLinks int
+	LinkPages               []pagerItem
 }
 
 // sinceView is the "since last run" section of the overview.
@@ -175,27 +181,47 @@ type verdictCount struct {
 	Class   string
 }
 
-// WriteHTML writes the self-contained HTML report of ds to w.
+// WriteHTML writes the self-contained HTML report of ds to w. It writes
+// no link pages: of a run with more links than the report details (see
+// HTMLOptions), it lists those with something to show; WriteDir writes the
+// rest beside it.
 func WriteHTML(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
+	return writeHTML(w, ix, 0)
+}
+
+// writeHTML writes the HTML report of ix with linkPages link pages
+// beside it.
+func writeHTML(w io.Writer, ix *index, linkPages int) error {
+	ds := ix.ds
 	v := htmlView{
-		CSP:        ContentSecurityPolicy(),
-		CSS:        template.CSS(reportCSS),
-		JS:         template.JS(reportJS),
-		Data:       json.RawMessage(scriptData(ix)),
-		Site:       siteOf(&ds.Run),
-		Run:        ds.Run,
-		Stats:      ds.Stats,
-		Generator:  ds.Generator,
-		Started:    fmtTime(ds.Run.StartedAt),
-		Finished:   fmtTime(ds.Run.FinishedAt),
-		Generated:  fmtTime(ds.GeneratedAt),
-		Checked:    len(ds.Checks),
-		Findings:   len(ds.Findings),
-		Charts:     buildCharts(ix),
-		ArchiveRan: archiveStageRan(ds),
-		Runs:       len(ds.Runs),
+		Partial:     ix.partial,
+		TotalLinks:  ix.totalLinks,
+		DetailLinks: len(ix.links),
+		CSP:         ContentSecurityPolicy(),
+		CSS:         template.CSS(reportCSS),
+		JS:          template.JS(reportJS),
+		Data:        json.RawMessage(scriptData(ix)),
+		Site:        siteOf(&ds.Run),
+		Run:         ds.Run,
+		Stats:       ds.Stats,
+		Generator:   ds.Generator,
+		Started:     fmtTime(ds.Run.StartedAt),
+		Finished:    fmtTime(ds.Run.FinishedAt),
+		Generated:   fmtTime(ds.GeneratedAt),
+		Checked:     len(ds.Checks),
+		Findings:    len(ds.Findings),
+		Charts:      buildCharts(ix),
+		ArchiveRan:  archiveStageRan(ds),
+		Runs:        len(ds.Runs),
+		Traps:       trapViews(ds),
+	}
+	for p := 1; p <= linkPages; p++ {
+		v.LinkPages = append(v.LinkPages, pagerItem{Page: p, Href: LinksDir + "/" + linkPageName(p)})
 	}
 	v.Title = "linkrot report"
 	if len(v.Site) > 0 {
@@ -222,7 +248,7 @@ func WriteHTML(w io.Writer, ds *Dataset) error {
 			v.Drifted++
 		}
 	}
-	v.Snapshots = len(snapshotRows(ix))
+	v.Snapshots = ix.snapshotRows
 	v.Diagnostics = ds.Stats.Diagnostics
 	v.Identifiers = len(identifierRows(ix))
 	if err := htmlTemplate.Execute(w, v); err != nil {

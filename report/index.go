@@ -19,6 +19,9 @@ const (
 // index joins the parts of a Dataset once, for every output format.
 type index struct {
 	ds *Dataset
+	// err is the error of streaming the links (Dataset.EachLink), which
+	// every writer returns.
+	err error
 
 	checkByTarget   map[int64]*audit.Check
 	targetByID      map[int64]*Target
@@ -38,16 +41,73 @@ type index struct {
 	historyByTarget map[int64]*TargetHistory
 	fixesByTarget   map[string]string // target URL -> replacement
 	pagesPerTarget  map[int64]int     // distinct linking pages
+
+	// links are the links the report details, which the link indexes
+	// above (linksByTarget, linkIdx) and the embedded data refer to: every
+	// link of the run (ds.Links itself) unless ds.EachLink streams more
+	// than maxDetailLinks, then a subset (see keepLink) and partial is true.
+	links     []Link
+	partial   bool
+	detailCap int // maxDetailLinks, or what HTMLOptions says
+	// Counts over every link of the run, streamed or not.
+	totalLinks    int
+	linksPerTgt   map[int64]int // links per target
+	linksPerPage  []int
+	brokenPerPage []int
+	coverage      coverage
+	// snapshotRows counts the snapshot rows of every link (snapshotRows
+	// lists those of ix.links); snapStates counts hyperlinks declaring
+	// snapshots by their best snapshot's state (see snapshotState).
+	snapshotRows int
+	snapStates   [5]int
 }
 
-func newIndex(ds *Dataset) *index {
+// snapshotState ranks a snapshot row for the coverage chart: 1 works, 2
+// unchecked, 3 fetch error, 4 broken (0 is "declares none"); the lowest
+// of a link's rows is the link's.
+func snapshotState(r *snapshotRow) int {
+	switch audit.SnapshotVerdict(r.verdict) {
+	case audit.SnapshotOK:
+		return 1
+	case audit.SnapshotVerdict(Unchecked):
+		return 2
+	case audit.SnapshotError:
+		return 3
+	}
+	return 4
+}
+
+// coverage counts hyperlinks (not embedded resources) by robustness data.
+type coverage struct {
+	hyper, robust, mset, both int
+}
+
+// maxDetailLinks bounds the links a report details (embedded in the HTML
+// report's data, looked up by the other outputs): a run with more streams
+// its links (Dataset.EachLink) and the report keeps those with something
+// to show (findings, robustness data, archive results, diagnostics) and
+// up to maxLinksPerTarget links of each target that needs fixing; every
+// link is still listed by the outputs that list links (the HTML report's
+// link pages, JSON, CSV). HTMLOptions.DetailLinks overrides it.
+const maxDetailLinks = 50_000
+
+// maxLinksPerTarget bounds the links kept per broken or moved target once
+// a report details a subset.
+const maxLinksPerTarget = 100
+
+func newIndex(ds *Dataset) *index { return newIndexDetail(ds, maxDetailLinks) }
+
+// newIndexDetail is newIndex detailing at most detail links of a streamed
+// run (see maxDetailLinks).
+func newIndexDetail(ds *Dataset, detail int) *index {
 	ix := &index{
 		ds:              ds,
+		detailCap:       detail,
 		checkByTarget:   make(map[int64]*audit.Check, len(ds.Checks)),
 		targetByID:      make(map[int64]*Target, len(ds.Targets)),
 		targetIdx:       make(map[int64]int, len(ds.Targets)),
 		linksByTarget:   make(map[int64][]int, len(ds.Targets)),
-		linkIdx:         make(map[int64]int, len(ds.Links)),
+		linkIdx:         map[int64]int{},
 		findingsByLink:  map[int64][]*audit.Finding{},
 		snapshotsByLink: map[int64][]*audit.SnapshotCheck{},
 		mementosByLink:  map[int64][]*audit.Memento{},
@@ -70,19 +130,6 @@ func newIndex(ds *Dataset) *index {
 		ix.targetIdx[ds.Targets[i].ID] = i
 		if _, ok := ix.targetByURL[ds.Targets[i].URL]; !ok {
 			ix.targetByURL[ds.Targets[i].URL] = i
-		}
-	}
-	lastPage := map[int64]int{}
-	for i := range ds.Links {
-		l := &ds.Links[i]
-		ix.linkIdx[l.ID] = i
-		if l.TargetID != 0 {
-			ix.linksByTarget[l.TargetID] = append(ix.linksByTarget[l.TargetID], i)
-			if p, ok := lastPage[l.TargetID]; !ok || p != l.Page {
-				// Links are in page order: a new page for this target.
-				ix.pagesPerTarget[l.TargetID]++
-				lastPage[l.TargetID] = l.Page
-			}
 		}
 	}
 	for i := range ds.Findings {
@@ -133,7 +180,134 @@ func newIndex(ds *Dataset) *index {
 			ix.fixesByTarget[m.Target] = m.Replacement
 		}
 	}
+	ix.scanLinks()
 	return ix
+}
+
+// eachLink calls fn for every link of the run in order: ds.Links, or what
+// ds.EachLink streams.
+func (ix *index) eachLink(fn func(*Link) error) error {
+	if ix.ds.EachLink != nil {
+		return ix.ds.EachLink(fn)
+	}
+	for i := range ix.ds.Links {
+		if err := fn(&ix.ds.Links[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanLinks goes over every link once: the counts per page and target,
+// the robustness coverage, and the links the report details (ix.links).
+func (ix *index) scanLinks() {
+	ds := ix.ds
+	ix.linksPerTgt = make(map[int64]int, len(ds.Targets))
+	ix.linksPerPage = make([]int, len(ds.Pages))
+	ix.brokenPerPage = make([]int, len(ds.Pages))
+	lastPage := map[int64]int{}
+	streamed := ds.EachLink != nil
+	keptPerTarget := map[int64]int{}
+	var snaps []snapshotRow
+	err := ix.eachLink(func(l *Link) error {
+		ix.totalLinks++
+		snaps = ix.linkSnapshotRows(snaps[:0], -1, l)
+		ix.snapshotRows += len(snaps)
+		if len(snaps) > 0 && !l.Resource {
+			best := 4
+			for i := range snaps {
+				best = min(best, snapshotState(&snaps[i]))
+			}
+			ix.snapStates[best]++
+		}
+		if l.TargetID != 0 {
+			ix.linksPerTgt[l.TargetID]++
+			if p, ok := lastPage[l.TargetID]; !ok || p != l.Page {
+				// Links are in page order: a new page for this target.
+				ix.pagesPerTarget[l.TargetID]++
+				lastPage[l.TargetID] = l.Page
+			}
+		}
+		v := ix.linkVerdict(l)
+		if l.Page >= 0 && l.Page < len(ds.Pages) {
+			ix.linksPerPage[l.Page]++
+			if v.Broken() {
+				ix.brokenPerPage[l.Page]++
+			}
+		}
+		if !l.Resource {
+			ix.coverage.hyper++
+			switch {
+			case l.Robust != nil && l.Mset != nil:
+				ix.coverage.both++
+			case l.Robust != nil:
+				ix.coverage.robust++
+			case l.Mset != nil:
+				ix.coverage.mset++
+			}
+		}
+		if !streamed {
+			return nil
+		}
+		if !ix.partial && len(ix.links) < ix.detailCap {
+			ix.links = append(ix.links, *l)
+			return nil
+		}
+		if !ix.partial {
+			// Too many to detail: keep those worth it, from now on too.
+			ix.partial = true
+			kept := ix.links[:0]
+			for i := range ix.links {
+				if ix.keepLink(&ix.links[i], keptPerTarget) {
+					kept = append(kept, ix.links[i])
+				}
+			}
+			clear(ix.links[len(kept):])
+			ix.links = slices.Clip(kept)
+		}
+		if ix.keepLink(l, keptPerTarget) {
+			ix.links = append(ix.links, *l)
+		}
+		return nil
+	})
+	if err != nil {
+		ix.err = err
+	}
+	if !streamed {
+		ix.links = ds.Links
+	}
+	for i := range ix.links {
+		l := &ix.links[i]
+		ix.linkIdx[l.ID] = i
+		if l.TargetID != 0 {
+			ix.linksByTarget[l.TargetID] = append(ix.linksByTarget[l.TargetID], i)
+		}
+	}
+}
+
+// keepLink reports whether a report detailing a subset of the links keeps
+// l: a link with findings always (the findings are in memory already);
+// one with robustness data, archive results, a suggestion or diagnostics,
+// or one of the first maxLinksPerTarget links to a target that needs
+// fixing, while fewer than maxDetailLinks are kept.
+func (ix *index) keepLink(l *Link, perTarget map[int64]int) bool {
+	if len(ix.findingsByLink[l.ID]) > 0 {
+		perTarget[l.TargetID]++
+		return true
+	}
+	if len(ix.links) >= ix.detailCap {
+		return false
+	}
+	if l.Robust != nil || l.Mset != nil || len(l.Diagnostics) > 0 || len(ix.snapshotsByLink[l.ID]) > 0 ||
+		len(ix.mementosByLink[l.ID]) > 0 || ix.driftByLink[l.ID] != nil || ix.suggestByLink[l.ID] != nil {
+		return true
+	}
+	if c := ix.checkByTarget[l.TargetID]; c != nil && (c.Verdict.Broken() || c.Verdict == audit.VerdictMoved) &&
+		perTarget[l.TargetID] < maxLinksPerTarget {
+		perTarget[l.TargetID]++
+		return true
+	}
+	return false
 }
 
 // linkVerdict is the verdict of one link: a missing fragment is the link's
@@ -171,7 +345,7 @@ func (ix *index) targetMemento(targetID int64) *audit.Memento {
 		return m
 	}
 	for _, li := range ix.linksByTarget[targetID] {
-		if m := bestMemento(ix.mementosByLink[ix.ds.Links[li].ID]); m != nil {
+		if m := bestMemento(ix.mementosByLink[ix.links[li].ID]); m != nil {
 			return m
 		}
 	}
@@ -220,7 +394,7 @@ func (ix *index) brokenTargets() []int {
 			continue
 		}
 		for _, li := range ix.linksByTarget[t.ID] {
-			if ix.linkVerdict(&ix.ds.Links[li]) == audit.VerdictFragmentMissing {
+			if ix.linkVerdict(&ix.links[li]) == audit.VerdictFragmentMissing {
 				out = append(out, i)
 				break
 			}

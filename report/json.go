@@ -320,6 +320,9 @@ func nonNil[T any](s []T) []T {
 func WriteJSON(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
+	if ix.err != nil {
+		return fmt.Errorf("read the run's links: %w", ix.err)
+	}
 	o := newJSONOut(w)
 	o.field("schema_version", SchemaVersion)
 	o.field("generator", ds.Generator)
@@ -356,7 +359,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 	o.array("targets", len(ds.Targets), func(i int) any {
 		t := &ds.Targets[i]
 		jt := jsonTarget{ID: t.ID, URL: t.URL, Host: t.Host, Verdict: string(Unchecked), Redirects: []audit.Redirect{},
-			Headers: map[string]string{}, Links: len(ix.linksByTarget[t.ID]), Pages: ix.pagesPerTarget[t.ID]}
+			Headers: map[string]string{}, Links: ix.linksPerTgt[t.ID], Pages: ix.pagesPerTarget[t.ID]}
 		if c := ix.checkByTarget[t.ID]; c != nil {
 			jt.Verdict, jt.Broken, jt.Status, jt.Reason, jt.ErrorClass = string(c.Verdict), c.Verdict.Broken(), c.Status, c.Reason, c.ErrorClass
 			jt.FinalURL, jt.Redirects, jt.Replacement, jt.Attempts = c.FinalURL, nonNil(c.Redirects), c.Replacement, c.Attempts
@@ -386,8 +389,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		}
 		return jt
 	})
-	o.array("links", len(ds.Links), func(i int) any {
-		l := &ds.Links[i]
+	o.stream("links", ix.eachLink, func(l *Link) any {
 		jl := jsonLink{ID: l.ID, Element: l.Element, Attr: l.Attr, Href: l.Href, Text: l.Text, Rel: nonNil(l.Rel),
 			Resource: l.Resource, Verdict: string(ix.linkVerdict(l)), Robust: l.Robust, Mset: l.Mset, Diagnostics: nonNil(l.Diagnostics)}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
@@ -413,6 +415,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		}
 		return jf
 	})
+	writeJSONTraps(o, ds)
 	o.array("fixes", len(ds.Fixes), func(i int) any {
 		m := &ds.Fixes[i]
 		return jsonFix{m.Source, m.Target, m.Replacement, m.Status}
@@ -514,6 +517,31 @@ func (o *jsonOut) value(v any, prefix string) {
 func (o *jsonOut) field(name string, v any) {
 	o.key(name)
 	o.value(v, " ")
+}
+
+// stream writes "name": [...] with an element for each link each gives.
+func (o *jsonOut) stream(name string, each func(func(*Link) error) error, elem func(*Link) any) {
+	o.key(name)
+	n := 0
+	err := each(func(l *Link) error {
+		if n == 0 {
+			o.w.WriteString("[")
+		} else {
+			o.w.WriteString(",")
+		}
+		n++
+		o.w.WriteString("\n  ")
+		o.value(elem(l), "  ")
+		return o.err
+	})
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	if n == 0 {
+		o.w.WriteString("[]")
+		return
+	}
+	o.w.WriteString("\n ]")
 }
 
 // array writes "name": [...] with the n elements elem returns.

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Format names an output format of Write.
@@ -69,15 +73,102 @@ const IndexFile = "index.html"
 // WriteDir writes the HTML report of ds as dir/index.html, creating dir
 // when needed, and returns the file's path. The file is written through an
 // os.Root opened on dir, so nothing can land outside it, and replaced
-// atomically (a temporary file renamed over it).
+// atomically (a temporary file renamed over it). A run with more links than
+// the report details also gets its link pages (see HTMLOptions).
 func WriteDir(dir string, ds *Dataset) (string, error) {
+	return WriteDirOptions(dir, ds, HTMLOptions{})
+}
+
+// HTMLOptions tune the HTML report of a large run.
+type HTMLOptions struct {
+	// DetailLinks bounds the links the report details in its own data
+	// (0: 50,000). A run with more gets its links listed in link pages
+	// under links/ beside index.html, and the report details those with
+	// problems, robustness data or archive results.
+	DetailLinks int
+	// LinksPerPage is the number of links on one link page (0:
+	// DefaultLinksPerPage).
+	LinksPerPage int
+}
+
+// WriteDirOptions is WriteDir with options.
+func WriteDirOptions(dir string, ds *Dataset, o HTMLOptions) (string, error) {
+	if o.DetailLinks <= 0 {
+		o.DetailLinks = maxDetailLinks
+	}
+	if o.LinksPerPage <= 0 {
+		o.LinksPerPage = DefaultLinksPerPage
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create report directory: %w", err)
 	}
-	if err := writeInRoot(dir, IndexFile, HTML, ds); err != nil {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", fmt.Errorf("open report directory: %w", err)
+	}
+	defer root.Close()
+	ix := newIndexDetail(ds, o.DetailLinks)
+	if ix.err != nil {
+		return "", fmt.Errorf("read the run's links: %w", ix.err)
+	}
+	pages := 0
+	if ix.partial {
+		pages = linkPageCount(ix.totalLinks, o.LinksPerPage)
+	}
+	if err := writeRooted(root, IndexFile, func(w io.Writer) error { return writeHTML(w, ix, pages) }); err != nil {
+		return "", err
+	}
+	if pages > 0 {
+		if err := root.MkdirAll(LinksDir, 0o755); err != nil {
+			return "", fmt.Errorf("create link pages directory: %w", err)
+		}
+		sub, err := root.OpenRoot(LinksDir)
+		if err != nil {
+			return "", fmt.Errorf("open link pages directory: %w", err)
+		}
+		defer sub.Close()
+		err = writeLinkPages(ix, o.LinksPerPage, func(n int) (*rootedFile, error) {
+			return createRooted(sub, linkPageName(n))
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	if err := removeStaleLinkPages(root, pages); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, IndexFile), nil
+}
+
+// removeStaleLinkPages removes link pages numbered above pages that an
+// earlier report left in the directory (file names of link pages only).
+func removeStaleLinkPages(root *os.Root, pages int) error {
+	d, err := root.Open(LinksDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list link pages: %w", err)
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("list link pages: %w", err)
+	}
+	for _, name := range names {
+		num, ok := strings.CutSuffix(name, ".html")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || linkPageName(n) != name || n <= pages {
+			continue
+		}
+		if err := root.Remove(path.Join(LinksDir, name)); err != nil {
+			return fmt.Errorf("remove stale link page: %w", err)
+		}
+	}
+	if pages == 0 {
+		root.Remove(LinksDir) // only when empty; anything else stays
+	}
+	return nil
 }
 
 // WriteFile writes ds in format f to the file path (its directory must
@@ -94,34 +185,67 @@ func WriteFile(path string, f Format, ds *Dataset) error {
 	return writeInRoot(dir, name, f, ds)
 }
 
-func writeInRoot(dir, name string, f Format, ds *Dataset) (err error) {
+func writeInRoot(dir, name string, f Format, ds *Dataset) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("open report directory: %w", err)
 	}
 	defer root.Close()
+	return writeRooted(root, name, func(w io.Writer) error { return Write(w, f, ds) })
+}
+
+// writeRooted writes the file name inside root with write, replacing it
+// atomically.
+func writeRooted(root *os.Root, name string, write func(io.Writer) error) error {
+	f, err := createRooted(root, name)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.finish(false)
+		return err
+	}
+	return f.finish(true)
+}
+
+// rootedFile is a report file being written: a temporary file beside its
+// name inside root, renamed over it when finished.
+type rootedFile struct {
+	*bufio.Writer
+	file      *os.File
+	root      *os.Root
+	tmp, name string
+}
+
+// createRooted creates the temporary file of name in root.
+func createRooted(root *os.Root, name string) (*rootedFile, error) {
 	tmp := "." + name + ".tmp"
 	file, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("create report file: %w", err)
+		return nil, fmt.Errorf("create report file: %w", err)
 	}
+	return &rootedFile{Writer: bufio.NewWriterSize(file, 1<<16), file: file, root: root, tmp: tmp, name: name}, nil
+}
+
+// finish flushes and closes the file and, when ok, renames it over its
+// name; when not ok or anything fails, the temporary file is removed.
+func (f *rootedFile) finish(ok bool) (err error) {
 	defer func() {
-		if err != nil {
-			file.Close()
-			root.Remove(tmp)
+		if err != nil || !ok {
+			f.file.Close()
+			f.root.Remove(f.tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(file, 1<<16)
-	if err = Write(bw, f, ds); err != nil {
-		return err
+	if !ok {
+		return nil
 	}
-	if err = bw.Flush(); err != nil {
+	if err = f.Flush(); err != nil {
 		return fmt.Errorf("write report file: %w", err)
 	}
-	if err = file.Close(); err != nil {
+	if err = f.file.Close(); err != nil {
 		return fmt.Errorf("write report file: %w", err)
 	}
-	if err = root.Rename(tmp, name); err != nil {
+	if err = f.root.Rename(f.tmp, f.name); err != nil {
 		return fmt.Errorf("write report file: %w", err)
 	}
 	return nil

@@ -23,5 +23,5 @@
 // Everything an archive answers is untrusted input: Link headers go
 // through audit.ParseLinkHeader, datetimes through strict parsers, bodies
 // are capped after decompression and every connection goes through the
-// checker's SSRF guard (check.NewTransport).
+// SSRF guard of package netguard (check.NewTransport).
 package archive

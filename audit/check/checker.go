@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // Target is one URL to check.
@@ -105,6 +106,18 @@ type Options struct {
 	// metadata), unspecified, multicast and broadcast addresses are refused
 	// regardless.
 	AllowPrivate bool
+	// AllowPrivateHosts names the only hosts that may be on loopback or
+	// private addresses when AllowPrivate is off: the audited site's
+	// origins (absolute URLs: exact host and port) and the --allow-domain
+	// hosts ("host" on any port, "host:port"); see netguard.NewAllowlist.
+	// Decided on the resolved address at dial time, on every hop.
+	AllowPrivateHosts []string
+	// Robots applies the audited site's robots.txt to the site's own
+	// URLs: a disallowed target is skipped with the reason (never
+	// requested, nor is a redirect hop into a disallowed URL followed),
+	// and every request to a host with a Crawl-delay waits for its turn
+	// (nil: robots.txt is not consulted, as with --ignore-robots).
+	Robots RobotsGate
 	// Exclude lists patterns of URLs never fetched: a match is skipped with
 	// the reason "excluded by pattern ...".
 	Exclude []*regexp.Regexp
@@ -196,7 +209,7 @@ type runState struct {
 	c      *Checker
 	o      *Options
 	rt     http.RoundTripper
-	guard  *guard // nil with Options.Transport
+	guard  *netguard.Dialer // nil with Options.Transport
 	hosts  *hostTable
 	probes *probeCache
 }
@@ -209,9 +222,10 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	if c.o.Transport != nil {
 		rs.rt = c.o.Transport
 	} else {
-		rs.guard = newGuard(runCtx, newDNSCache(runCtx, c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
+		rs.guard = newGuard(runCtx, &c.o)
 		rs.rt = newTransport(rs.guard, &c.o)
 	}
+	rs.rt = withRobotsPacing(rs.rt, c.o.Robots)
 	return rs, func() {
 		cancel()
 		if ci, ok := rs.rt.(interface{ CloseIdleConnections() }); ok {
@@ -223,10 +237,10 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 // newTransport is the shared Transport of a run: keep-alive, HTTP/2 where
 // the server offers it, at most PerHost connections per host, every dial
 // through the SSRF guard and never through a proxy.
-func newTransport(g *guard, o *Options) *http.Transport {
+func newTransport(g *netguard.Dialer, o *Options) *http.Transport {
 	return &http.Transport{
 		Proxy:                  nil,
-		DialContext:            g.dialContext,
+		DialContext:            g.DialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           0, // no limit; per host below
 		MaxIdleConnsPerHost:    o.PerHost,
@@ -283,6 +297,9 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 		}
 		seen[t.URL] = struct{}{}
 		u, reason := c.precheck(t.URL)
+		if reason == "" {
+			reason = rs.robotsSkip(ctx, u)
+		}
 		if reason != "" {
 			if err := ctx.Err(); err != nil {
 				return err

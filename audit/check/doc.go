@@ -11,8 +11,12 @@
 //
 // Fetching untrusted URLs is dangerous, so everything is bounded: connect
 // and total time per attempt, redirects, body bytes after decompression,
-// header bytes. The default transport dials only addresses that pass an
-// SSRF policy checked on the resolved IP at connect time, on every hop.
+// header bytes. The default transport dials only addresses that pass the
+// SSRF policy of package netguard, checked on the resolved IP at connect
+// time, on every hop: private addresses only with AllowPrivate or for the
+// exact hosts of AllowPrivateHosts. With Options.Robots, robots.txt binds
+// the audited site's own URLs: disallowed ones are skipped, redirects into
+// them not followed, and every request waits for its host's Crawl-delay.
 //
 // Run schedules targets over a fixed pool of workers with per-host queues:
 // a worker is handed a target only when that target's host has a free slot

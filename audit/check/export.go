@@ -9,17 +9,15 @@ package check
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // NewTransport returns an HTTP transport that dials only addresses passing
-// the SSRF policy of Options.AllowPrivate (checked on the resolved IP at
+// the SSRF policy of Options.AllowPrivate and Options.AllowPrivateHosts (checked on the resolved IP at
 // connect time, on every request, DNS answers cached), with the connect
 // timeout, per-host connection limit and header cap of opts (defaults as in
 // New). It never uses a proxy. It does not follow redirects (it is a
@@ -40,7 +38,7 @@ func NewTransport(opts Options) (http.RoundTripper, func()) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g := newGuard(ctx, newDNSCache(ctx, c.o.Resolver, c.o.ConnectTimeout), c.o.AllowPrivate, c.o.ConnectTimeout)
+	g := newGuard(ctx, &c.o)
 	tr := newTransport(g, &c.o)
 	return tr, func() {
 		cancel()
@@ -63,39 +61,23 @@ func NewTransport(opts Options) (http.RoundTripper, func()) {
 // in the URL, before resolution. With opts.AllowPrivate, no entry or
 // opts.Transport set, it is NewTransport.
 func NewTransportAllowing(opts Options, privateOK []string) (http.RoundTripper, func()) {
-	allowed := map[string]bool{}
+	var urls []string
 	for _, raw := range privateOK {
-		if hp, ok := dialAddr(raw); ok {
-			allowed[hp] = true
+		if _, ok := dialAddr(raw); ok {
+			urls = append(urls, raw)
 		}
 	}
-	if opts.Transport != nil || opts.AllowPrivate || len(allowed) == 0 {
+	if opts.Transport != nil || opts.AllowPrivate || len(urls) == 0 {
 		return NewTransport(opts)
 	}
-	return NewGuardedTransport(opts, func(addr string) bool { return allowed[addr] })
+	opts.AllowPrivateHosts = append(append([]string(nil), opts.AllowPrivateHosts...), urls...)
+	return NewTransport(opts)
 }
 
 // dialAddr returns the address net/http dials for an absolute http(s)
 // URL: host and port (default 80 or 443), lower-cased.
 func dialAddr(raw string) (string, bool) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return "", false
-	}
-	port := u.Port()
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		if port == "" {
-			port = "80"
-		}
-	case "https":
-		if port == "" {
-			port = "443"
-		}
-	default:
-		return "", false
-	}
-	return strings.ToLower(net.JoinHostPort(u.Hostname(), port)), true
+	return netguard.DialAddr(raw)
 }
 
 // ReadBody reads at most max decoded bytes of resp's body: gzip and deflate

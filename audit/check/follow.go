@@ -105,6 +105,10 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			return ch
 		}
 		seen[nextStr] = s.cookies
+		if why := s.rs.robotsSkip(ctx, next); why != "" {
+			ch.stop = "redirect not followed: " + why
+			return ch
+		}
 		cur, curStr = next, nextStr
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -163,23 +162,5 @@ func FuzzProbeFor(f *testing.F) {
 		}
 		redirectToRoot(u, pu, nil)
 		isHome(u.Path)
-	})
-}
-
-// FuzzCheckAddr: an IPv4 address and its IPv4-mapped IPv6 form are judged
-// alike.
-func FuzzCheckAddr(f *testing.F) {
-	f.Add([]byte{169, 254, 169, 254}, false)
-	f.Add([]byte{127, 0, 0, 1}, true)
-	f.Add([]byte{100, 64, 0, 1}, false)
-	f.Fuzz(func(t *testing.T, b []byte, allow bool) {
-		if len(b) != 4 {
-			return
-		}
-		v4 := netip.AddrFrom4([4]byte(b))
-		mapped := netip.AddrFrom16(v4.As16())
-		if (checkAddr(v4, allow) == "") != (checkAddr(mapped, allow) == "") {
-			t.Fatalf("%s: %q, mapped %s: %q", v4, checkAddr(v4, allow), mapped, checkAddr(mapped, allow))
-		}
 	})
 }

@@ -1,9 +1,9 @@
 package check
 
 // The SSRF policy for other stages that choose per host which addresses
-// they may reach: the crawler (the audited site may live on loopback or a
-// private network, nothing it links to may) and the command line (is the
-// audited site private?). See export.go for the archive stage's pieces.
+// they may reach. The guard itself is package netguard; these wrappers
+// keep the checker's API for callers that build transports from
+// check.Options. See export.go for the archive stage's pieces.
 
 import (
 	"context"
@@ -11,19 +11,14 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // IsPrivateAddr reports whether ip is an address the SSRF policy connects
-// to only with Options.AllowPrivate (or an equivalent per-host allowance):
-// loopback, RFC 1918, CGNAT 100.64.0.0/10, benchmarking 198.18.0.0/15, ULA
-// fc00::/7, site-local fec0::/10, and the IPv6 forms that embed such an
-// IPv4 address. Addresses never connected to (link-local, unspecified,
-// multicast, broadcast, reserved) are not private: IsPrivateAddr is false
-// for them, and no allowance makes them reachable. It is the test to use
-// for "the audited site lives on a private network", so that a site the
-// crawler may reach is a site whose own pages the checker may reach.
+// to only when allowed (see netguard.IsPrivateAddr).
 func IsPrivateAddr(ip netip.Addr) bool {
-	return checkAddr(ip, true) == "" && checkAddr(ip, false) != ""
+	return netguard.IsPrivateAddr(ip)
 }
 
 // NewGuardedTransport returns an HTTP transport whose every connection
@@ -31,11 +26,12 @@ func IsPrivateAddr(ip netip.Addr) bool {
 // address, the Dialer's Control hook checking again), with the connect
 // timeout, per-host connection limit and header cap of opts (defaults as
 // in New), and no proxy. Loopback and private addresses are allowed for a
-// dial when opts.AllowPrivate is set or privateOK (which may be nil)
-// reports true for its address: "host:port" as net/http dials it, the host
-// lower-cased, an IPv6 literal in brackets. Link-local, unspecified,
-// multicast and broadcast addresses are refused for every address.
-// opts.Transport is ignored: the result is always guarded.
+// dial when opts.AllowPrivate is set, its address is on
+// opts.AllowPrivateHosts, or privateOK (which may be nil) reports true
+// for it: "host:port" as net/http dials it, the host lower-cased, an IPv6
+// literal in brackets. Link-local, unspecified, multicast and broadcast
+// addresses are refused for every address. opts.Transport is ignored: the
+// result is always guarded.
 //
 // Callers may tune the returned transport's pool and timeouts before
 // first use, but must keep its DialContext and Proxy. The returned function
@@ -43,16 +39,18 @@ func IsPrivateAddr(ip netip.Addr) bool {
 func NewGuardedTransport(opts Options, privateOK func(addr string) bool) (*http.Transport, func()) {
 	c := New(opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	dns := newDNSCache(ctx, c.o.Resolver, c.o.ConnectTimeout)
-	strict := newGuard(ctx, dns, c.o.AllowPrivate, c.o.ConnectTimeout)
+	gopts := guardOptions(&c.o)
+	strict := netguard.NewDialer(ctx, gopts)
 	tr := newTransport(strict, &c.o)
 	if privateOK != nil && !c.o.AllowPrivate {
-		lenient := newGuard(ctx, dns, true, c.o.ConnectTimeout)
+		lenientOpts := gopts
+		lenientOpts.AllowPrivate = true
+		lenient := netguard.NewDialer(ctx, lenientOpts)
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if privateOK(strings.ToLower(addr)) {
-				return lenient.dialContext(ctx, network, addr)
+				return lenient.DialContext(ctx, network, addr)
 			}
-			return strict.dialContext(ctx, network, addr)
+			return strict.DialContext(ctx, network, addr)
 		}
 	}
 	return tr, func() {

@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot/netguard"
 )
 
 func TestIsPrivateAddr(t *testing.T) {
@@ -38,7 +40,7 @@ func TestIsPrivateAddr(t *testing.T) {
 		// The same policy as the guard: private means refused without
 		// AllowPrivate and allowed with it.
 		ip := netip.MustParseAddr(addr)
-		if want && (checkAddr(ip, false) == "" || checkAddr(ip, true) != "") {
+		if want && (netguard.Check(ip, false) == "" || netguard.Check(ip, true) != "") {
 			t.Errorf("%s: IsPrivateAddr disagrees with checkAddr", addr)
 		}
 	}

@@ -406,7 +406,7 @@ func (db *DB) SaveFindings(ctx context.Context, findings []audit.Finding) error 
 	for i := range findings {
 		runIDs[i] = findings[i].RunID
 	}
-	err := db.writeBatch(ctx, runIDs, insertFindingSQL, len(findings), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+	err := db.writeBatch(ctx, runIDs, insertFindingSQL(db.compact), len(findings), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		return insertFinding(ctx, stmt, i, &findings[i])
 	})
 	if err != nil {
@@ -414,12 +414,6 @@ func (db *DB) SaveFindings(ctx context.Context, findings []audit.Finding) error 
 	}
 	return nil
 }
-
-// insertFindingSQL inserts a finding; the link, when given, must belong to
-// the finding's run, otherwise nothing is inserted.
-const insertFindingSQL = `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment)
-	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
 
 func insertFinding(ctx context.Context, stmt *sql.Stmt, i int, f *audit.Finding) error {
 	audit.RedactStrings(f) // URL passwords never stored
@@ -456,7 +450,7 @@ func (db *DB) ReplaceFindings(ctx context.Context, runID int64, findings []audit
 	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE run_id = ?`, runID); err != nil {
 		return fmt.Errorf("replace findings: delete: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, insertFindingSQL)
+	stmt, err := tx.PrepareContext(ctx, insertFindingSQL(db.compact))
 	if err != nil {
 		return fmt.Errorf("replace findings: %w", err)
 	}
@@ -631,8 +625,8 @@ func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]LinkRef, error) {
 	var refs []LinkRef
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
-			SELECT l.id, l.page_id, p.url, l.target_id, l.href, l.fragment, l.element, l.text, l.resource
-			FROM links l JOIN pages p ON p.id = l.page_id
+			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.text, l.resource
+			FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
 			WHERE l.run_id = ?
 			ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 			var (
@@ -663,9 +657,10 @@ func (db *DB) Findings(ctx context.Context, runID int64) ([]audit.Finding, error
 	var findings []audit.Finding
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
-			SELECT run_id, link_id, page_url, target, verdict, message, fragment
-			FROM findings WHERE run_id = ?
-			ORDER BY page_url, target, id`, runID, func(rows *sql.Rows) error {
+			SELECT f.run_id, f.link_id, `+findingPageSQL+` AS page_url, `+findingTargetSQL+` AS target,
+				f.verdict, f.message, f.fragment
+			FROM findings f`+findingJoin+`WHERE f.run_id = ?
+			ORDER BY page_url, target, f.id`, runID, func(rows *sql.Rows) error {
 			var (
 				f       audit.Finding
 				linkID  sql.NullInt64

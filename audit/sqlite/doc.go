@@ -13,7 +13,12 @@
 //
 // Every string read from the web (URLs, link text, attribute values,
 // diagnostics) is bound as a parameter and stored verbatim, including NUL
-// bytes and invalid UTF-8. Instants are stored as RFC 3339 UTC text.
+// bytes and invalid UTF-8 (or, since migration 0008, through another row
+// that holds the same bytes: a link's href through its target, see
+// intern.go). Instants are stored as RFC 3339 UTC text.
+//
+// Reads that scale with the links of a run stream: EachLink walks them one
+// at a time in one read transaction, PageList gives the pages without them.
 //
 // A DB is safe for concurrent use. Writes go through one connection and
 // start with BEGIN IMMEDIATE, reads use a separate pool; several processes

@@ -24,7 +24,8 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 	}
 	defer tx.Rollback()
 	// writePages checks that the run exists (also for an empty batch).
-	if err := writePages(ctx, tx, runID, pages); err != nil {
+	saved, err := db.writePages(ctx, tx, runID, pages)
+	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)
 	}
 	if len(queued) > 0 {
@@ -44,6 +45,7 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save crawl: commit: %w", err)
 	}
+	saved.publish()
 	return nil
 }
 

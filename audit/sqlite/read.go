@@ -100,7 +100,7 @@ func (db *DB) Pages(ctx context.Context, runID int64) ([]*audit.Page, error) {
 	var pages []*audit.Page
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		var err error
-		pages, err = readPages(ctx, tx, runID)
+		pages, _, err = readPages(ctx, tx, runID, true)
 		return err
 	})
 	if err != nil {
@@ -109,8 +109,13 @@ func (db *DB) Pages(ctx context.Context, runID int64) ([]*audit.Page, error) {
 	return pages, nil
 }
 
-func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, error) {
-	var pages []*audit.Page
+// readPages reads the pages of a run and their IDs; full adds their links
+// (with everything of them) and evidence.
+func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audit.Page, []int64, error) {
+	var (
+		pages []*audit.Page
+		ids   []int64
+	)
 	byID := make(map[int64]*audit.Page)
 	page := func(id int64) (*audit.Page, error) {
 		p, ok := byID[id]
@@ -142,10 +147,11 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		p.Duration = time.Duration(durationMS) * time.Millisecond
 		byID[id] = &p
 		pages = append(pages, &p)
+		ids = append(ids, id)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read pages: %w", err)
+		return nil, nil, fmt.Errorf("read pages: %w", err)
 	}
 
 	err = each(ctx, tx, `
@@ -167,10 +173,13 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read redirects: %w", err)
+		return nil, nil, fmt.Errorf("read redirects: %w", err)
+	}
+	if !full {
+		return pages, ids, readPageParts(ctx, tx, runID, page)
 	}
 	if err := readEvidence(ctx, tx, runID, page); err != nil {
-		return nil, fmt.Errorf("read evidence: %w", err)
+		return nil, nil, fmt.Errorf("read evidence: %w", err)
 	}
 
 	// Links are appended to their page's slice; pointers into the slices
@@ -181,10 +190,10 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 	}
 	linkPositions := make(map[int64]linkPos)
 	err = each(ctx, tx, `
-		SELECT page_id, id, element, attr, href, raw_href, text, rel, resource,
-			has_robust, originalurl, originalurl_raw, originalurl_inferred, versiondate,
-			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw
-		FROM links WHERE run_id = ? ORDER BY page_id, ord`, runID, func(rows *sql.Rows) error {
+		SELECT l.page_id, l.id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
+			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
+			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw
+		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID, linkID               int64
 			l                            audit.Link
@@ -229,7 +238,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read links: %w", err)
+		return nil, nil, fmt.Errorf("read links: %w", err)
 	}
 	link := func(id int64) (*audit.Link, error) {
 		pos, ok := linkPositions[id]
@@ -282,7 +291,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read snapshots: %w", err)
+		return nil, nil, fmt.Errorf("read snapshots: %w", err)
 	}
 
 	err = each(ctx, tx, `
@@ -311,7 +320,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read mset temporal: %w", err)
+		return nil, nil, fmt.Errorf("read mset temporal: %w", err)
 	}
 
 	err = each(ctx, tx, `
@@ -333,7 +342,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read identifiers: %w", err)
+		return nil, nil, fmt.Errorf("read identifiers: %w", err)
 	}
 
 	err = each(ctx, tx, `
@@ -366,7 +375,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read pwids: %w", err)
+		return nil, nil, fmt.Errorf("read pwids: %w", err)
 	}
 
 	err = each(ctx, tx, `
@@ -397,7 +406,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64) ([]*audit.Page, err
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read diagnostics: %w", err)
+		return nil, nil, fmt.Errorf("read diagnostics: %w", err)
 	}
-	return pages, nil
+	return pages, ids, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/linkrot/linkrot/audit"
 )
 
@@ -48,34 +50,43 @@ func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) e
 	}
 	defer tx.Rollback()
 
-	if err := writePages(ctx, tx, runID, pages); err != nil {
+	s, err := db.writePages(ctx, tx, runID, pages)
+	if err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.publish()
+	return nil
 }
 
 // writePages stores pages of a run inside tx (see SavePages), after
-// checking that the run exists.
-func writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Page) error {
+// checking that the run exists. Once tx has committed, the caller calls
+// the returned saver's publish, which shares the targets it created with
+// later batches (see DB.targetIDs).
+func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Page) (*saver, error) {
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
+		return nil, fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	s := &saver{
 		runID:     runID,
 		now:       formatInstant(time.Now()),
-		byRaw:     make(map[string]any),
-		byRawHTTP: make(map[string]any),
+		compact:   db.compact,
+		shared:    db.targetIDs,
+		byRaw:     make(map[string]targetOf),
+		byRawHTTP: make(map[string]targetOf),
 		byNorm:    make(map[string]int64),
 	}
 	defer s.close()
 	if err := s.prepare(ctx, tx); err != nil {
-		return err
+		return nil, err
 	}
 	for i, p := range pages {
 		// Secrets never stored: URL passwords in anything the page
@@ -84,16 +95,16 @@ func writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Pag
 		// what it produced).
 		audit.RedactStrings(p)
 		if p == nil {
-			return fmt.Errorf("page %d of the batch is nil", i)
+			return nil, fmt.Errorf("page %d of the batch is nil", i)
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("stopped before page %d of %d: %w", i+1, len(pages), err)
+			return nil, fmt.Errorf("stopped before page %d of %d: %w", i+1, len(pages), err)
 		}
 		if err := s.page(ctx, p); err != nil {
-			return fmt.Errorf("page %s: %w", quote(p.URL), err)
+			return nil, fmt.Errorf("page %s: %w", quote(p.URL), err)
 		}
 	}
-	return nil
+	return s, nil
 }
 
 // quote quotes s for an error message, shortened if long (a URL from the
@@ -111,10 +122,19 @@ func quote(s string) string {
 type saver struct {
 	runID int64
 	now   any // first_seen_at of new targets
+	// compact: write links in the compact form of migration 0008
+	// (url_form). False only for a DB built by hand on an older schema
+	// (the fixture writers of the tests).
+	compact bool
+	// shared is the DB's cache of target IDs by normalized URL across
+	// batches (nil: none). Targets found by SELECT go in at once; targets
+	// this transaction inserts wait in created until it has committed
+	// (publish), so a rolled-back ID never enters it.
+	shared  *lru.Cache[string, int64]
+	created []string
 	// byRaw and byRawHTTP cache target results of this transaction by raw
-	// URL (without and with httpOnly): an int64 ID, or nil for "no target".
-	// byNorm caches IDs by normalized URL.
-	byRaw, byRawHTTP map[string]any
+	// URL (without and with httpOnly). byNorm caches IDs by normalized URL.
+	byRaw, byRawHTTP map[string]targetOf
 	byNorm           map[string]int64
 
 	insPage, insTarget, selTarget, insRedirect, insLink, insSnapshot,
@@ -140,11 +160,7 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
 		{&s.insRedirect, `INSERT INTO redirects (page_id, hop, from_url, to_url, status)
 			VALUES (?, ?, ?, ?, ?)`},
-		{&s.insLink, `INSERT INTO links (page_id, run_id, ord, element, attr, href, raw_href,
-			target_id, text, rel, resource, fragment,
-			has_robust, originalurl, originalurl_raw, originalurl_inferred, versiondate,
-			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insLink, insertLinkSQL(s.compact)},
 		{&s.insSnapshot, `INSERT INTO snapshots (link_id, source, ord, url, datetime, date_only,
 			datetime_raw, rel, target_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
@@ -176,59 +192,96 @@ func (s *saver) close() {
 	}
 }
 
+// targetOf is the target of a raw URL: id is its ID as an int64, or nil
+// for "no target"; url is its normalized URL.
+type targetOf struct {
+	id  any
+	url string
+}
+
+// publish shares the targets the committed transaction created with later
+// batches.
+func (s *saver) publish() {
+	if s == nil || s.shared == nil {
+		return
+	}
+	for _, norm := range s.created {
+		s.shared.Add(norm, s.byNorm[norm])
+	}
+	s.created = nil
+}
+
 // target returns the ID of the target of raw (creating it if needed) as an
 // int64, or nil when raw has none: empty, unparseable or not absolute, and
 // with httpOnly, not http or https.
 func (s *saver) target(ctx context.Context, raw string, httpOnly bool) (any, error) {
+	t, err := s.targetURL(ctx, raw, httpOnly)
+	return t.id, err
+}
+
+// targetURL is target with the target's normalized URL.
+func (s *saver) targetURL(ctx context.Context, raw string, httpOnly bool) (targetOf, error) {
 	cache := s.byRaw
 	if httpOnly {
 		cache = s.byRawHTTP
 	}
-	if id, ok := cache[raw]; ok {
-		return id, nil
+	if t, ok := cache[raw]; ok {
+		return t, nil
 	}
-	id, err := s.lookupTarget(ctx, raw, httpOnly)
+	t, err := s.lookupTarget(ctx, raw, httpOnly)
 	if err != nil {
-		return nil, err
+		return targetOf{}, err
 	}
-	cache[raw] = id
-	return id, nil
+	cache[raw] = t
+	return t, nil
 }
 
-func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (any, error) {
+func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (targetOf, error) {
 	if strings.TrimSpace(raw) == "" {
-		return nil, nil
+		return targetOf{}, nil
 	}
 	norm, err := audit.NormalizeURL(raw)
 	if err != nil {
-		return nil, nil // not a URL: data, not an error
+		return targetOf{}, nil // not a URL: data, not an error
 	}
 	u, err := url.Parse(norm)
 	if err != nil || u.Scheme == "" {
-		return nil, nil
+		return targetOf{}, nil
 	}
 	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
-		return nil, nil
+		return targetOf{}, nil
 	}
 	if id, ok := s.byNorm[norm]; ok {
-		return id, nil
+		return targetOf{id, norm}, nil
+	}
+	if s.shared != nil {
+		if id, ok := s.shared.Get(norm); ok {
+			s.byNorm[norm] = id
+			return targetOf{id, norm}, nil
+		}
 	}
 	// Look up first: most targets exist already (earlier batches and runs).
 	// The transaction holds the write lock, so nobody can insert the URL
 	// between the SELECT and the INSERT.
 	var id int64
 	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
+	switch {
+	case err == nil:
+		if s.shared != nil {
+			s.shared.Add(norm, id) // committed before this transaction began
+		}
+	case errors.Is(err, sql.ErrNoRows):
 		var res sql.Result
 		if res, err = s.insTarget.ExecContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now); err == nil {
 			id, err = res.LastInsertId()
 		}
+		s.created = append(s.created, norm)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", quote(norm), err)
+		return targetOf{}, fmt.Errorf("target %s: %w", quote(norm), err)
 	}
 	s.byNorm[norm] = id
-	return id, nil
+	return targetOf{id, norm}, nil
 }
 
 func (s *saver) page(ctx context.Context, p *audit.Page) error {
@@ -296,11 +349,23 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 }
 
 func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) (int64, error) {
-	target, err := s.target(ctx, l.Href, false)
+	t, err := s.targetURL(ctx, l.Href, false)
 	if err != nil {
 		return 0, err
 	}
+	target := t.id
 	_, fragment, _ := strings.Cut(l.Href, "#")
+	href, rawHref := l.Href, l.RawHref
+	var form int
+	if s.compact {
+		form = linkURLForm(l.Href, l.RawHref, fragment, t)
+		if form&formHrefTarget != 0 {
+			href = ""
+		}
+		if form&formRawHref != 0 {
+			rawHref = ""
+		}
+	}
 
 	var (
 		hasRobust                                                      int
@@ -327,10 +392,14 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		msetRaw = l.Mset.Raw
 	}
 
-	res, err := s.insLink.ExecContext(ctx, pageID, s.runID, ord, l.Element, l.Attr, l.Href,
-		l.RawHref, target, l.Text, strings.Join(l.Rel, " "), boolInt(l.Resource), fragment,
+	args := []any{pageID, s.runID, ord, l.Element, l.Attr, href,
+		rawHref, target, l.Text, strings.Join(l.Rel, " "), boolInt(l.Resource), fragment,
 		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
-		hasMset, msetRaw)
+		hasMset, msetRaw}
+	if s.compact {
+		args = append(args, form)
+	}
+	res, err := s.insLink.ExecContext(ctx, args...)
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/linkrot/linkrot/audit"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -47,10 +49,19 @@ const busyTimeout = 10 * time.Second
 // Pragmas are set in the DSN (_pragma=...), which the driver runs on every
 // new connection of a pool: busy_timeout is per connection, and a PRAGMA
 // executed through a pool would reach only one of them.
+//
+// The single writer keeps targetIDs, a bounded LRU cache of target IDs by
+// normalized URL, so that a batch of pages finds the targets earlier
+// batches used without asking SQLite.
 type DB struct {
 	path  string
 	write *sql.DB
 	read  *sql.DB
+	// compact: the schema has migration 0008 (interned URLs) and rows are
+	// written in its form. Open sets it; only tests that build a DB by hand
+	// on an older schema leave it false.
+	compact   bool
+	targetIDs *lru.Cache[string, int64]
 }
 
 // Open opens the database at path, creating the file if it does not exist,
@@ -88,6 +99,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	if err := migrate(ctx, db.write); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+
+	if err := ensureInterned(ctx, db.write); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db.compact = true
+	if db.targetIDs, err = lru.New[string, int64](targetCacheSize); err != nil {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}

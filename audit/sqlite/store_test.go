@@ -232,8 +232,13 @@ func TestStore_RoundTrip(t *testing.T) {
 
 	t.Run("Columns", func(t *testing.T) {
 		// What the checker and reports query directly.
-		if got := count(t, db, `SELECT count(*) FROM links WHERE fragment = 'sec' AND href = 'https://example.com/a#sec'`); got != 1 {
+		if got := count(t, db, `SELECT count(*) FROM links l JOIN link_urls u ON u.link_id = l.id
+			WHERE l.fragment = 'sec' AND u.href = 'https://example.com/a#sec'`); got != 1 {
 			t.Errorf("fragment not stored")
+		}
+		// Interned (0008): that href is stored through its target.
+		if got := count(t, db, `SELECT count(*) FROM links WHERE fragment = 'sec' AND href = '' AND url_form & 1`); got != 1 {
+			t.Errorf("href of a link to a target stored verbatim, not through the target")
 		}
 		if got := count(t, db, `SELECT count(*) FROM links WHERE target_id IS NULL`); got != 2 {
 			t.Errorf("links without target = %d, want 2 (unparseable, empty)", got)

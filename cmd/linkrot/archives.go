@@ -246,13 +246,14 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 
 // archiveTransport returns the options of the stage's guarded transport
 // and the endpoints allowed to be private. Loopback and private addresses
-// are allowed everywhere when the audited site lives there (as for the
-// live check) or with --allow-private; else only for the archives the user
-// configured (--archive, --pwid-archive) that are there: a snapshot URL,
-// identifier or redirect naming another private host stays refused.
+// are allowed everywhere with --allow-private; else only for the audited
+// site's own origins and the archives the user configured (--archive,
+// --pwid-archive) that are there: a snapshot URL, identifier or redirect
+// naming another private host stays refused, even when the site itself
+// lives on loopback.
 func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
 	topts := kopts
-	topts.AllowPrivate = kopts.AllowPrivate || hostsArePrivate(ctx, runHosts(run))
+	topts.Robots = nil // archives are not the site
 	if topts.AllowPrivate {
 		return topts, nil
 	}
@@ -267,7 +268,9 @@ func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, arch
 			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
 		}
 	}
-	var private []string
+	// The audited site's own origins, exactly (an archive stage fetch
+	// of the site's pages), never the rest of its network.
+	private := seedOrigins(run.Seeds, true)
 	for _, u := range endpoints {
 		if h := hostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
 			private = append(private, u)

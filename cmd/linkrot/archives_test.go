@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,7 +144,7 @@ func (f *archiveFixture) fill(s string) string {
 }
 
 func (f *archiveFixture) args(dbPath string) []string {
-	return []string{"audit", f.site.URL + "/", "--db", dbPath, "--timeout", "5s", "--no-report",
+	return []string{"audit", f.site.URL + "/", "--db", dbPath, "--allow-private", "--timeout", "5s", "--no-report",
 		"--archive", f.fx.Flag("fx", "6000/min"),
 		"--archive", "slow=" + f.slow.URL + "/tg200/,timemap=" + f.slow.URL + "/timemap/link/,rate=6000/min",
 		"--pwid-archive", "fixture.archive=" + f.fx.URL + "/web/{timestamp}{raw}/{item}",
@@ -629,8 +630,8 @@ func TestArchiveTransport(t *testing.T) {
 	// A public address literal: no DNS query.
 	run := &audit.Run{Seeds: []string{"http://93.184.215.14/"}}
 	topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{})
-	if topts.AllowPrivate || len(private) != 4 {
-		t.Fatalf("AllowPrivate %v, private endpoints %v; want false and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
+	if topts.AllowPrivate || len(private) != 6 {
+		t.Fatalf("AllowPrivate %v, private endpoints %v; want false, the site's two origins and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
 	}
 	rt, done := check.NewTransportAllowing(topts, private)
 	defer done()
@@ -643,11 +644,18 @@ func TestArchiveTransport(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Class != "policy" {
 		t.Errorf("snapshot on another loopback host: %v, want a policy refusal", err)
 	}
-	// A site on loopback allows private addresses everywhere, as the live
-	// check does.
-	run.Seeds = []string{fa.URL + "/"}
-	if topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{}); !topts.AllowPrivate || private != nil {
-		t.Errorf("site on loopback: AllowPrivate %v, private %v", topts.AllowPrivate, private)
+	// A site on loopback allows its own origin, not the whole private
+	// network: the other loopback archive stays refused.
+	run.Seeds = []string{other.URL + "/docs/"}
+	topts, private = archiveTransport(context.Background(), run, &f, archives, check.Options{})
+	if topts.AllowPrivate || !slices.Contains(private, other.URL+"/") {
+		t.Errorf("site on loopback: AllowPrivate %v, private %v; want false and the site's origin", topts.AllowPrivate, private)
+	}
+	rt2, done2 := check.NewTransportAllowing(topts, private)
+	defer done2()
+	client2 := archive.NewClient(archive.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
+	if _, err := client2.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1); err != nil {
+		t.Errorf("the site's own origin: %v", err)
 	}
 }
 
@@ -656,7 +664,7 @@ func TestArchiveTransport(t *testing.T) {
 func TestAuditCommand_NoArchivesFirstSeenDrift(t *testing.T) {
 	f := newArchiveFixture(t)
 	dbPath := filepath.Join(t.TempDir(), "offline.db")
-	args := []string{"audit", f.site.URL + "/", "--db", dbPath, "--timeout", "5s", "--no-report", "--fail-on", "none", "--no-archives"}
+	args := []string{"audit", f.site.URL + "/", "--db", dbPath, "--allow-private", "--timeout", "5s", "--no-report", "--fail-on", "none", "--no-archives"}
 	code, stdout, stderr := run(t, "", args...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -697,7 +705,7 @@ func TestAuditCommand_NoArchivesFirstSeenDrift(t *testing.T) {
 	}
 	// linkrot check --no-archives on the same run measures it again,
 	// without duplicates.
-	code, _, stderr = run(t, "", "check", "--db", dbPath, "--run", fmt.Sprint(r.ID), "--timeout", "5s", "--fail-on", "none", "--no-archives")
+	code, _, stderr = run(t, "", "check", "--db", dbPath, "--run", fmt.Sprint(r.ID), "--allow-private", "--timeout", "5s", "--fail-on", "none", "--no-archives")
 	if code != exitOK {
 		t.Fatalf("check again: exit %d: %s", code, stderr)
 	}

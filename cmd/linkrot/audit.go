@@ -115,6 +115,12 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// One robots.txt gate for the crawl and the checks: read once, one
+	// Crawl-delay budget per host across both stages.
+	if gate, closeGate := runScope(ctx, store, run).robotsGate(kopts.UserAgent); gate != nil {
+		defer closeGate()
+		copts.Robots, kopts.Robots = gate, gate
+	}
 	lk.setRun(ctx, run.ID)
 	if resumed {
 		printResuming(e.stdout, run)
@@ -169,6 +175,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return withRun(finish(err), run)
 	}
 	printCrawlSummary(e.stdout, stats)
+	if traps, err := store.CrawlTraps(ctx, run.ID); err == nil {
+		printTrapSummary(e.stdout, traps)
+	}
 
 	stageHook("check")
 	res, err := checkRun(ctx, e, store, run, kopts, kf, log)

@@ -57,7 +57,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
 	f.maxBody = 2 << 20
 	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
-	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow checking loopback and private addresses (automatic when the audited site lives there); link-local addresses are never allowed")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
 	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
 	fs.BoolVar(&f.noSoft404, "no-soft404", false, "turn off soft-404 and parked-domain detection (probes, page words, error URLs, parking fingerprints, redirect-to-root)")
 	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
@@ -269,9 +269,20 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 		return nil, fmt.Errorf("load checked targets: %w", err)
 	}
 	siteHosts := runHosts(run)
-	if !opts.AllowPrivate && hostsArePrivate(ctx, siteHosts) {
-		opts.AllowPrivate = true
-		log.Info("audited site is on a private or loopback address: private targets allowed")
+	// Exact SSRF scope: the audited origins and --allow-domain hosts may
+	// be private, nothing else (--allow-private opens the rest). robots.txt
+	// binds the site's own URLs here as in the crawl.
+	scope := runScope(ctx, store, run)
+	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
+	if opts.Robots == nil {
+		gate, closeGate := scope.robotsGate(opts.UserAgent)
+		defer closeGate()
+		if gate != nil {
+			opts.Robots = gate
+		}
+	}
+	if opts.Robots != nil {
+		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
 	}
 	// Which targets need their anchors collected (for #fragment links).
 	wantAnchors := map[int64]bool{}

@@ -22,6 +22,14 @@ import (
 // process stop for good when linkrot audit reaches the stage, after
 // printing "linkrot-test: stage NAME" on stderr.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(scaleWriteEnv); path != "" {
+		// BenchmarkScale1M's writer.
+		if err := writeScaleRun(context.Background(), path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("LINKROT_TEST_CLI") == "1" {
 		if at := os.Getenv("LINKROT_TEST_BLOCK_AT"); at != "" {
 			stageHook = func(stage string) {

@@ -37,6 +37,7 @@ type crawlFlags struct {
 	timeout      time.Duration
 	maxBody      sizeFlag
 	maxRedirects int
+	traps        trapFlags
 	logFormat    string
 	quiet        bool
 	verbose      bool
@@ -56,6 +57,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
+	f.traps.register(fs)
 	if shared {
 		fs.IntVar(&f.concurrency, "concurrency", 4, "parallel requests per host")
 		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
@@ -110,6 +112,13 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 		MaxBody:      int64(f.maxBody),
 		MaxRedirects: f.maxRedirects,
 		Logger:       log,
+
+		MaxSegmentRepeats: offIfZero(f.traps.segmentRepeats),
+		MaxPathSegments:   offIfZero(f.traps.pathSegments),
+		MaxQueryVariants:  offIfZero(f.traps.queryVariants),
+		MaxURLLength:      offIfZero(f.traps.urlLength),
+		SessionParams:     f.traps.sessionParams(),
+		KeepSessionIDs:    f.traps.keepSessionIDs,
 	}, nil
 }
 
@@ -287,6 +296,9 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	if stats != nil {
 		printCrawlSummary(e.stdout, stats)
+		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
+			printTrapSummary(e.stdout, traps)
+		}
 	}
 	return withRun(err, run)
 }

@@ -21,7 +21,7 @@ func TestCron_Nightly(t *testing.T) {
 	ctx := context.Background()
 	s := newCronSite(t)
 	db := filepath.Join(t.TempDir(), "linkrot.db")
-	args := []string{"audit", s.site.URL + "/", "--db", db, "--timeout", "5s", "--retries", "0",
+	args := []string{"audit", s.site.URL + "/", "--db", db, "--allow-private", "--timeout", "5s", "--retries", "0",
 		"--no-archives", "--no-report", "--fail-on", "new", "--confirm-spacing", "0"}
 
 	// Night 1: the dead links are new but not confirmed yet: exit 0, and
@@ -204,7 +204,7 @@ func TestCron_FailOnNewSharedTarget(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "linkrot.db")
 	audit := func(s *httptest.Server) (int, string) {
 		t.Helper()
-		code, stdout, stderr := run(t, "", "audit", s.URL+"/", "--db", db, "--retries", "0", "--no-archives", "--no-report",
+		code, stdout, stderr := run(t, "", "audit", s.URL+"/", "--db", db, "--allow-private", "--retries", "0", "--no-archives", "--no-report",
 			"--fail-on", "new", "--confirm-spacing", "0", "--no-soft404")
 		if code != exitOK && code != exitFindings {
 			t.Fatalf("audit %s: exit %d\n%s%s", s.URL, code, stdout, stderr)

@@ -511,6 +511,7 @@ func writeReportDir(dir string, ds *report.Dataset) (string, error) {
 type crawlItem struct {
 	page   *audit.Page
 	queued []audit.FrontierEntry
+	traps  []audit.CrawlTrap
 }
 
 // dbFrontier persists the crawl frontier through the crawl's writer.
@@ -527,9 +528,20 @@ func (f *dbFrontier) Restore(ctx context.Context) ([]audit.FrontierEntry, []stri
 func (f *dbFrontier) Queue(entries []audit.FrontierEntry) { f.w.Add(crawlItem{queued: entries}) }
 
 // crawlSink sends pages to the crawl's writer.
-type crawlSink struct{ w *audit.Batcher[crawlItem] }
+type crawlSink struct {
+	w     *audit.Batcher[crawlItem]
+	runID int64
+}
 
 func (s crawlSink) Add(p *audit.Page) { s.w.Add(crawlItem{page: p}) }
+
+// AddTraps stores crawl traps through the same writer (crawler.TrapSink).
+func (s crawlSink) AddTraps(ts []audit.CrawlTrap) {
+	for i := range ts {
+		ts[i].RunID = s.runID
+	}
+	s.w.Add(crawlItem{traps: ts})
+}
 
 // crawlStage crawls into run through one batched writer that stores pages
 // and the frontier together (sqlite.DB.SaveCrawl), restoring the frontier
@@ -540,19 +552,24 @@ func crawlStage(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, i
 		var (
 			pages  []*audit.Page
 			queued []audit.FrontierEntry
+			traps  []audit.CrawlTrap
 		)
 		for _, it := range items {
 			if it.page != nil {
 				pages = append(pages, it.page)
 			}
 			queued = append(queued, it.queued...)
+			traps = append(traps, it.traps...)
 		}
-		return store.SaveCrawl(ctx, run.ID, pages, queued)
+		if err := store.SaveCrawl(ctx, run.ID, pages, queued); err != nil {
+			return err
+		}
+		return store.SaveCrawlTraps(ctx, traps)
 	}, audit.WriterOptions{})
 	opts.Frontier = &dbFrontier{store: store, runID: run.ID, w: w}
 	prog := newProgressN(e.stderr, log, "crawling", -1)
 	opts.OnPage = func(p *audit.Page) { prog.addN(int64(len(p.Links))) }
-	c := crawler.New(opts, crawlSink{w})
+	c := crawler.New(opts, crawlSink{w: w, runID: run.ID})
 	var (
 		st  crawler.Stats
 		err error

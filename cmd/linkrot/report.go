@@ -36,6 +36,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	runID := fs.Int64("run", 0, "run to report (default: the latest)")
 	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
 	format := fs.String("format", "html", "html, json, csv, junit, markdown or sarif")
+	detail := fs.Int("detail-links", 0, "html: a run with more links than `N` (default 50000) gets its links listed in link pages (links/1.html, ...) and the report details those with something to show")
+	perPage := fs.Int("links-per-page", report.DefaultLinksPerPage, "html: links on one link page")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -49,6 +51,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	f, err := report.ParseFormat(*format)
 	if err != nil {
 		return usagef("--format: %v", err)
+	}
+	if *detail < 0 || *perPage < 1 {
+		return usagef("--detail-links must be 0 or more, --links-per-page 1 or more")
 	}
 	store, err := sqlite.Open(ctx, *db)
 	if err != nil {
@@ -69,7 +74,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		if dir == "" {
 			dir = defaultReportDir(*db)
 		}
-		path, err := report.WriteDir(dir, ds)
+		path, err := report.WriteDirOptions(dir, ds, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
 		if err != nil {
 			return err
 		}
@@ -129,16 +134,15 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 		return nil, wrap("run stats", err)
 	}
 	ds.Stats = *stats
-	if ds.Pages, err = store.Pages(ctx, run.ID); err != nil {
+	// Pages without their links: the links stream from the store each
+	// time a writer walks them, so that a run of millions of links is
+	// never held in memory.
+	pages, pageIDs, err := store.PageList(ctx, run.ID)
+	if err != nil {
 		return nil, wrap("pages", err)
 	}
-	refs, err := store.LinkRefs(ctx, run.ID)
-	if err != nil {
-		return nil, wrap("links", err)
-	}
-	if ds.Links, err = zipLinks(ds.Pages, refs); err != nil {
-		return nil, wrap("links", err)
-	}
+	ds.Pages = pages
+	ds.EachLink = linkStream(ctx, store, run.ID, pageIDs)
 	targets, err := store.Targets(ctx, run.ID)
 	if err != nil {
 		return nil, wrap("targets", err)
@@ -152,6 +156,9 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 	}
 	if ds.Findings, err = store.Findings(ctx, run.ID); err != nil {
 		return nil, wrap("findings", err)
+	}
+	if ds.CrawlTraps, err = store.CrawlTraps(ctx, run.ID); err != nil {
+		return nil, wrap("crawl traps", err)
 	}
 	if ds.Fixes, err = store.Maintenance(ctx, run.ID); err != nil {
 		return nil, wrap("link-maintenance records", err)
@@ -240,34 +247,22 @@ func mergeTracked(h *report.TargetHistory, th audit.TargetHistory, runID int64) 
 	}
 }
 
-// zipLinks pairs the links of pages (document order) with their store rows
-// (LinkRefs: page order, then document order) to give each link its ID and
-// target. The pages' Links slices are released.
-func zipLinks(pages []*audit.Page, refs []sqlite.LinkRef) ([]report.Link, error) {
-	pageIdx := make(map[string]int, len(pages))
-	for i, p := range pages {
-		pageIdx[p.URL] = i
+// linkStream returns the Dataset.EachLink of a run whose pages have the
+// store IDs pageIDs (in the order of Dataset.Pages).
+func linkStream(ctx context.Context, store *sqlite.DB, runID int64, pageIDs []int64) func(func(*report.Link) error) error {
+	pageIdx := make(map[int64]int, len(pageIDs))
+	for i, id := range pageIDs {
+		pageIdx[id] = i
 	}
-	out := make([]report.Link, 0, len(refs))
-	next := make([]int, len(pages)) // next unpaired link of each page
-	for _, r := range refs {
-		pi, ok := pageIdx[r.PageURL]
-		if !ok {
-			return nil, fmt.Errorf("link %d refers to page %q, not in the run", r.LinkID, r.PageURL)
-		}
-		p := pages[pi]
-		if next[pi] >= len(p.Links) {
-			return nil, fmt.Errorf("link %d: page %q has fewer links than the store", r.LinkID, r.PageURL)
-		}
-		l := p.Links[next[pi]]
-		next[pi]++
-		if l.Href != r.Href {
-			return nil, fmt.Errorf("link %d: store order and page order disagree (%q, %q)", r.LinkID, l.Href, r.Href)
-		}
-		out = append(out, report.Link{ID: r.LinkID, Page: pi, TargetID: r.TargetID, Link: l})
+	return func(fn func(*report.Link) error) error {
+		var rl report.Link
+		return store.EachLink(ctx, runID, func(l *sqlite.StoredLink) error {
+			pi, ok := pageIdx[l.PageID]
+			if !ok {
+				return fmt.Errorf("link %d refers to page %d, not in the run", l.ID, l.PageID)
+			}
+			rl = report.Link{ID: l.ID, Page: pi, TargetID: l.TargetID, Link: l.Link}
+			return fn(&rl)
+		})
 	}
-	for _, p := range pages {
-		p.Links = nil
-	}
-	return out, nil
 }

@@ -532,3 +532,84 @@ func TestReportBrowser(t *testing.T) {
 	b.check(t, "golden overview, dark")
 	b.screenshot(t, "report-dark.png")
 }
+
+// TestReportBrowser_LinkPages opens the HTML report of a run with more
+// links than the report details (lowered with --detail-links): the Links
+// view lists the link pages, a later link page shows its rows with the
+// pager around it, no CSP violation or console error happens, and the
+// hostile database's payloads do not run on the link pages either.
+func TestReportBrowser_LinkPages(t *testing.T) {
+	b := newBrowser(t)
+	fixReportTime(t)
+	for _, tc := range []struct {
+		name string
+		runs []fixtureRun
+	}{{"golden", goldenRuns()}, {"hostile", xssRuns()}} {
+		dir := t.TempDir()
+		dbPath := filepath.Join(dir, tc.name+".db")
+		buildReportDB(t, dbPath, tc.runs...)
+		out := filepath.Join(dir, "r")
+		if code, _, stderr := run(t, "", "report", "--db", dbPath, "--out", out, "--detail-links", "2", "--links-per-page", "3"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		pages, err := filepath.Glob(filepath.Join(out, "links", "*.html"))
+		if err != nil || len(pages) < 3 {
+			t.Fatalf("%s: link pages %v, %v; want at least 3", tc.name, pages, err)
+		}
+		index := "file://" + filepath.ToSlash(filepath.Join(out, "index.html"))
+		if err := chromedp.Run(b.ctx, chromedp.Navigate(index+"#links"), chromedp.WaitVisible(`#link-pages a`)); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var hrefs []string
+		b.eval(t, `Array.from(document.querySelectorAll('#link-pages a')).map(function (a) { return a.getAttribute('href'); })`, &hrefs)
+		if len(hrefs) != len(pages) {
+			t.Errorf("%s: the Links view lists %d link pages, want %d", tc.name, len(hrefs), len(pages))
+		}
+		b.check(t, tc.name+" links view")
+
+		// A later page, reached from the index as a reader would.
+		last := len(hrefs)
+		if err := chromedp.Run(b.ctx, chromedp.Click(`#link-pages a:nth-of-type(`+strconv.Itoa(last-1)+`)`, chromedp.NodeVisible),
+			chromedp.WaitVisible(`#links tbody tr`)); err != nil {
+			t.Fatalf("%s: open link page %d: %v", tc.name, last-1, err)
+		}
+		var got struct {
+			Rows    int    `json:"rows"`
+			First   string `json:"first"`
+			Heading string `json:"heading"`
+			Next    bool   `json:"next"`
+			Prev    bool   `json:"prev"`
+			Path    string `json:"path"`
+		}
+		b.eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
+			first: document.querySelector('#links tbody tr td').textContent,
+			heading: document.querySelector('h1').textContent,
+			next: !!document.querySelector('a[rel=next]'), prev: !!document.querySelector('a[rel=prev]'),
+			path: location.pathname})`, &got)
+		if got.Rows != 3 || got.First != strconv.Itoa((last-2)*3+1) || !got.Next || !got.Prev ||
+			!strings.HasSuffix(got.Path, "/links/"+strconv.Itoa(last-1)+".html") {
+			t.Errorf("%s: link page %d: %+v", tc.name, last-1, got)
+		}
+		if want := "page " + strconv.Itoa(last-1) + " of " + strconv.Itoa(last); !strings.Contains(got.Heading, want) {
+			t.Errorf("%s: heading %q, want %q in it", tc.name, got.Heading, want)
+		}
+		b.check(t, tc.name+" link page")
+		// Next leads to the last page; it has no next, and the rest of the
+		// links.
+		if err := chromedp.Run(b.ctx, chromedp.Click(`a[rel=next]`, chromedp.NodeVisible), chromedp.WaitVisible(`#links tbody tr`)); err != nil {
+			t.Fatalf("%s: next: %v", tc.name, err)
+		}
+		b.eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
+			first: document.querySelector('#links tbody tr td').textContent,
+			heading: document.querySelector('h1').textContent,
+			next: !!document.querySelector('a[rel=next]'), prev: !!document.querySelector('a[rel=prev]'),
+			path: location.pathname})`, &got)
+		if got.Rows < 1 || got.Rows > 3 || got.Next || !got.Prev || got.First != strconv.Itoa((last-1)*3+1) {
+			t.Errorf("%s: last link page: %+v", tc.name, got)
+		}
+		b.check(t, tc.name+" last link page")
+		if tc.name == "golden" {
+			b.screenshot(t, "report-link-page.png")
+		}
+	}
+}

@@ -239,7 +239,7 @@ func maps2(m map[string]int) map[string]int {
 
 // auditArgs are the arguments of the audits of the kill test.
 func (s *cronSite) auditArgs(db string, archives bool) []string {
-	args := []string{"audit", s.site.URL + "/", "--db", db, "--per-host", "1", "--timeout", "5s",
+	args := []string{"audit", s.site.URL + "/", "--db", db, "--allow-private", "--per-host", "1", "--timeout", "5s",
 		"--retries", "0", "--no-report", "--fail-on", "none"}
 	if archives {
 		a := s.archive.URL

@@ -1,11 +1,11 @@
-package check
+package netguard
 
 import (
 	"net/netip"
 	"testing"
 )
 
-func TestCheckAddr(t *testing.T) {
+func TestCheck(t *testing.T) {
 	tests := []struct {
 		addr        string
 		wantPrivate string // reason with allowPrivate=false ("" allowed)
@@ -51,14 +51,16 @@ func TestCheckAddr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ip := netip.MustParseAddr(tt.addr)
-		if got := checkAddr(ip, false); got != tt.wantPrivate {
-			t.Errorf("checkAddr(%s, false) = %q, want %q", tt.addr, got, tt.wantPrivate)
+		if got := Check(ip, false); got != tt.wantPrivate {
+			t.Errorf("Check(%s, false) = %q, want %q", tt.addr, got, tt.wantPrivate)
 		}
-		if got := checkAddr(ip, true); got != tt.wantAllowed {
-			t.Errorf("checkAddr(%s, true) = %q, want %q", tt.addr, got, tt.wantAllowed)
+		if got := Check(ip, true); got != tt.wantAllowed {
+			t.Errorf("Check(%s, true) = %q, want %q", tt.addr, got, tt.wantAllowed)
 		}
 	}
-	if got := checkAddr(netip.Addr{}, true); got != "invalid address" {
-		t.Errorf("checkAddr(zero) = %q", got)
+	if got := Check(netip.Addr{}, true); got != "invalid address" {
+		t.Errorf("Check(zero) = %q", got)
 	}
 }
+
+func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }

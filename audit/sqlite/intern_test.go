@@ -1,0 +1,266 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// internPage holds hrefs for every case of the interned form: through the
+// target (with and without a fragment), and verbatim because the
+// normalized URL differs (case, default port, an empty fragment, white
+// space, dot segments) or there is no target.
+func internPage(u string) *audit.Page {
+	p := &audit.Page{Extraction: audit.Extraction{URL: u}, RequestURL: u, Status: 200, ContentType: "text/html"}
+	for _, h := range []struct{ href, raw string }{
+		{"https://example.com/a", "https://example.com/a"},         // both through the target
+		{"https://example.com/a#sec", "a#sec"},                     // href through the target
+		{"https://EXAMPLE.com:443/a", "https://EXAMPLE.com:443/a"}, // normalized differs
+		{"https://example.com/a#", "a#"},                           // empty fragment: '#' kept
+		{" https://example.com/a ", " https://example.com/a "},     // white space
+		{"https://example.com/x/../a", "x/../a"},
+		{"https://example.com/a#x#y", "#x#y"}, // fragment with '#'
+		{"mailto:someone@example.org", "mailto:someone@example.org"},
+		{"not a url %zz", "not a url %zz"}, // no target
+		{"", ""},
+		{"https://example.com/" + hostileNUL, hostileNUL},
+	} {
+		p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: h.href, RawHref: h.raw, Text: h.raw})
+	}
+	return p
+}
+
+func TestIntern_RoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	want := []*audit.Page{internPage(url0)}
+	mustSave(t, db, runID, want...)
+	diffPages(t, mustPages(t, db, runID), want)
+
+	refs, err := db.LinkRefs(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range refs {
+		if r.Href != want[0].Links[i].Href {
+			t.Errorf("LinkRefs[%d].Href = %q, want %q", i, r.Href, want[0].Links[i].Href)
+		}
+	}
+	// The view gives the same strings.
+	rows, err := db.read.QueryContext(ctx, `SELECT u.href, u.raw_href FROM links l JOIN link_urls u ON u.link_id = l.id ORDER BY l.ord`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var i int
+	for rows.Next() {
+		var href, raw string
+		if err := rows.Scan(&href, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if l := want[0].Links[i]; href != l.Href || raw != l.RawHref {
+			t.Errorf("link_urls row %d = %q, %q; want %q, %q", i, href, raw, l.Href, l.RawHref)
+		}
+		i++
+	}
+	rows.Close()
+	// Stored compactly: the first two hrefs through the target, the first
+	// raw href through the href; the rest verbatim.
+	forms := map[int]int{0: 3, 1: 1, 2: 2, 3: 0, 4: 2, 7: 3, 8: 2, 9: 2}
+	for ord, form := range forms {
+		if got := count(t, db, `SELECT url_form FROM links WHERE ord = ?`, ord); got != form {
+			t.Errorf("link %d: url_form %d, want %d", ord, got, form)
+		}
+	}
+	if got := count(t, db, `SELECT count(*) FROM links WHERE url_form & 1 AND href <> ''`); got != 0 {
+		t.Errorf("%d interned hrefs still stored", got)
+	}
+
+	// Findings: page and target through the link when they are its own.
+	fs := []audit.Finding{
+		{RunID: runID, PageURL: url0, LinkID: refs[1].LinkID, Target: "https://example.com/a",
+			Verdict: audit.VerdictFragmentMissing, Message: "m", Fragment: "sec"},
+		{RunID: runID, PageURL: url0 + "other", LinkID: refs[1].LinkID, Target: "https://example.com/other",
+			Verdict: audit.VerdictNotFound, Message: "m"},
+		{RunID: runID, PageURL: url0, Target: "https://example.com/a", Verdict: audit.VerdictGone, Message: "no link"},
+	}
+	if err := db.SaveFindings(ctx, fs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Findings(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantF := []audit.Finding{fs[0], fs[2], fs[1]}; !reflect.DeepEqual(got, wantF) {
+		t.Errorf("Findings =\n%+v\nwant\n%+v", got, wantF)
+	}
+	if got := count(t, db, `SELECT count(*) FROM findings WHERE url_form = 3 AND page_url = '' AND target = ''`); got != 1 {
+		t.Errorf("interned findings = %d, want 1", got)
+	}
+}
+
+// TestIntern_Migrate: links and findings written verbatim by schema 7 are
+// rewritten by migration 0008 into the interned form, and read back the
+// same.
+func TestIntern_Migrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v7.db")
+	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	for _, m := range migrations()[:7] {
+		if err := applyMigration(ctx, write, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &DB{path: path, write: write, read: read} // compact false: schema 7 rows
+	r := &audit.Run{Mode: "site", Seeds: []string{url0}, Version: "v7"}
+	if err := old.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []*audit.Page{internPage(url0), fullPage(url0 + "full")}
+	mustSave(t, old, r.ID, want...)
+	// Findings through the legacy statement (no link refs reading: the
+	// schema-7 LinkRefs query would not know url_form).
+	var linkID int64
+	if err := write.QueryRowContext(ctx, `SELECT id FROM links WHERE ord = 1 AND run_id = ?`, r.ID).Scan(&linkID); err != nil {
+		t.Fatal(err)
+	}
+	fs := []audit.Finding{
+		{RunID: r.ID, PageURL: url0, LinkID: linkID, Target: "https://example.com/a", Verdict: audit.VerdictFragmentMissing, Message: "m", Fragment: "sec"},
+		{RunID: r.ID, PageURL: url0, LinkID: linkID, Target: "https://example.com/b", Verdict: audit.VerdictGone, Message: "another target"},
+	}
+	if err := old.SaveFindings(ctx, fs); err != nil {
+		t.Fatal(err)
+	}
+	emptyHrefs := count(t, old, `SELECT count(*) FROM links WHERE href = ''`)
+	write.Close()
+	read.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	diffPages(t, mustPages(t, db, r.ID), want)
+	got, err := db.Findings(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, fs) {
+		t.Errorf("Findings after 0008 =\n%+v\nwant\n%+v", got, fs)
+	}
+	if n := count(t, db, `SELECT count(*) FROM links WHERE url_form & 1`); n < 3 {
+		t.Errorf("%d links interned by the migration, want at least 3", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM links WHERE href = '' AND url_form & 1 = 0`); n != emptyHrefs {
+		t.Errorf("%d empty hrefs not interned after 0008, want the %d written empty", n, emptyHrefs)
+	}
+	if n := count(t, db, `SELECT count(*) FROM findings WHERE url_form = 3`); n != 1 {
+		t.Errorf("%d findings interned by the migration, want 1", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM findings WHERE url_form = 1 AND target = 'https://example.com/b'`); n != 1 {
+		t.Errorf("finding with another target: page interned, target kept: %d rows", n)
+	}
+}
+
+// TestIntern_CacheRollback: a batch that fails after creating targets
+// leaves no ID of them in the writer's cache; the next batch creates them
+// again and its links point to rows that exist.
+func TestIntern_CacheRollback(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	fresh := &audit.Page{RequestURL: "https://example.org/p", Extraction: audit.Extraction{URL: "https://example.org/p",
+		Links: []audit.Link{{Element: "a", Attr: "href", Href: "https://new.example/x", RawHref: "https://new.example/x"}}}}
+	if err := db.SavePages(ctx, runID, []*audit.Page{fresh, nil}); err == nil {
+		t.Fatal("a batch with a nil page saved")
+	}
+	if n := count(t, db, `SELECT count(*) FROM targets WHERE url = 'https://new.example/x'`); n != 0 {
+		t.Fatalf("rolled-back target stored: %d", n)
+	}
+	if _, ok := db.targetIDs.Get("https://new.example/x"); ok {
+		t.Fatal("rolled-back target ID in the cache")
+	}
+	mustSave(t, db, runID, fresh)
+	// A later batch finds the target in the cache (published on commit).
+	if _, ok := db.targetIDs.Get("https://new.example/x"); !ok {
+		t.Error("committed target not in the cache")
+	}
+	other := &audit.Page{RequestURL: "https://example.org/q", Extraction: audit.Extraction{URL: "https://example.org/q", Links: fresh.Links}}
+	mustSave(t, db, runID, other)
+	if n := count(t, db, `SELECT count(DISTINCT target_id) FROM links WHERE target_id IS NOT NULL
+		AND target_id IN (SELECT id FROM targets WHERE url = 'https://new.example/x')`); n != 1 {
+		t.Errorf("links to the target use %d target rows, want 1", n)
+	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestIntern_LatePlaceholder: a database migrated past 0008 by a build
+// whose 0008 was a placeholder gets the interning on open, with its rows
+// kept.
+func TestIntern_LatePlaceholder(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "placeholder.db")
+	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	for _, m := range migrations() {
+		if m.version == internMigration {
+			m.sql = "SELECT 1;"
+		}
+		if err := applyMigration(ctx, write, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &DB{path: path, write: write, read: read}
+	r := &audit.Run{Mode: "site", Seeds: []string{url0}, Version: "placeholder"}
+	if err := old.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []*audit.Page{internPage(url0)}
+	mustSave(t, old, r.ID, want...)
+	write.Close()
+	read.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := userVersion(t, db.write); got != latestVersion() {
+		t.Errorf("user_version %d, want %d", got, latestVersion())
+	}
+	diffPages(t, mustPages(t, db, r.ID), want)
+	if n := count(t, db, `SELECT count(*) FROM links WHERE url_form & 1`); n == 0 {
+		t.Error("no link interned")
+	}
+	// New rows are written interned.
+	r2 := mustCreateRun(t, db)
+	mustSave(t, db, r2, internPage(url0))
+	diffPages(t, mustPages(t, db, r2), want)
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,281 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// StoredLink is one link of a run as EachLink streams it: the link with
+// its Robust Links, mset data and diagnostics, and the IDs that tie it to
+// its page, its target and other rows.
+type StoredLink struct {
+	ID     int64
+	PageID int64
+	// TargetID is the link's target, 0 when it has none (see SavePages).
+	TargetID int64
+	audit.Link
+}
+
+// PageList returns the pages of a run in the order they were saved, with
+// their IDs, like Pages but without their links (and the links' data) and
+// evidence: redirects, identifiers and page diagnostics only. Its memory
+// grows with the pages, not the links; EachLink streams the links.
+func (db *DB) PageList(ctx context.Context, runID int64) ([]*audit.Page, []int64, error) {
+	var (
+		pages []*audit.Page
+		ids   []int64
+	)
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		var err error
+		pages, ids, err = readPages(ctx, tx, runID, false)
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("pages of run %d: %w", runID, err)
+	}
+	return pages, ids, nil
+}
+
+// readPageParts reads the identifiers and page diagnostics of a run's
+// pages (for PageList).
+func readPageParts(ctx context.Context, tx *sql.Tx, runID int64, page func(int64) (*audit.Page, error)) error {
+	err := each(ctx, tx, `
+		SELECT i.page_id, i.url, i.rel, i.source
+		FROM identifiers i JOIN pages p ON p.id = i.page_id
+		WHERE p.run_id = ? ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
+		var (
+			pageID int64
+			id     audit.Identifier
+		)
+		if err := rows.Scan(&pageID, &id.URL, &id.Rel, &id.Source); err != nil {
+			return err
+		}
+		p, err := page(pageID)
+		if err != nil {
+			return err
+		}
+		p.Identifiers = append(p.Identifiers, id)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read identifiers: %w", err)
+	}
+	err = each(ctx, tx, `
+		SELECT page_id, field, code, message
+		FROM diagnostics WHERE run_id = ? AND link_id IS NULL
+		ORDER BY page_id, ord`, runID, func(rows *sql.Rows) error {
+		var (
+			pageID int64
+			d      audit.Diagnostic
+		)
+		if err := rows.Scan(&pageID, &d.Field, &d.Code, &d.Message); err != nil {
+			return err
+		}
+		p, err := page(pageID)
+		if err != nil {
+			return err
+		}
+		p.Diagnostics = append(p.Diagnostics, d)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read diagnostics: %w", err)
+	}
+	return nil
+}
+
+// EachLink calls fn for every link of a run in the order they were saved
+// (page order, then document order: link IDs grow with both), with its
+// Robust Links, mset data and diagnostics, as Pages would give them. It
+// reads in one read transaction and holds one link at a time, so that a
+// run of millions of links can be walked in bounded memory; the
+// *StoredLink is valid during the call only. It stops at fn's first
+// error and returns it. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) EachLink(ctx context.Context, runID int64, fn func(*StoredLink) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error { return eachLink(ctx, tx, runID, fn) })
+	if err != nil {
+		return fmt.Errorf("links of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// subCursor walks rows ordered by link ID beside the links (a merge join).
+type subCursor struct {
+	rows   *sql.Rows
+	linkID int64 // of the current row; 0 when done
+	scan   func(*sql.Rows) (int64, error)
+	err    error
+}
+
+func (c *subCursor) next() {
+	if c.rows.Next() {
+		c.linkID, c.err = c.scan(c.rows)
+		return
+	}
+	c.linkID, c.err = 0, c.rows.Err()
+}
+
+func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink) error) error {
+	var cur StoredLink
+	var (
+		snapRow struct {
+			source, u, raw string
+			dt, rel        sql.NullString
+			dateOnly       bool
+		}
+		tempRow sql.NullString
+		diagRow audit.Diagnostic
+	)
+	subs := []struct {
+		query string
+		scan  func(*sql.Rows) (int64, error)
+		apply func(l *audit.Link) error
+	}{
+		{`SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
+			FROM snapshots s JOIN links l ON l.id = s.link_id
+			WHERE l.run_id = ? ORDER BY s.link_id, s.source, s.ord`,
+			func(r *sql.Rows) (id int64, err error) {
+				err = r.Scan(&id, &snapRow.source, &snapRow.u, &snapRow.dt, &snapRow.dateOnly, &snapRow.raw, &snapRow.rel)
+				return id, err
+			},
+			func(l *audit.Link) error {
+				t, err := parseSpecTime(snapRow.dt)
+				if err != nil {
+					return fmt.Errorf("snapshot: datetime: %w", err)
+				}
+				switch snapRow.source {
+				case "versionurl":
+					if l.Robust == nil {
+						l.Robust = &audit.Robust{}
+					}
+					l.Robust.Snapshots = append(l.Robust.Snapshots, audit.Snapshot{
+						URL: snapRow.u, Datetime: t, DateOnly: snapRow.dateOnly, DatetimeRaw: snapRow.raw})
+				case "mset":
+					if l.Mset == nil {
+						l.Mset = &audit.Mset{}
+					}
+					c := audit.Copy{URL: snapRow.u, Datetime: t, DateOnly: snapRow.dateOnly, DatetimeRaw: snapRow.raw}
+					if snapRow.rel.Valid {
+						rel := snapRow.rel.String
+						c.Rel = &rel
+					}
+					l.Mset.Copies = append(l.Mset.Copies, c)
+				}
+				return nil
+			}},
+		{`SELECT m.link_id, m.datetime
+			FROM mset_temporal m JOIN links l ON l.id = m.link_id
+			WHERE l.run_id = ? ORDER BY m.link_id, m.ord`,
+			func(r *sql.Rows) (id int64, err error) {
+				err = r.Scan(&id, &tempRow)
+				return id, err
+			},
+			func(l *audit.Link) error {
+				t, err := parseSpecTime(tempRow)
+				if err != nil {
+					return fmt.Errorf("mset: datetime: %w", err)
+				}
+				if l.Mset == nil {
+					l.Mset = &audit.Mset{}
+				}
+				l.Mset.Temporal = append(l.Mset.Temporal, t)
+				return nil
+			}},
+		{`SELECT link_id, field, code, message FROM diagnostics
+			WHERE run_id = ? AND link_id IS NOT NULL ORDER BY link_id, ord`,
+			func(r *sql.Rows) (id int64, err error) {
+				err = r.Scan(&id, &diagRow.Field, &diagRow.Code, &diagRow.Message)
+				return id, err
+			},
+			func(l *audit.Link) error {
+				l.Diagnostics = append(l.Diagnostics, diagRow)
+				return nil
+			}},
+	}
+	cursors := make([]*subCursor, len(subs))
+	for i, s := range subs {
+		rows, err := tx.QueryContext(ctx, s.query, runID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		c := &subCursor{rows: rows, scan: s.scan}
+		c.next()
+		if c.err != nil {
+			return c.err
+		}
+		cursors[i] = c
+	}
+
+	rows, err := tx.QueryContext(ctx, `
+		SELECT l.id, l.page_id, l.target_id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
+			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
+			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw
+		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.id`, runID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		target                       sql.NullInt64
+		rel                          string
+		hasRobust, hasMset           bool
+		original, originalRaw, vdate sql.NullString
+		vdRaw, vuRaw, msetRaw        sql.NullString
+		inferred, dateOnly           sql.NullBool
+	)
+	for rows.Next() {
+		cur = StoredLink{}
+		l := &cur.Link
+		if err := rows.Scan(&cur.ID, &cur.PageID, &target, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
+			&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
+			&vdRaw, &vuRaw, &hasMset, &msetRaw); err != nil {
+			return err
+		}
+		cur.TargetID = target.Int64
+		if rel != "" {
+			l.Rel = strings.Split(rel, " ")
+		}
+		if hasRobust {
+			vd, err := parseSpecTime(vdate)
+			if err != nil {
+				return fmt.Errorf("link %d: versiondate: %w", cur.ID, err)
+			}
+			l.Robust = &audit.Robust{
+				OriginalURL:      original.String,
+				OriginalInferred: inferred.Bool,
+				OriginalRaw:      originalRaw.String,
+				VersionDate:      vd,
+				VersionDateOnly:  dateOnly.Bool,
+				VersionDateRaw:   vdRaw.String,
+				VersionURLRaw:    vuRaw.String,
+			}
+		}
+		if hasMset {
+			l.Mset = &audit.Mset{Raw: msetRaw.String}
+		}
+		for i, c := range cursors {
+			for c.linkID != 0 && c.linkID < cur.ID {
+				c.next() // a row of a link not in order: cannot happen (same run)
+			}
+			for c.linkID == cur.ID && c.linkID != 0 {
+				if err := subs[i].apply(l); err != nil {
+					return fmt.Errorf("link %d: %w", cur.ID, err)
+				}
+				c.next()
+			}
+			if c.err != nil {
+				return c.err
+			}
+		}
+		if err := fn(&cur); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

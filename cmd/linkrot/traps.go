@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/crawler"
+)
+
+// trapFlags are the crawl-trap guards (crawler/trap.go), on by default.
+type trapFlags struct {
+	segmentRepeats int
+	pathSegments   int
+	queryVariants  int
+	urlLength      int
+	sessionExtra   listFlag
+	keepSessionIDs bool
+}
+
+func (f *trapFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.segmentRepeats, "max-segment-repeats", crawler.DefaultMaxSegmentRepeats, "crawl trap: a path segment or pair of segments repeated more than `N` times in a row is not crawled (0: off; Heritrix PathologicalPathDecideRule)")
+	fs.IntVar(&f.pathSegments, "max-path-segments", crawler.DefaultMaxPathSegments, "crawl trap: paths of more than `N` segments are not crawled (0: off; Heritrix TooManyPathSegmentsDecideRule)")
+	fs.IntVar(&f.queryVariants, "max-query-variants", crawler.DefaultMaxQueryVariants, "crawl trap: crawl at most `N` query strings of one path (calendars, facets, sorts; 0: off)")
+	fs.IntVar(&f.urlLength, "max-url-length", crawler.DefaultMaxURLLength, "crawl trap: URLs longer than `N` bytes are not crawled (0: off; Heritrix UURI.MAX_URL_LENGTH)")
+	fs.Var(&f.sessionExtra, "session-param", "crawl trap: also treat this query `parameter` as a session id (repeatable; added to sid, sessionid, phpsessid, jsessionid, session_id, s, aspsessionid, cfid/cftoken, zenid, oscsid …)")
+	fs.BoolVar(&f.keepSessionIDs, "keep-session-ids", false, "crawl trap: do not treat session-id parameters as the same page")
+}
+
+// sessionParams returns the session-id parameters: the defaults plus
+// --session-param.
+func (f *trapFlags) sessionParams() []string {
+	if len(f.sessionExtra) == 0 {
+		return nil
+	}
+	return append(append([]string{}, crawler.DefaultSessionParams...), f.sessionExtra...)
+}
+
+// offIfZero maps a flag's 0 ("off") to the crawler's negative "off" (its
+// 0 means the default).
+func offIfZero(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// printTrapSummary prints the crawl traps of a run, if any.
+func printTrapSummary(w io.Writer, traps []audit.CrawlTrap) {
+	if len(traps) == 0 {
+		return
+	}
+	var cut int64
+	for _, t := range traps {
+		cut += t.Cut
+	}
+	fmt.Fprintf(w, "Crawl traps: %d found, %d URLs not crawled (raise or turn off a guard with --max-query-variants, --max-path-segments, --max-segment-repeats, --max-url-length, --keep-session-ids):\n", len(traps), cut)
+	for i, t := range traps {
+		if i == 10 {
+			fmt.Fprintf(w, "  … and %d more (see the report)\n", len(traps)-10)
+			break
+		}
+		fmt.Fprintf(w, "  %-18s %6d cut  %s  (starts on %s)\n", t.Kind, t.Cut, strings.ToValidUTF8(t.Pattern, "?"), t.PageURL)
+	}
+}
