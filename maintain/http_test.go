@@ -213,6 +213,11 @@ func TestReceiver_InternalError(t *testing.T) {
 	if a.Status != 500 {
 		t.Errorf("got %d, want 500", a.Status)
 	}
+	for _, src := range []string{"http://10.1.2.3/", "http://[::1]:8080/", "http://[::ffff:127.0.0.1]/", "http://169.254.169.254/"} {
+		if a := rc.Handle(context.Background(), maintain.Request{Method: "LINK", Source: src, Target: site + "/a"}, "draft", "x"); a.Status != 416 {
+			t.Errorf("LINK from %s: %d, want 416 before anything else", src, a.Status)
+		}
+	}
 	if a := rc.Recheck(context.Background(), site+"/a", "x"); a.Status != 500 {
 		t.Errorf("recheck with failing inbox: %d, want 500", a.Status)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
 )
 
 // Site is what the receiver reads of our own site: the run that defines
@@ -40,6 +42,11 @@ type ReceiverOptions struct {
 	// SiteCache is how long the site's run and hosts are cached (default
 	// 5s).
 	SiteCache time.Duration
+	// AllowPrivate accepts URLs to be fetched whose host is a loopback or
+	// private address literal (tests, intranets). Link-local, unspecified
+	// and multicast literals are refused regardless. Host names are judged
+	// at connect time by the SSRF guard, on the resolved address.
+	AllowPrivate bool
 	// Now returns the time (default time.Now).
 	Now func() time.Time
 }
@@ -156,6 +163,30 @@ func (rc *Receiver) Handle(ctx context.Context, r Request, framing, client strin
 			return answer(StatusInvalidTarget, "%v", err)
 		}
 	}
+	// Refuse at once what would be fetched from an address the SSRF
+	// policy never reaches: the LINK's source (and UNLINK's replacement
+	// source), the target and replacement an UNLINKR or LINKMOD has us
+	// check.
+	switch r.Method {
+	case MethodLink, MethodUnlink:
+		if why := rc.literalRefused(src); why != "" {
+			return answer(StatusInvalidSource, "source: %s", why)
+		}
+		if r.Repl != "" {
+			if u, _ := url.Parse(r.Repl); rc.literalRefused(u) != "" {
+				return answer(StatusInvalidSource, "replacement source: %s", rc.literalRefused(u))
+			}
+		}
+	case MethodUnlinkR, MethodLinkMod:
+		if why := rc.literalRefused(tgt); why != "" {
+			return answer(StatusInvalidTarget, "target: %s", why)
+		}
+		if r.Repl != "" {
+			if u, _ := url.Parse(r.Repl); rc.literalRefused(u) != "" {
+				return answer(StatusInvalidTarget, "replacement target: %s", rc.literalRefused(u))
+			}
+		}
+	}
 	runID, hosts, err := rc.siteState(ctx)
 	if errors.Is(err, audit.ErrNotFound) {
 		return answer(StatusNotFound, "no run of the site yet")
@@ -219,8 +250,12 @@ func (rc *Receiver) Handle(ctx context.Context, r Request, framing, client strin
 // our site; else 400. An accepted one is queued for asynchronous
 // verification: 202.
 func (rc *Receiver) HandleWebmention(ctx context.Context, source, target, client string) Answer {
-	if _, err := ValidateURL("source", source); err != nil {
+	su, err := ValidateURL("source", source)
+	if err != nil {
 		return answer(400, "%v", err)
+	}
+	if why := rc.literalRefused(su); why != "" {
+		return answer(400, "source: %s", why)
 	}
 	tgt, err := ValidateURL("target", target)
 	if err != nil {
@@ -251,8 +286,12 @@ func (rc *Receiver) HandleWebmention(ctx context.Context, source, target, client
 
 // Recheck queues a re-check of target, asked for by the dashboard.
 func (rc *Receiver) Recheck(ctx context.Context, target, client string) Answer {
-	if _, err := ValidateURL("target", target); err != nil {
+	u, err := ValidateURL("target", target)
+	if err != nil {
 		return answer(400, "%v", err)
+	}
+	if why := rc.literalRefused(u); why != "" {
+		return answer(400, "target: %s", why)
 	}
 	w := &audit.WireRequest{Framing: audit.FramingDashboard, Method: audit.WireRecheck, Target: target, Client: client}
 	return rc.enqueue(ctx, w, 202)
@@ -289,4 +328,28 @@ func sameURL(a, b string) bool {
 	na, err1 := audit.NormalizeURL(a)
 	nb, err2 := audit.NormalizeURL(b)
 	return a == b || err1 == nil && err2 == nil && na == nb
+}
+
+// literalRefused says why u's host, when it is an IP address literal, is
+// never fetched ("" when it may be, or when it is a name: the SSRF guard
+// decides on the resolved address at connect time).
+func (rc *Receiver) literalRefused(u *url.URL) string {
+	if u == nil {
+		return "not a URL"
+	}
+	a, err := netip.ParseAddr(u.Hostname())
+	if err != nil {
+		return ""
+	}
+	a = a.WithZone("").Unmap()
+	if a.IsLoopback() || check.IsPrivateAddr(a) {
+		if rc.o.AllowPrivate {
+			return ""
+		}
+		return "loopback or private address"
+	}
+	if !a.IsGlobalUnicast() {
+		return "an address linkrot never connects to"
+	}
+	return ""
 }

@@ -46,6 +46,7 @@ func startServer(t testing.TB, path string, o harnessOpts) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.receiver.AllowPrivate = true // ext is on loopback
 	rc := maintain.NewReceiver(rdb, wdb, o.receiver)
 	if o.limits.Rate == 0 {
 		o.limits = maintain.LimitOptions{Rate: 1000, Burst: 1000, Conns: 100}
@@ -157,6 +158,8 @@ func TestListener_DraftFraming(t *testing.T) {
 		{"LINK target elsewhere", "LINK " + ext.URL + "/links " + ext.URL + "/ok", 417, "Invalid target URI"},
 		{"LINK target unknown page", "LINK " + ext.URL + "/links " + site + "/nope", 404, "Not found"},
 		{"LINK source not http", "LINK ftp://x.example/ " + a, 416, "Invalid source URI"},
+		{"LINK source metadata address", "LINK http://169.254.169.254/latest " + a, 416, "Invalid source URI"},
+		{"LINKMOD target unspecified address", "LINKMOD " + a + " http://0.0.0.0/", 417, "Invalid target URI"},
 		{"LINK target not a URL", "LINK " + ext.URL + "/links :::", 417, "Invalid target URI"},
 		{"LINK bad third token", "LINK " + ext.URL + "/links " + a + " PLEASE", 400, "Bad Request"},
 		{"UNLINK unknown", "UNLINK " + ext.URL + "/other " + a, 416, "Invalid source URI"},

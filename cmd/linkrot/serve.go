@@ -93,7 +93,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer rdb.Close()
 
-	rc := maintain.NewReceiver(rdb, wdb, maintain.ReceiverOptions{NoLinkMod: *noLinkmod})
+	rc := maintain.NewReceiver(rdb, wdb, maintain.ReceiverOptions{NoLinkMod: *noLinkmod, AllowPrivate: *allowPrivate})
 	lim := maintain.NewLimiter(maintain.LimitOptions{Rate: *rate, Burst: *burst, Conns: *conns})
 	checker := check.New(check.Options{AllowPrivate: *allowPrivate, Timeout: *fetchTimeout, Retries: -1, Logger: log})
 	ver := maintain.NewVerifier(wdb, checker, maintain.VerifierOptions{Workers: *workers, HostDelay: *hostDelay,
