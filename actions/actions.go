@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,14 @@ type Store interface {
 	SaveDismissal(ctx context.Context, d audit.Dismissal) error
 }
 
+// Lookup resolves the IDs the dashboard's forms post (field target_id of a
+// re-check, finding_id of a dismissal) to URLs (audit/sqlite's DB
+// satisfies it); audit.ErrNotFound for an unknown ID.
+type Lookup interface {
+	TargetURL(ctx context.Context, id int64) (string, error)
+	FindingByID(ctx context.Context, id int64) (*audit.Finding, error)
+}
+
 // Rechecker queues a re-check of a target URL and returns its HTTP
 // status (202 when queued) and a line of text.
 type Rechecker func(ctx context.Context, target, client string) (int, string)
@@ -64,6 +73,9 @@ type Options struct {
 	Allow func(client string) bool
 	// Client returns the client address of a request.
 	Client func(r *http.Request) string
+	// Lookup resolves target_id and finding_id (nil: only the URL fields
+	// target, page are accepted).
+	Lookup Lookup
 }
 
 // Actions serves the action endpoints. It is safe for concurrent use.
@@ -109,6 +121,18 @@ func (a *Actions) CSRF(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return a.csrfOf(sid), true
+}
+
+// SharedCSRF is a CSRF token valid with every session, for a renderer
+// that takes one token for all its forms (dashboard.Options.CSRFToken).
+// Hand it only to pages served to a request with a valid session
+// (LoggedIn): an anonymous reader must not see it.
+func (a *Actions) SharedCSRF() string { return a.csrfOf("dashboard") }
+
+// LoggedIn reports whether r carries a valid session.
+func (a *Actions) LoggedIn(r *http.Request) bool {
+	_, ok := a.session(r)
+	return ok
 }
 
 func (a *Actions) csrfOf(sid string) string {
@@ -184,7 +208,10 @@ func (a *Actions) guard(next http.HandlerFunc) http.HandlerFunc {
 				text(w, http.StatusUnauthorized, "log in first (POST the token to "+PathLogin+")")
 				return
 			}
-			if !sameOrigin(r) || subtle.ConstantTimeCompare([]byte(r.PostForm.Get(FieldCSRF)), []byte(a.csrfOf(sid))) != 1 {
+			got := []byte(r.PostForm.Get(FieldCSRF))
+			okCSRF := subtle.ConstantTimeCompare(got, []byte(a.csrfOf(sid))) == 1 ||
+				subtle.ConstantTimeCompare(got, []byte(a.SharedCSRF())) == 1
+			if !sameOrigin(r) || !okCSRF {
 				text(w, http.StatusForbidden, "CSRF check failed")
 				return
 			}
@@ -262,6 +289,16 @@ func backTo(r *http.Request) string {
 
 func (a *Actions) doRecheck(w http.ResponseWriter, r *http.Request) {
 	target := r.PostForm.Get("target")
+	if id := r.PostForm.Get("target_id"); id != "" && a.o.Lookup != nil {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err == nil {
+			target, err = a.o.Lookup.TargetURL(r.Context(), n)
+		}
+		if err != nil {
+			text(w, http.StatusBadRequest, "no such target")
+			return
+		}
+	}
 	status, msg := a.recheck(r.Context(), target, a.o.Client(r))
 	if status == http.StatusAccepted && a.bearer(r) {
 		text(w, status, msg)
@@ -276,6 +313,18 @@ func (a *Actions) doRecheck(w http.ResponseWriter, r *http.Request) {
 
 func (a *Actions) doDismiss(w http.ResponseWriter, r *http.Request) {
 	page, target := r.PostForm.Get("page"), r.PostForm.Get("target")
+	if id := r.PostForm.Get("finding_id"); id != "" && a.o.Lookup != nil {
+		n, err := strconv.ParseInt(id, 10, 64)
+		var f *audit.Finding
+		if err == nil {
+			f, err = a.o.Lookup.FindingByID(r.Context(), n)
+		}
+		if err != nil {
+			text(w, http.StatusBadRequest, "no such finding")
+			return
+		}
+		page, target = f.PageURL, f.Target
+	}
 	if page == "" || target == "" || len(page) > 4096 || len(target) > 4096 {
 		text(w, http.StatusBadRequest, "page and target are required")
 		return

@@ -12,52 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
 )
-
-// OpenReadOnly opens the database at path for reading only: no migration,
-// no journal-mode change, every connection with query_only set and the
-// file opened with mode=ro, so nothing done through the returned DB can
-// change the file (write methods fail with an SQLite error). It is what a
-// long-running reader (the dashboard of linkrot serve) uses beside an
-// audit that writes: under WAL it sees each committed state and never
-// blocks the writer. The file must exist, and its schema must not be newer
-// than this linkrot (ErrNewerSchema).
-func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	if path == "" || path == ":memory:" {
-		return nil, fmt.Errorf("open store read-only: invalid database path %q", path)
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("open store read-only: %w", err)
-	}
-	if err := checkVersion(ctx, abs); err != nil {
-		return nil, fmt.Errorf("open store read-only: %w", err)
-	}
-	ro := fileURI(abs) + "?mode=ro" +
-		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
-		"&_pragma=query_only(1)"
-	db := &DB{path: abs}
-	if db.read, err = sql.Open("sqlite", ro); err != nil {
-		return nil, fmt.Errorf("open store read-only: %w", err)
-	}
-	db.read.SetMaxOpenConns(4)
-	db.read.SetMaxIdleConns(4)
-	if db.write, err = sql.Open("sqlite", ro); err != nil {
-		db.read.Close()
-		return nil, fmt.Errorf("open store read-only: %w", err)
-	}
-	db.write.SetMaxOpenConns(1)
-	if err := db.read.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store read-only: %w", err)
-	}
-	return db, nil
-}
 
 // SiteRun returns the run that defines "our site" for link maintenance:
 // the latest complete run, or when there is none the latest run of any
@@ -639,4 +598,42 @@ func splitJSONStrings(s string) []string {
 		return nil
 	}
 	return out
+}
+
+// FindingByID returns the page URL and target of a finding (whichever
+// form its URLs are stored in), or audit.ErrNotFound.
+func (db *DB) FindingByID(ctx context.Context, id int64) (*audit.Finding, error) {
+	var f audit.Finding
+	var v string
+	err := db.read.QueryRowContext(ctx, `
+		SELECT f.run_id, coalesce(f.link_id, 0),
+			CASE WHEN f.url_form & 1 THEN p.url ELSE f.page_url END,
+			CASE WHEN f.url_form & 2 THEN t.url ELSE f.target END, f.verdict
+		FROM findings f
+		LEFT JOIN links l ON l.id = f.link_id
+		LEFT JOIN pages p ON p.id = l.page_id
+		LEFT JOIN targets t ON t.id = l.target_id
+		WHERE f.id = ?`, id).Scan(&f.RunID, &f.LinkID, &f.PageURL, &f.Target, &v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, audit.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finding %d: %w", id, err)
+	}
+	f.Verdict = audit.Verdict(v)
+	return &f, nil
+}
+
+// TargetURL returns the URL of the target with the given ID, or
+// audit.ErrNotFound.
+func (db *DB) TargetURL(ctx context.Context, id int64) (string, error) {
+	var u string
+	err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, id).Scan(&u)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", audit.ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("target %d: %w", id, err)
+	}
+	return u, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/dashboard"
 	"github.com/linkrot/linkrot/maintain"
 )
 
@@ -104,11 +104,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	act := actions.New(wdb, func(ctx context.Context, target, client string) (int, string) {
 		a := rc.Recheck(ctx, target, client)
 		return a.Status, a.Text
-	}, actions.Options{Token: token, Secure: *secure, Allow: lim.Allow, Client: clientOf})
+	}, actions.Options{Token: token, Secure: *secure, Allow: lim.Allow, Client: clientOf, Lookup: rdb})
 
 	mux := http.NewServeMux()
 	mux.Handle("/actions/", act.Handler())
-	mux.Handle("/", newDashboard(rdb, act))
+	mux.Handle("/", newDashboard(rdb, act, log))
 	handler := securityHeaders(rc.Handler(lim, mux, hopts))
 
 	inner, err := net.Listen("tcp", *listen)
@@ -200,60 +200,22 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// newDashboard returns the handler mounted at "/". The dashboard proper
-// (package dashboard, branch dashboard) replaces this placeholder:
-// dashboard.New(...) over rdb, with act.CSRF for its forms.
-func newDashboard(rdb *sqlite.DB, act *actions.Actions) http.Handler {
+// newDashboard returns the dashboard mounted at "/" (package dashboard,
+// read-only, over rdb). A request with a valid session gets the
+// dashboard whose forms (re-check, dismiss) carry the CSRF token; every
+// other request the read-only one, without forms or token.
+func newDashboard(rdb *sqlite.DB, act *actions.Actions, log *slog.Logger) http.Handler {
+	gen := "linkrot " + Version
+	anon := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen})
+	if !act.Enabled() {
+		return anon
+	}
+	authed := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen, ActionsEnabled: true, CSRFToken: act.SharedCSRF()})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
+		if act.LoggedIn(r) {
+			authed.ServeHTTP(w, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		ctx := r.Context()
-		var v placeholderView
-		if run, err := rdb.SiteRun(ctx); err == nil {
-			v.Run = run
-		}
-		v.Backlinks, _ = rdb.Backlinks(ctx)
-		v.Inbox, _ = rdb.WireRequests(ctx, 20)
-		if v.Run != nil {
-			v.Claims, _ = rdb.Claims(ctx, v.Run.ID)
-		}
-		v.CSRF, v.LoggedIn = act.CSRF(r)
-		v.Actions = act.Enabled()
-		v.Webmention = maintain.WebmentionPath
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := placeholderTmpl.Execute(w, v); err != nil {
-			slog.Debug("dashboard", "err", err)
-		}
+		anon.ServeHTTP(w, r)
 	})
 }
-
-type placeholderView struct {
-	Run        *audit.Run
-	Backlinks  []audit.Backlink
-	Inbox      []*audit.WireRequest
-	Claims     []audit.Claim
-	CSRF       string
-	LoggedIn   bool
-	Actions    bool
-	Webmention string
-}
-
-var placeholderTmpl = template.Must(template.New("dash").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>linkrot serve</title>
-<link rel="webmention" href="{{.Webmention}}"></head>
-<body><h1>linkrot serve</h1>
-{{with .Run}}<p>Site run {{.ID}} ({{.Status}}), started {{.StartedAt.Format "2006-01-02 15:04"}} UTC.</p>{{else}}<p>No run yet: <code>linkrot audit URL</code>.</p>{{end}}
-<h2>Backlinks ({{len .Backlinks}})</h2><ul>{{range .Backlinks}}<li><a href="{{.Source}}" rel="nofollow noopener">{{.Source}}</a> → {{.Target}} ({{.Via}}{{if .LinkMod}}, LINKMOD{{end}})</li>{{end}}</ul>
-<h2>UNLINKR claims</h2><ul>{{range .Claims}}<li>{{.Source}}: {{.Target}}{{with .Replacement}} → {{.}}{{end}}: {{.Note}}</li>{{end}}</ul>
-<h2>Latest notifications</h2><ul>{{range .Inbox}}<li>{{.Method}} {{.Source}} {{.Target}} {{.Repl}}: {{.State}} {{.Result}}</li>{{end}}</ul>
-{{if .LoggedIn}}<form method="post" action="/actions/recheck"><input type="hidden" name="csrf" value="{{.CSRF}}"><label>Re-check URL <input name="target" type="url"></label><button>Re-check</button></form>
-<form method="post" action="/actions/logout"><button>Log out</button></form>
-{{else if .Actions}}<p><a href="/actions/login">Log in</a> to re-check links and dismiss findings.</p>{{else}}<p>Read-only (no token configured).</p>{{end}}
-</body></html>`))

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,14 +74,14 @@ func TestServeCommand_SIGTERM(t *testing.T) {
 			t.Fatalf("no address; stderr:\n%s", c.errText())
 		}
 	}
-	// The dashboard (placeholder) and the Webmention Link header.
+	// The dashboard and the Webmention Link header.
 	resp, err := http.Get("http://" + addr + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `rel="webmention"`) || resp.Header.Get("Link") != `</webmention>; rel="webmention"` {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "http://site.example/") || resp.Header.Get("Link") != `</webmention>; rel="webmention"` {
 		t.Fatalf("GET / = %d, Link %q", resp.StatusCode, resp.Header.Get("Link"))
 	}
 	// An UNLINKR whose check will outlive the drain time.
@@ -222,4 +224,97 @@ func TestFixesCommand_Claims(t *testing.T) {
 	if strings.TrimSpace(out) != "UNLINKR http://site.example/a "+ext+"/gone "+ext+"/new" {
 		t.Errorf("unlinkr format: %q", out)
 	}
+}
+
+// TestServeCommand_DashboardActions: the dashboard is mounted at "/";
+// anonymous readers get no forms and no CSRF token; after logging in with
+// the token, the target page's re-check form (target_id, csrf) queues a
+// re-check.
+func TestServeCommand_DashboardActions(t *testing.T) {
+	ext := httptest.NewServer(http.NotFoundHandler())
+	defer ext.Close()
+	path := serveSiteDB(t, ext.URL)
+	tokFile := filepath.Join(t.TempDir(), "token")
+	const tok = "a-long-enough-test-token"
+	os.WriteFile(tokFile, []byte(tok+"\n"), 0o600)
+	c := startChild(t, "", "serve", "--db", path, "--listen", "127.0.0.1:0", "--log-level", "info", "--token-file", tokFile, "--allow-private")
+	var addr string
+	timeout := time.After(60 * time.Second)
+	for addr == "" {
+		select {
+		case l := <-c.lines:
+			if _, a, ok := strings.Cut(l, "addr="); ok {
+				addr = strings.Fields(a)[0]
+			}
+		case <-timeout:
+			t.Fatalf("no address; stderr:\n%s", c.errText())
+		}
+	}
+	base := "http://" + addr
+	get := func(cl *http.Client, p string) string {
+		resp, err := cl.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", p, resp.StatusCode)
+		}
+		return string(b)
+	}
+	anon := get(http.DefaultClient, "/target/1")
+	if strings.Contains(anon, `name="csrf"`) {
+		t.Error("an anonymous reader got a form with the CSRF token")
+	}
+	jar := newJar(t)
+	cl := &http.Client{Jar: jar}
+	resp, err := cl.PostForm(base+"/actions/login", url.Values{"token": {tok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	page := get(cl, "/target/1")
+	_, after, ok := strings.Cut(page, `name="csrf" value="`)
+	if !ok {
+		t.Fatalf("no re-check form after login:\n%s", page)
+	}
+	csrf, _, _ := strings.Cut(after, `"`)
+	noRedirect := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = noRedirect.PostForm(base+"/actions/recheck", url.Values{"target_id": {"1"}, "csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 303 {
+		t.Fatalf("recheck: %d", resp.StatusCode)
+	}
+	resp, err = http.PostForm(base+"/actions/recheck", url.Values{"target_id": {"1"}, "csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("recheck without the session cookie: %d, want 401", resp.StatusCode)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if code := c.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	db := openDB(t, path)
+	ws, err := db.WireRequests(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 1 || ws[0].Method != audit.WireRecheck || ws[0].Framing != audit.FramingDashboard {
+		t.Errorf("inbox = %+v", ws)
+	}
+}
+
+func newJar(t *testing.T) http.CookieJar {
+	j, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
