@@ -169,3 +169,52 @@ func TestActions_Bearer(t *testing.T) {
 		t.Errorf("rechecked %v", *rechecked)
 	}
 }
+
+type lookup struct{}
+
+func (lookup) TargetURL(_ context.Context, id int64) (string, error) {
+	if id == 7 {
+		return "http://t.example/seven", nil
+	}
+	return "", audit.ErrNotFound
+}
+
+func (lookup) FindingByID(_ context.Context, id int64) (*audit.Finding, error) {
+	if id == 3 {
+		return &audit.Finding{PageURL: "http://p.example/", Target: "http://t.example/three"}, nil
+	}
+	return nil, audit.ErrNotFound
+}
+
+// TestActions_DashboardForms: the dashboard's forms post IDs and the
+// shared CSRF token, which is valid with any session but never without
+// one.
+func TestActions_DashboardForms(t *testing.T) {
+	st := &memStore{}
+	var rechecked []string
+	a := New(st, func(_ context.Context, target, _ string) (int, string) {
+		rechecked = append(rechecked, target)
+		return 202, "queued"
+	}, Options{Token: token, Lookup: lookup{}})
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	jar, _ := cookiejar.New(nil)
+	c := noRedirect(jar)
+	shared := a.SharedCSRF()
+	if s, _ := status(t, c, form(srv.URL+PathRecheck, url.Values{"target_id": {"7"}, FieldCSRF: {shared}})); s != 401 {
+		t.Errorf("shared token without a session: %d, want 401", s)
+	}
+	status(t, c, form(srv.URL+PathLogin, url.Values{"token": {token}}))
+	if s, _ := status(t, c, form(srv.URL+PathRecheck, url.Values{"target_id": {"7"}, FieldCSRF: {shared}})); s != 303 {
+		t.Errorf("recheck target_id: %d", s)
+	}
+	if s, _ := status(t, c, form(srv.URL+PathRecheck, url.Values{"target_id": {"8"}, FieldCSRF: {shared}})); s != 400 {
+		t.Errorf("unknown target_id: %d, want 400", s)
+	}
+	if s, _ := status(t, c, form(srv.URL+PathDismiss, url.Values{"finding_id": {"3"}, FieldCSRF: {shared}})); s != 303 {
+		t.Errorf("dismiss finding_id: %d", s)
+	}
+	if len(rechecked) != 1 || rechecked[0] != "http://t.example/seven" || len(st.ds) != 1 || st.ds[0].Target != "http://t.example/three" {
+		t.Errorf("rechecked %v, dismissed %+v", rechecked, st.ds)
+	}
+}
