@@ -52,7 +52,12 @@ type Page struct {
 
 	// RequestURL is the URL that was requested; Extraction.URL is the final
 	// URL after redirects (equal when there were none).
-	RequestURL  string
+	RequestURL string
+	// File is the page's source file when the page came from a local
+	// directory: slash-separated, the directory as it was named joined
+	// with the file's path in it ("docs/guide.md"); "" for pages fetched
+	// from the web.
+	File        string
 	Depth       int
 	Status      int // 0 when the fetch failed before a response
 	ContentType string

@@ -211,6 +211,15 @@ type Link struct {
 	Robust      *Robust      `json:"robust"`
 	Mset        *Mset        `json:"mset"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Line and Column locate the link in its source document: the 1-based
+	// line and the 1-based column, counted in UTF-16 code units as SARIF
+	// 2.1.0 counts them (columnKind "utf16CodeUnits"), of the first
+	// character of the URL as written (the attribute value, the Markdown
+	// destination) or of the construct holding it. Both are 0 when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+	// LineHash is LineHash of the source line at Line ("" when unknown).
+	LineHash string `json:"-"`
 }
 
 // Extraction is everything linkrot reads from one HTML page. Its JSON form

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,10 +19,12 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/queue"
+	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/crawler/markdown"
 	"github.com/linkrot/linkrot/netguard"
 )
 
@@ -103,6 +108,9 @@ type Options struct {
 	Hosts []audit.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
+	// NoIgnore makes CrawlDir see hidden files and directories and what
+	// .gitignore excludes (the .git directory stays out).
+	NoIgnore bool
 	// Robots is the site's robots.txt gate shared with the check stage
 	// (NewRobotsGate), so that both stages read robots.txt once and share
 	// each host's Crawl-delay budget; nil: the crawl makes its own.
@@ -163,6 +171,12 @@ type TrapSink interface {
 type Crawler struct {
 	opts Options
 	sink Sink
+	// seedsOnly: links are extracted from the seeds only (CrawlFiles).
+	seedsOnly bool
+	// dirMode: a local directory is crawled; its embedded resources are
+	// fetched too (from disk: free), so that every local target is judged
+	// from the crawl and never looked up at the --base URL on the network.
+	dirMode bool
 }
 
 // New returns a Crawler that records into sink.
@@ -181,10 +195,29 @@ func (c *Crawler) CrawlList(ctx context.Context, urls []string) (Stats, error) {
 	return c.run(ctx, urls, false, nil)
 }
 
-// CrawlDir crawls a local build directory as if it were served at base, so
-// a static site can be audited before it is deployed. Links to other hosts
+// CrawlDir crawls a local directory (a static site build, or a
+// repository of Markdown and HTML documents) as if it were served at base,
+// so it can be audited before it is deployed. The directory is walked as a
+// repository is (see WalkTree and Options.NoIgnore): every HTML and
+// Markdown document of the tree is a seed, and relative links between
+// files resolve on disk (a missing file answers 404). Links to other hosts
 // are recorded; only the directory is crawled.
 func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error) {
+	return c.crawlDir(ctx, dir, base, nil)
+}
+
+// CrawlFiles is CrawlDir for some documents of dir only (slash-separated
+// paths relative to dir): links are extracted from them; the files of
+// the directory they link to are fetched for their status and anchors,
+// but their own links are not extracted.
+func (c *Crawler) CrawlFiles(ctx context.Context, dir, base string, files []string) (Stats, error) {
+	if len(files) == 0 {
+		return Stats{}, errors.New("crawl files: no files")
+	}
+	return c.crawlDir(ctx, dir, base, files)
+}
+
+func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string) (Stats, error) {
 	bu, err := url.Parse(base)
 	if err != nil || !bu.IsAbs() || bu.Host == "" {
 		return Stats{}, fmt.Errorf("crawl dir: base %q must be an absolute http(s) URL", base)
@@ -192,14 +225,48 @@ func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error)
 	if !strings.HasSuffix(bu.Path, "/") {
 		bu.Path += "/"
 	}
+	tree, err := WalkTree(ctx, dir, c.opts.NoIgnore)
+	if err != nil {
+		return Stats{}, fmt.Errorf("crawl dir: %w", err)
+	}
+	pages := tree.Pages
+	if files != nil {
+		pages = nil
+		for _, f := range files {
+			f = strings.TrimPrefix(path.Clean(filepath.ToSlash(f)), "./")
+			if !tree.Has(f) {
+				return Stats{}, fmt.Errorf("crawl files: %s is not a visible file of %s (hidden or ignored? see --no-ignore)", f, dir)
+			}
+			pages = append(pages, f)
+		}
+	}
+	seeds := []string{bu.String()}
+	if len(pages) > 0 {
+		seeds = seeds[:0]
+		for _, p := range pages {
+			// A directory's index.html is crawled as the directory, the
+			// URL links use for it.
+			if path.Base(p) == "index.html" {
+				p = strings.TrimSuffix(p, "index.html")
+			}
+			seeds = append(seeds, bu.ResolveReference(&url.URL{Path: p}).String())
+		}
+	}
 	next, closeNext := c.transportFor(newScope([]*url.URL{bu}, c.opts.AllowDomains, nil, nil), nil)
 	defer closeNext()
-	dt, root, err := newDirTransport(dir, bu, next)
+	// Page.File names files as the directory was named: "docs/guide.md"
+	// for linkrot audit docs, "guide.md" for linkrot audit . (paths a
+	// code-scanning upload resolves against the repository root).
+	prefix := filepath.ToSlash(filepath.Clean(dir))
+	if prefix == "." {
+		prefix = ""
+	}
+	dt, root, err := newDirTransport(dir, prefix, bu, tree, next)
 	if err != nil {
 		return Stats{}, fmt.Errorf("crawl dir: %w", err)
 	}
 	defer root.Close()
-	return c.runScoped(ctx, []string{bu.String()}, true, dt, bu.EscapedPath())
+	return c.runDir(ctx, seeds, dt, bu.EscapedPath(), files != nil)
 }
 
 // CrawlSitemaps reads the sitemaps (index files and gzipped sitemaps too) and
@@ -259,6 +326,14 @@ type crawl struct {
 
 func (c *Crawler) run(ctx context.Context, seeds []string, follow bool, transport http.RoundTripper) (Stats, error) {
 	return c.runScoped(ctx, seeds, follow, transport, "")
+}
+
+// runDir is runScoped for a local directory; with seedsOnly, links are
+// extracted from the seeds only.
+func (c *Crawler) runDir(ctx context.Context, seeds []string, transport http.RoundTripper, prefix string, seedsOnly bool) (Stats, error) {
+	c2 := *c
+	c2.seedsOnly, c2.dirMode = seedsOnly, true
+	return c2.runScoped(ctx, seeds, true, transport, prefix)
 }
 
 // runScoped is run with the seeds' hosts limited to paths under prefix
@@ -631,7 +706,26 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		}
 	}
 	var doc *extract.Document // the parsed page, for the evidence
-	if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) {
+	p.File = h.Get(headerFile)
+	body := r.Body
+	extractLinks := !cr.seedsOnly || r.Request.Depth == 0
+	if p.File != "" && markdown.IsPath(p.File) && p.Status >= 200 && p.Status < 300 {
+		// A Markdown document: its links with their positions, and for
+		// the evidence its rendering with GitHub's heading anchors.
+		md := markdown.Parse(r.Body, r.Request.URL, cr.opts.Extract)
+		if extractLinks {
+			p.Extraction = md.Extraction
+		}
+		p.Charset = "utf-8"
+		body = md.HTML
+		h = h.Clone()
+		h.Set(headerOrigContentType, "text/html; charset=utf-8")
+		if root, err := html.Parse(bytes.NewReader(md.HTML)); err == nil {
+			doc = &extract.Document{Decoded: md.HTML, Root: root}
+		}
+	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) && !extractLinks {
+		_, _, doc, _ = extract.ParseDocument(r.Body, p.ContentType, r.Request.URL, h, cr.opts.Extract)
+	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) {
 		pu := r.Request.URL
 		ex, cs, d, err := extract.ParseDocument(r.Body, p.ContentType, pu, h, cr.opts.Extract)
 		doc = d
@@ -645,13 +739,13 @@ func (cr *crawl) onResponse(r *colly.Response) {
 				Message: fmt.Sprintf("body exceeded --max-body %d bytes; links after the cap are missing", cr.opts.MaxBody)})
 		}
 	}
-	p.Evidence = cr.evidence(p, h, r.Body, doc)
+	p.Evidence = cr.evidence(p, h, body, doc)
 	// The links to follow are admitted and handed to the Frontier before
 	// the page is recorded (see Frontier.Queue), then scheduled.
 	var next []*url.URL
 	if cr.follow && p.Parsed {
 		for _, l := range p.Links {
-			if l.Resource && l.Element != "iframe" {
+			if l.Resource && l.Element != "iframe" && !cr.dirMode {
 				continue
 			}
 			u, err := url.Parse(l.Href)

@@ -10,7 +10,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
+
+	"github.com/linkrot/linkrot/crawler/markdown"
 )
 
 // headerOrigContentType carries the server's Content-Type past Colly. Colly
@@ -112,27 +116,74 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 
 func (c *cappedBody) Close() error { return c.r.Close() }
 
-// dirTransport serves a local build directory as if it were the site at base:
-// requests for base's scheme and host are answered from the directory (with
-// net/http's file server semantics: index.html, 404, directory redirects),
-// every other request goes to next. The directory is opened as an os.Root so
-// no request can escape it, symlinks included.
+// dirTransport serves a local directory as if it were the site at base:
+// requests for base's scheme and host are answered from the directory's
+// Tree (see WalkTree), every other request goes to next. Only the tree's
+// visible files are served (hidden and ignored ones answer 404, as if
+// absent); a directory answers with its index.html, or else 200 with an
+// empty text/plain body (a directory link in a repository is valid, and
+// nothing in it is a page to parse); Markdown is served as text/markdown.
+// The directory is opened as an os.Root so no request can escape it,
+// symlinks included. Each file response names the file in headerFile:
+// its path in the directory joined to filePrefix.
 type dirTransport struct {
 	base    *url.URL
 	handler http.Handler
 	next    http.RoundTripper
 }
 
-func newDirTransport(dir string, base *url.URL, next http.RoundTripper) (*dirTransport, *os.Root, error) {
+// headerFile carries the relative path of the file a local page came from.
+const headerFile = "X-Linkrot-File"
+
+func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, next http.RoundTripper) (*dirTransport, *os.Root, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	prefix := strings.TrimSuffix(base.EscapedPath(), "/")
-	h := http.FileServerFS(root.FS())
-	if prefix != "" {
-		h = http.StripPrefix(prefix, h)
-	}
+	prefix := strings.TrimSuffix(base.Path, "/")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if !strings.HasPrefix(p, prefix+"/") {
+			http.NotFound(w, r)
+			return
+		}
+		rel := strings.Trim(path.Clean(strings.TrimPrefix(p, prefix)), "/")
+		if rel == "." {
+			rel = ""
+		}
+		if !tree.Has(rel) {
+			if !tree.HasDir(rel) {
+				http.NotFound(w, r)
+				return
+			}
+			idx := path.Join(rel, "index.html")
+			if !tree.Has(idx) {
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				return
+			}
+			rel = idx
+		}
+		f, err := root.Open(filepath.FromSlash(rel))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil || st.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		ct := mime.TypeByExtension(path.Ext(rel))
+		if markdown.IsPath(rel) {
+			ct = markdown.ContentType
+		}
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.Header().Set(headerFile, path.Join(filePrefix, rel))
+		http.ServeContent(w, r, "", st.ModTime(), f)
+	})
 	return &dirTransport{base: base, handler: h, next: next}, root, nil
 }
 

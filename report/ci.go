@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ type junitProperty struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"` // where the (first) link is, when known
+	Line      int           `xml:"line,attr,omitempty"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure"`
 	Skipped   *junitSkipped `xml:"skipped"`
@@ -102,6 +105,12 @@ func WriteJUnit(w io.Writer, ds *Dataset) error {
 			host = "(no host)"
 		}
 		tc := junitCase{Name: t.URL, Classname: host, Time: seconds(c.Timings.Total)}
+		for _, li := range ix.linksByTarget[t.ID] {
+			if loc := ix.linkLocation(&ix.links[li]); loc.File {
+				tc.File, tc.Line = loc.Path, loc.Line
+				break
+			}
+		}
 		switch {
 		case c.Verdict.Broken():
 			tc.Failure = &junitFailure{Message: verdictLine(c), Type: string(c.Verdict), Text: junitEvidence(ix, t.ID, c, nil)}
@@ -120,10 +129,15 @@ func WriteJUnit(w io.Writer, ds *Dataset) error {
 		if f.Verdict != audit.VerdictFragmentMissing {
 			continue
 		}
-		s.Cases = append(s.Cases, junitCase{
+		tc := junitCase{
 			Name: f.Target + "#" + f.Fragment + " on " + f.PageURL, Classname: "fragments", Time: "0.000",
 			Failure: &junitFailure{Message: f.Message, Type: string(f.Verdict), Text: "linked from " + f.PageURL},
-		})
+		}
+		if loc := ix.location(f.LinkID, f.PageURL); loc.File {
+			tc.File, tc.Line = loc.Path, loc.Line
+			tc.Failure.Text = "linked from " + loc.String()
+		}
+		s.Cases = append(s.Cases, tc)
 		s.Failures++
 	}
 	traps := junitTrapCases(ds)
@@ -178,6 +192,9 @@ func junitEvidence(ix *index, targetID int64, c *audit.Check, _ []string) string
 		if l.Page >= 0 && l.Page < len(ix.ds.Pages) {
 			page = ix.ds.Pages[l.Page].URL
 		}
+		if loc := ix.location(l.ID, page); loc.File || loc.Line > 0 {
+			page = loc.String()
+		}
 		b.WriteString("  " + page + " (" + strconv.Quote(l.Text) + ")\n")
 	}
 	if shown := min(len(links), 20); total > shown {
@@ -198,7 +215,9 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
+	// ColumnKind is set explicitly: columns are UTF-16 code units.
+	ColumnKind string        `json:"columnKind"`
+	Results    []sarifResult `json:"results"`
 }
 
 type sarifTool struct {
@@ -249,10 +268,28 @@ type sarifLocation struct {
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+// sarifRegion is where a link is: its line and UTF-16 start column.
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+// sarifLocationOf is the physical location of loc.
+func sarifLocationOf(loc Location) sarifLocation {
+	uri, base := sarifURI(loc)
+	phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: base}}
+	if loc.Line > 0 {
+		phys.Region = &sarifRegion{StartLine: loc.Line, StartColumn: loc.Column}
+	}
+	return sarifLocation{phys}
 }
 
 // sarifRules are the rules a result can refer to, with their level.
@@ -314,7 +351,8 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 			InformationURI: "https://github.com/linkrot/linkrot", Rules: rules}},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: ds.Run.Status != audit.RunFailed,
 			StartTimeUTC: sarifTime(ds.Run.StartedAt), EndTimeUTC: sarifTime(ds.Run.FinishedAt)}},
-		Results: []sarifResult{},
+		ColumnKind: "utf16CodeUnits",
+		Results:    []sarifResult{},
 	}
 	// The log is written as json.Encoder with SetIndent("", " ") would
 	// write it, with its results streamed one at a time: the part before
@@ -335,14 +373,20 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 	bw.WriteString(`"results": [`)
 	n := 0
 	var werr error
-	result := func(rule, page, msg string, props map[string]any, fp ...string) {
+	// result adds a result located at loc on page (the page URL keeps
+	// the fingerprint stable whatever the position); level "" is the
+	// rule's.
+	result := func(rule, level string, loc Location, page, msg string, props map[string]any, fp ...string) {
 		if werr != nil {
 			return
 		}
 		r := rules[ruleIdx[rule]]
+		if level == "" {
+			level = r.DefaultConfiguration.Level
+		}
 		b, err := json.MarshalIndent(sarifResult{
-			RuleID: rule, RuleIndex: ruleIdx[rule], Level: r.DefaultConfiguration.Level, Message: sarifMessage{msg},
-			Locations:           []sarifLocation{{sarifPhysical{sarifArtifact{page}}}},
+			RuleID: rule, RuleIndex: ruleIdx[rule], Level: level, Message: sarifMessage{msg},
+			Locations:           []sarifLocation{sarifLocationOf(loc)},
 			PartialFingerprints: map[string]string{"linkrot/v1": fingerprint(append([]string{rule, page}, fp...)...)},
 			Properties:          props,
 		}, indent, " ")
@@ -364,15 +408,19 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 			props["anchorText"] = ix.links[li].Text
 			props["href"] = ix.links[li].Href
 		}
-		msg := "Link to " + f.Target + " is broken: " + f.Message
 		if f.Verdict == audit.VerdictFragmentMissing {
-			msg = "Link to " + f.Target + "#" + f.Fragment + ": " + f.Message
 			props["fragment"] = f.Fragment
 		}
-		result(string(f.Verdict), f.PageURL, msg, props, f.Target, f.Fragment)
+		if ix.old(f) {
+			props["baseline"] = "old"
+			props["history"] = ix.historyNote(f.Target)
+		} else if ds.Baseline != nil {
+			props["baseline"] = "introduced"
+		}
+		result(string(f.Verdict), ix.level(f), ix.location(f.LinkID, f.PageURL), f.PageURL, ix.findingText(f), props, f.Target, f.Fragment)
 	}
 	for _, m := range ds.Fixes {
-		result("moved", m.Source, "Link to "+m.Target+" moved permanently ("+strconv.Itoa(m.Status)+"): link to "+m.Replacement+" instead",
+		result("moved", "", ix.fixLocation(m), m.Source, "Link to "+m.Target+" moved permanently ("+strconv.Itoa(m.Status)+"): link to "+m.Replacement+" instead",
 			map[string]any{"target": m.Target, "replacement": m.Replacement}, m.Target)
 	}
 	// Snapshot problems of every link, streamed.
@@ -388,14 +436,15 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 				continue
 			}
 			props := map[string]any{"snapshot": r.declared, "source": r.source, "href": l.Href}
+			loc := ix.linkLocation(l)
 			if r.verdict != string(audit.SnapshotOK) {
-				result(r.verdict, page, "Snapshot "+r.declared+" of the link to "+l.Href+": "+r.verdict+reasonSuffix(r.reason), props, r.declared)
+				result(r.verdict, "", loc, page, "Snapshot "+r.declared+" of the link to "+l.Href+": "+r.verdict+reasonSuffix(r.reason), props, r.declared)
 			}
 			if r.flags&1 != 0 {
-				result("snapshot-datetime-mismatch", page, "Snapshot "+r.declared+" is dated "+csvTime(r.mementoTime)+", the link declares "+csvTime(r.declaredTime), props, r.declared)
+				result("snapshot-datetime-mismatch", "", loc, page, "Snapshot "+r.declared+" is dated "+csvTime(r.mementoTime)+", the link declares "+csvTime(r.declaredTime), props, r.declared)
 			}
 			if r.flags&2 != 0 {
-				result("snapshot-original-mismatch", page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
+				result("snapshot-original-mismatch", "", loc, page, "Snapshot "+r.declared+" is of "+r.actualOriginal+", the link declares "+r.declaredOriginal, props, r.declared)
 			}
 		}
 		return werr
@@ -408,7 +457,7 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 			break
 		}
 		t := &ds.CrawlTraps[i]
-		result(audit.FindingCrawlTrap, t.PageURL, t.Message()+"; first URL cut: "+t.Example,
+		result(audit.FindingCrawlTrap, "", ix.pageLocation(t.PageURL), t.PageURL, t.Message()+"; first URL cut: "+t.Example,
 			map[string]any{"trap": string(t.Kind), "pattern": t.Pattern, "cut": t.Cut, "limit": t.Limit, "example": t.Example}, string(t.Kind), t.Pattern)
 		err = werr
 	}
@@ -487,6 +536,7 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
 	}
 	writeMarkdownSince(&b, ds.Since)
+	writeMarkdownLocations(&b, ix)
 	writeMarkdownTraps(&b, ds)
 	var top []int
 	for _, ti := range ix.brokenTargets() {
@@ -517,6 +567,75 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+// markdownLocations is how many broken link occurrences the Markdown
+// summary lists with their positions.
+const markdownLocations = 50
+
+// writeMarkdownLocations lists broken link occurrences with path:line:col
+// (introduced ones first when there is a baseline), when the run has
+// positions or a baseline; a web crawl without either keeps the summary
+// short (the top broken targets follow).
+func writeMarkdownLocations(b *strings.Builder, ix *index) {
+	ds := ix.ds
+	var rows []*audit.Finding
+	positioned := false
+	for i := range ds.Findings {
+		f := &ds.Findings[i]
+		rows = append(rows, f)
+		if loc := ix.location(f.LinkID, f.PageURL); loc.File || loc.Line > 0 {
+			positioned = true
+		}
+	}
+	if len(rows) == 0 || (!positioned && ds.Baseline == nil) {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return !ix.old(rows[i]) && ix.old(rows[j]) })
+	b.WriteString("### Broken links\n\n")
+	if ds.Baseline != nil {
+		intro := 0
+		for _, f := range rows {
+			if !ix.old(f) {
+				intro++
+			}
+		}
+		fmt.Fprintf(b, "Compared with %s: **%s introduced by this change**, %s old (warnings).\n\n",
+			mdEscape(ds.Baseline.Ref), fmtInt(intro), fmtInt(len(rows)-intro))
+		b.WriteString("| Where | Verdict | Target | Change |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("| Where | Verdict | Target |\n|---|---|---|\n")
+	}
+	for i, f := range rows {
+		if i == markdownLocations {
+			fmt.Fprintf(b, "\n…and %s more in the full report.\n", fmtInt(len(rows)-markdownLocations))
+			break
+		}
+		target := f.Target
+		if f.Fragment != "" {
+			target += "#" + f.Fragment
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s |", strings.ReplaceAll(mdCode(ix.location(f.LinkID, f.PageURL).String()), "|", "\\|"), f.Verdict, mdEscape(target))
+		if ds.Baseline != nil {
+			if ix.old(f) {
+				b.WriteString(" old: " + mdEscape(ix.historyNote(f.Target)) + " |")
+			} else {
+				b.WriteString(" **introduced** |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// mdCode makes s safe inside a Markdown code span in a table cell.
+func mdCode(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '`' || r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // writeMarkdownSince writes the "since last run" counts and up to ten of

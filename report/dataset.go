@@ -49,6 +49,10 @@ type Dataset struct {
 	// the run is the site's first: then everything broken counts as new
 	// and the report says there is nothing to compare with.
 	Since *audit.RunDiff
+	// Baseline, when set, marks the old link occurrences of a PR-scoped
+	// run (--fail-on introduced): the CI outputs report their findings as
+	// warnings with the target's history.
+	Baseline *Baseline
 	// GeneratedAt is when the report was made (fixed in tests).
 	GeneratedAt time.Time
 	// Generator names the program, e.g. "linkrot 0.1.0".

@@ -41,6 +41,7 @@ type index struct {
 	historyByTarget map[int64]*TargetHistory
 	fixesByTarget   map[string]string // target URL -> replacement
 	pagesPerTarget  map[int64]int     // distinct linking pages
+	pageIdx         map[string]int    // page URL -> index in ds.Pages, built on first use (github.go)
 
 	// links are the links the report details, which the link indexes
 	// above (linksByTarget, linkIdx) and the embedded data refer to: every

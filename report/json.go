@@ -184,6 +184,11 @@ type jsonLink struct {
 	Robust      *audit.Robust      `json:"robust"`
 	Mset        *audit.Mset        `json:"mset"`
 	Diagnostics []audit.Diagnostic `json:"diagnostics"`
+	// File, Line and Column locate the link in its source (omitted when
+	// unknown): the page's local file, the 1-based line and UTF-16 column.
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 }
 
 type jsonFinding struct {
@@ -394,7 +399,9 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 			Resource: l.Resource, Verdict: string(ix.linkVerdict(l)), Robust: l.Robust, Mset: l.Mset, Diagnostics: nonNil(l.Diagnostics)}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			jl.PageURL = ds.Pages[l.Page].URL
+			jl.File = ds.Pages[l.Page].File
 		}
+		jl.Line, jl.Column = l.Line, l.Column
 		if l.TargetID != 0 {
 			id := l.TargetID
 			jl.TargetID = &id

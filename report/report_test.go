@@ -258,6 +258,14 @@ func TestWriteJSON_Schema(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("full dataset", buf.Bytes())
+	var ci bytes.Buffer
+	if err := WriteJSON(&ci, ciDataset()); err != nil {
+		t.Fatal(err)
+	}
+	check("dataset with positions", ci.Bytes())
+	if !bytes.Contains(ci.Bytes(), []byte(`"file": "docs/index.md"`)) || !bytes.Contains(ci.Bytes(), []byte(`"column": 6`)) {
+		t.Errorf("JSON links lack their positions")
+	}
 	// Every section of the schema is exercised by the full dataset.
 	var doc map[string]any
 	json.Unmarshal(buf.Bytes(), &doc)

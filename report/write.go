@@ -25,10 +25,12 @@ const (
 	JUnit    Format = "junit"
 	Markdown Format = "markdown"
 	SARIF    Format = "sarif"
+	// GitHub is GitHub Actions workflow commands (annotations).
+	GitHub Format = "github"
 )
 
 // Formats lists every format, HTML first.
-var Formats = []Format{HTML, JSON, CSV, JUnit, Markdown, SARIF}
+var Formats = []Format{HTML, JSON, CSV, JUnit, Markdown, SARIF, GitHub}
 
 // ErrUnknownFormat is returned for a format not in Formats.
 var ErrUnknownFormat = errors.New("unknown report format")
@@ -44,7 +46,7 @@ func ParseFormat(s string) (Format, error) {
 	if slices.Contains(Formats, Format(s)) {
 		return Format(s), nil
 	}
-	return "", fmt.Errorf("%w %q (want html, json, csv, junit, markdown or sarif)", ErrUnknownFormat, s)
+	return "", fmt.Errorf("%w %q (want html, json, csv, junit, markdown, sarif or github)", ErrUnknownFormat, s)
 }
 
 // Write writes ds to w in format f.
@@ -62,6 +64,8 @@ func Write(w io.Writer, f Format, ds *Dataset) error {
 		return WriteMarkdown(w, ds)
 	case SARIF:
 		return WriteSARIF(w, ds)
+	case GitHub:
+		return WriteGitHub(w, ds)
 	}
 	return fmt.Errorf("write report: %w %q", ErrUnknownFormat, f)
 }

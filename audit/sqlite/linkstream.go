@@ -215,7 +215,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 	rows, err := tx.QueryContext(ctx, `
 		SELECT l.id, l.page_id, l.target_id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
 			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
-			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw
+			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw,
+			l.line, l.col, l.line_hash
 		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.id`, runID)
 	if err != nil {
 		return err
@@ -234,7 +235,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		l := &cur.Link
 		if err := rows.Scan(&cur.ID, &cur.PageID, &target, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
 			&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
-			&vdRaw, &vuRaw, &hasMset, &msetRaw); err != nil {
+			&vdRaw, &vuRaw, &hasMset, &msetRaw, &l.Line, &l.Column, &l.LineHash); err != nil {
 			return err
 		}
 		cur.TargetID = target.Int64

@@ -142,6 +142,7 @@ type saver struct {
 	// tx and insEvidence: see evidence.
 	tx          *sql.Tx
 	insEvidence *sql.Stmt
+	updPosition *sql.Stmt // see positions.go
 }
 
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
@@ -185,7 +186,7 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 
 func (s *saver) close() {
 	for _, st := range []*sql.Stmt{s.insPage, s.insTarget, s.selTarget, s.insRedirect, s.insLink,
-		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag, s.insEvidence} {
+		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag, s.insEvidence, s.updPosition} {
 		if st != nil {
 			st.Close()
 		}
@@ -304,6 +305,9 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	if err != nil {
 		return err
 	}
+	if err := s.pageFile(ctx, pageID, p.File); err != nil {
+		return err
+	}
 
 	for i, r := range p.Redirects {
 		if _, err := s.insRedirect.ExecContext(ctx, pageID, i, r.From, r.To, r.Status); err != nil {
@@ -316,6 +320,9 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	linkIDs := make([]int64, len(p.Links))
 	for i := range p.Links {
 		id, err := s.link(ctx, pageID, i, &p.Links[i])
+		if err == nil {
+			err = s.position(ctx, id, &p.Links[i])
+		}
 		if err != nil {
 			return fmt.Errorf("link %d: %w", i, err)
 		}

@@ -29,6 +29,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	jf.register(fs, jobLock|jobResume|jobHistory|jobLog)
 	var af archiveFlags
 	af.register(fs)
+	var ci ciFlags
+	ci.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
 	noReport := fs.Bool("no-report", false, "do not write the HTML report")
 	pos, cfg, err := parseCommand(e, fs, args)
@@ -47,6 +49,10 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	failNew, err := takeFailOnNew(&kf.failOn)
+	if err != nil {
+		return err
+	}
+	failIntroduced, err := ci.takeFailOnIntroduced(&kf.failOn)
 	if err != nil {
 		return err
 	}
@@ -86,6 +92,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	if !fromStored {
 		if in, err = cf.input(e, pos); err != nil {
+			return err
+		}
+		if err := ci.check(ctx, in); err != nil {
 			return err
 		}
 		if err := build(); err != nil {
@@ -223,6 +232,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+		return withRun(err, run)
+	}
+	if err := ci.finish(ctx, e, store, cf.db, run, in, failIntroduced); err != nil || failIntroduced {
 		return withRun(err, run)
 	}
 	if failNew {

@@ -150,7 +150,10 @@ func TestCrawlCommand_Inputs(t *testing.T) {
 	}{
 		{"URLList", site.URL + "/orphan.html\n# comment\n\n" + site.URL + "/b/\n", []string{"--urls", "-"}, "urls", 2, "/orphan.html"},
 		{"Sitemap", "", []string{"--sitemap", site.URL + "/sitemap_index.xml"}, "sitemap", 11, "/orphan.html"},
-		{"Dir", "", []string{crawltest.Dir("basic"), "--base", "https://example.org/"}, "dir", 10, "/b/d.html"},
+		// Every document of the directory is a seed (orphan.html and
+		// latin1.html too), and embedded resources are read from disk
+		// (style.css, logo.png): 13 pages.
+		{"Dir", "", []string{crawltest.Dir("basic"), "--base", "https://example.org/"}, "dir", 13, "/b/d.html"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ type crawlFlags struct {
 	maxDepth     int
 	maxPages     int
 	ignoreRobots bool
+	noIgnore     bool
 	concurrency  int
 	delay        time.Duration
 	userAgent    string
@@ -56,6 +57,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
 	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
+	fs.BoolVar(&f.noIgnore, "no-ignore", false, "DIR: also read hidden files and directories and what .gitignore excludes (.git/ stays out)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
 	f.traps.register(fs)
 	if shared {
@@ -100,6 +102,7 @@ func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
 	}
 	return crawler.Options{
 		AllowDomains: f.allow,
+		NoIgnore:     f.noIgnore,
 		Include:      inc,
 		Exclude:      exc,
 		MaxDepth:     f.maxDepth,
@@ -127,6 +130,7 @@ type crawlInput struct {
 	mode  string // site, sitemap, urls, dir
 	seeds []string
 	dir   string
+	files []string // dir mode: only these documents (a file argument)
 }
 
 func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
@@ -149,12 +153,18 @@ func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
 		return crawlInput{}, usagef("expected one URL or directory (or --sitemap / --urls)")
 	}
 	arg := pos[0]
+	base := f.base
+	if base == "" {
+		base = "http://localhost/"
+	}
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		base := f.base
-		if base == "" {
-			base = "http://localhost/"
-		}
 		return crawlInput{mode: "dir", dir: arg, seeds: []string{base}}, nil
+	} else if err == nil && st.Mode().IsRegular() && crawler.IsPage(arg) {
+		dir, file, err := fileInput(arg)
+		if err != nil {
+			return crawlInput{}, err
+		}
+		return crawlInput{mode: "dir", dir: dir, seeds: []string{base}, files: []string{file}}, nil
 	}
 	if !strings.HasPrefix(arg, "http://") && !strings.HasPrefix(arg, "https://") {
 		return crawlInput{}, usagef("%q is neither an http(s) URL nor a directory", arg)

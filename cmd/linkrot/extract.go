@@ -17,8 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/crawler/markdown"
 )
 
 func runExtract(ctx context.Context, e *env, args []string) error {
@@ -86,8 +88,10 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		}
 		pageURL = u
 	}
-	ex, _, err := extract.Parse(body, header.Get("Content-Type"), pageURL, header, extract.Options{})
-	if err != nil {
+	var ex audit.Extraction
+	if markdown.IsPath(src) || strings.HasPrefix(header.Get("Content-Type"), "text/markdown") {
+		ex = markdown.Parse(body, pageURL, extract.Options{}).Extraction
+	} else if ex, _, err = extract.Parse(body, header.Get("Content-Type"), pageURL, header, extract.Options{}); err != nil {
 		return err
 	}
 	if requested != "" && *base == "" {

@@ -217,6 +217,7 @@ type runSettings struct {
 	Mode  string              `json:"mode"`
 	Seeds []string            `json:"seeds"`
 	Dir   string              `json:"dir,omitempty"`
+	Files []string            `json:"files,omitempty"`
 	Flags map[string][]string `json:"flags"`
 	Hosts []settingsHost      `json:"hosts,omitempty"`
 }
@@ -248,10 +249,11 @@ var volatileFlags = map[string]bool{
 	"db": true, "config": true, "resume": true, "resume-max-age": true, "wait": true, "log-format": true, "log-level": true,
 	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
 	"confirm-after": true, "confirm-spacing": true,
+	"format": true, "sarif": true, "baseline": true, "baseline-db": true, // CI outputs (ci.go)
 }
 
 func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {
-	s := runSettings{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Flags: map[string][]string{}}
+	s := runSettings{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Files: in.files, Flags: map[string][]string{}}
 	for _, h := range hosts {
 		sh := settingsHost{hostConfig: h}
 		sh.Headers = nil
@@ -360,7 +362,7 @@ func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *
 	if err != nil {
 		return crawlInput{}, nil, err
 	}
-	return crawlInput{mode: s.Mode, seeds: s.Seeds, dir: s.Dir}, hosts, nil
+	return crawlInput{mode: s.Mode, seeds: s.Seeds, dir: s.Dir, files: s.Files}, hosts, nil
 }
 
 // resumableRun returns the run of command with fingerprint fp that --resume
@@ -580,7 +582,11 @@ func crawlStage(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, i
 	case "urls":
 		st, err = c.CrawlList(ctx, in.seeds)
 	case "dir":
-		st, err = c.CrawlDir(ctx, in.dir, in.seeds[0])
+		if len(in.files) > 0 {
+			st, err = c.CrawlFiles(ctx, in.dir, in.seeds[0], in.files)
+		} else {
+			st, err = c.CrawlDir(ctx, in.dir, in.seeds[0])
+		}
 	case "sitemap":
 		st, err = c.CrawlSitemaps(ctx, sitemaps, in.seeds)
 	default:

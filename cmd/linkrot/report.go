@@ -31,11 +31,11 @@ func defaultReportDir(db string) string {
 }
 
 func runReport(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif]")
+	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif|github]")
 	db := fs.String("db", "linkrot.db", "SQLite database `path`")
 	runID := fs.Int64("run", 0, "run to report (default: the latest)")
 	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
-	format := fs.String("format", "html", "html, json, csv, junit, markdown or sarif")
+	format := fs.String("format", "html", "html, json, csv, junit, markdown, sarif or github (GitHub Actions annotations)")
 	detail := fs.Int("detail-links", 0, "html: a run with more links than `N` (default 50000) gets its links listed in link pages (links/1.html, ...) and the report details those with something to show")
 	perPage := fs.Int("links-per-page", report.DefaultLinksPerPage, "html: links on one link page")
 	pos, err := parseInterleaved(fs, args)
@@ -143,6 +143,9 @@ func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f rep
 	}
 	ds.Pages = pages
 	ds.EachLink = linkStream(ctx, store, run.ID, pageIDs)
+	if err := addPageFiles(ctx, store, run.ID, ds); err != nil {
+		return nil, err
+	}
 	targets, err := store.Targets(ctx, run.ID)
 	if err != nil {
 		return nil, wrap("targets", err)

@@ -84,7 +84,9 @@ func ParseDocument(body []byte, contentType string, pageURL *url.URL, header htt
 	if err != nil {
 		return audit.Extraction{URL: pageURL.String()}, cs, nil, fmt.Errorf("parse html: %w", err)
 	}
-	return Page(root, pageURL, header, opt), cs, &Document{Decoded: decoded, Root: root}, nil
+	ex := Page(root, pageURL, header, opt)
+	Locate(decoded, ex.Links)
+	return ex, cs, &Document{Decoded: decoded, Root: root}, nil
 }
 
 // urlAttrs maps the elements linkrot records to the attribute holding their

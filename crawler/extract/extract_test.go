@@ -306,6 +306,9 @@ func FuzzPage(f *testing.F) {
 					t.Fatalf("incomplete diagnostic %+v", d)
 				}
 			}
+			if l.Line < 0 || l.Line > len(body)+1 || (l.Line > 0 && (l.Column < 1 || l.LineHash == "")) || (l.Line == 0 && l.Column != 0) {
+				t.Fatalf("link %q at %d:%d in a %d-byte body", l.Href, l.Line, l.Column, len(body))
+			}
 			if l.Robust != nil && !l.Robust.VersionDate.IsZero() && l.Robust.VersionDate.Location() != l.Robust.VersionDate.UTC().Location() {
 				t.Fatalf("versiondate not UTC: %v", l.Robust.VersionDate)
 			}

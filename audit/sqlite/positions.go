@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Positions of link occurrences and source files of local pages
+// (migration 0009). They are written by SavePages beside the rows they
+// belong to and read by the CI outputs and the baseline rule.
+
+// position records where link linkID is in its page's source; nothing is
+// written for a link without a position.
+func (s *saver) position(ctx context.Context, linkID int64, l *audit.Link) error {
+	if l.Line <= 0 {
+		return nil
+	}
+	if s.updPosition == nil {
+		st, err := s.tx.PrepareContext(ctx, `UPDATE links SET line = ?, col = ?, line_hash = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		s.updPosition = st
+	}
+	_, err := s.updPosition.ExecContext(ctx, l.Line, max(l.Column, 0), l.LineHash, linkID)
+	return err
+}
+
+// pageFile records the source file of a local page.
+func (s *saver) pageFile(ctx context.Context, pageID int64, file string) error {
+	if file == "" {
+		return nil
+	}
+	_, err := s.tx.ExecContext(ctx, `UPDATE pages SET file = ? WHERE id = ?`, file, pageID)
+	return err
+}
+
+// PageFiles returns the source file of each local page of a run, by page
+// URL (EachLink gives each link's position). An unknown run yields an
+// error wrapping audit.ErrNotFound. It is safe for concurrent use.
+func (db *DB) PageFiles(ctx context.Context, runID int64) (map[string]string, error) {
+	files := map[string]string{}
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT url, file FROM pages WHERE run_id = ? AND file != ''`, runID,
+			func(rows *sql.Rows) error {
+				var u, f string
+				if err := rows.Scan(&u, &f); err != nil {
+					return err
+				}
+				files[u] = f
+				return nil
+			})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("page files of run %d: %w", runID, err)
+	}
+	return files, nil
+}
+
+// Occurrence is a link occurrence as the baseline rule compares it: the
+// link's target (its normalized URL, audit.NormalizeURL) and the hash of
+// the text of the line holding it (audit.LineHash).
+type Occurrence struct {
+	Target   string
+	LineHash string
+}
+
+// Occurrences returns the distinct occurrences of the links of the
+// latest complete (else latest) run in the database, of the runs before
+// run before when it is not 0: the baseline of --baseline-db. It returns
+// the run it read. A database without such a run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) Occurrences(ctx context.Context, before int64) (map[Occurrence]bool, int64, error) {
+	var runID int64
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs WHERE id < ? ORDER BY status = 'complete' DESC, id DESC LIMIT 1`, before).Scan(&runID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, fmt.Errorf("baseline database: no runs: %w", audit.ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("baseline database: %w", err)
+	}
+	out := map[Occurrence]bool{}
+	err = db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT DISTINCT t.url, l.line_hash
+			FROM links l JOIN targets t ON t.id = l.target_id
+			WHERE l.run_id = ? AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
+			var o Occurrence
+			if err := rows.Scan(&o.Target, &o.LineHash); err != nil {
+				return err
+			}
+			out[o] = true
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("baseline occurrences of run %d: %w", runID, err)
+	}
+	return out, runID, nil
+}

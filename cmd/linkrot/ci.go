@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler/baseline"
+	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/report"
+)
+
+// ciFlags are the CI settings of linkrot audit: annotations, the job
+// summary and PR-scoped failures (--fail-on introduced).
+type ciFlags struct {
+	format     string
+	baseline   string
+	baselineDB string
+	sarif      string
+}
+
+func (f *ciFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.format, "format", "text", "output on stdout: text, or github (also GitHub Actions annotations of the broken links: ::error file=…,line=…,col=…)")
+	fs.StringVar(&f.baseline, "baseline", "", "git `revision` the change is compared with (--fail-on introduced): a link is old when its target was on a line with the same text there, in any file")
+	fs.StringVar(&f.sarif, "sarif", "", "also write the findings as SARIF 2.1.0 to this `file` (with the baseline's levels: old links are warnings)")
+	fs.StringVar(&f.baselineDB, "baseline-db", "", "a previous run's database `file` the change is compared with (--fail-on introduced), instead of --baseline")
+}
+
+// takeFailOnIntroduced reads --fail-on introduced: it returns true, and
+// leaves no verdict to fail on, when the value is "introduced", which
+// needs a baseline.
+func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
+	if f.format != "text" && f.format != "github" {
+		return false, usagef("--format must be text or github")
+	}
+	if f.baseline != "" && f.baselineDB != "" {
+		return false, usagef("--baseline and --baseline-db exclude each other")
+	}
+	parts := strings.Split(*failOn, ",")
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "introduced" {
+			continue
+		}
+		if len(parts) != 1 {
+			return false, usagef("--fail-on introduced cannot be combined with verdicts")
+		}
+		if f.baseline == "" && f.baselineDB == "" {
+			return false, usagef("--fail-on introduced needs --baseline REF or --baseline-db FILE")
+		}
+		*failOn = "none"
+		return true, nil
+	}
+	return false, nil
+}
+
+// check validates the CI flags against the input before the run starts.
+func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
+	if f.baseline == "" {
+		return nil
+	}
+	if in.mode != "dir" {
+		return usagef("--baseline compares files of a local directory: audit a directory or file")
+	}
+	if err := baseline.Verify(ctx, in.dir, f.baseline); err != nil {
+		return usagef("--baseline: %v", err)
+	}
+	return nil
+}
+
+// finish writes the CI outputs of a finished audit run: the broken links
+// with path:line:col for a local directory, GitHub annotations with
+// --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.
+// With failIntroduced it returns a findingsError when the change
+// introduced broken links; old ones are warnings.
+func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
+	summary := os.Getenv("GITHUB_STEP_SUMMARY")
+	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
+		return nil
+	}
+	if r, err := store.Run(ctx, run.ID); err == nil {
+		run = r // with its end time and status
+	}
+	ds, err := loadDatasetFor(ctx, store, run, report.Markdown)
+	if err != nil {
+		return err
+	}
+	if ds.Baseline, err = f.loadBaseline(ctx, store, dbPath, run, in, ds); err != nil {
+		return err
+	}
+	if len(ds.Findings) > 0 && (in.mode == "dir" || ds.Baseline != nil) {
+		fmt.Fprintln(e.stdout, "Broken links:")
+		if err := report.WriteLocations(e.stdout, ds, 50); err != nil {
+			return err
+		}
+	}
+	if f.format == "github" {
+		if err := report.WriteGitHub(e.stdout, ds); err != nil {
+			return err
+		}
+	}
+	if summary != "" {
+		if err := appendSummary(summary, ds); err != nil {
+			return err
+		}
+	}
+	if f.sarif != "" {
+		if err := report.WriteFile(f.sarif, report.SARIF, ds); err != nil {
+			return err
+		}
+	}
+	if !failIntroduced {
+		return nil
+	}
+	n := 0
+	for i := range ds.Findings {
+		if !ds.Baseline.Old[ds.Findings[i].LinkID] {
+			n++
+		}
+	}
+	if n > 0 {
+		return &findingsError{n: n}
+	}
+	return nil
+}
+
+// loadBaseline marks the old link occurrences of the run (nil without a
+// baseline).
+func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
+	var set baseline.Set
+	var ref string
+	switch {
+	case f.baseline != "":
+		if in.mode != "dir" {
+			return nil, usagef("--baseline compares files of a local directory: audit a directory or file")
+		}
+		var err error
+		if set, err = baseline.FromGit(ctx, in.dir, f.baseline, in.seeds[0], extract.Options{}); err != nil {
+			return nil, err
+		}
+		ref = "git " + f.baseline
+	case f.baselineDB != "":
+		other, before := store, run.ID
+		if !sameFile(f.baselineDB, dbPath) {
+			if _, err := os.Stat(f.baselineDB); err != nil {
+				return nil, usagef("--baseline-db: %v", err)
+			}
+			db, err := sqlite.Open(ctx, f.baselineDB)
+			if err != nil {
+				return nil, fmt.Errorf("open baseline database: %w", err)
+			}
+			defer db.Close()
+			other, before = db, 0
+		}
+		occ, from, err := other.Occurrences(ctx, before)
+		if errors.Is(err, audit.ErrNotFound) {
+			occ, err = nil, nil // no earlier run: every occurrence is introduced
+		}
+		if err != nil {
+			return nil, err
+		}
+		set = baseline.Set{}
+		for o := range occ {
+			set[baseline.Occurrence{Target: o.Target, LineHash: o.LineHash}] = true
+		}
+		ref = fmt.Sprintf("database %s, run %d", filepath.Base(f.baselineDB), from)
+	default:
+		return nil, nil
+	}
+	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
+	mark := func(l *report.Link) error {
+		if set.Old(&l.Link) {
+			b.Old[l.ID] = true
+		}
+		return nil
+	}
+	if ds.EachLink != nil {
+		if err := ds.EachLink(mark); err != nil {
+			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
+		}
+	} else {
+		for i := range ds.Links {
+			mark(&ds.Links[i])
+		}
+	}
+	return b, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// appendSummary appends the Markdown summary of the run to the job
+// summary file of GitHub Actions.
+func appendSummary(path string, ds *report.Dataset) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := report.WriteMarkdown(f, ds); err != nil {
+		f.Close()
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	return nil
+}
+
+// addPageFiles completes the pages of a dataset with their source files
+// (migration 0009; the links' positions come with the links).
+func addPageFiles(ctx context.Context, store *sqlite.DB, runID int64, ds *report.Dataset) error {
+	files, err := store.PageFiles(ctx, runID)
+	if err != nil {
+		return fmt.Errorf("load page files for the report: %w", err)
+	}
+	for _, p := range ds.Pages {
+		p.File = files[p.URL]
+	}
+	return nil
+}
+
+// maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
+// for "never reuse".
+type maxAgeFlag time.Duration
+
+func (a *maxAgeFlag) String() string { return time.Duration(*a).String() }
+
+func (a *maxAgeFlag) Set(v string) error {
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d == 0 {
+		*a = 0
+		return nil
+	}
+	d, err := parseAge(v)
+	if err != nil {
+		return err
+	}
+	*a = maxAgeFlag(d)
+	return nil
+}

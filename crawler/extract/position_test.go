@@ -1,0 +1,77 @@
+package extract
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+func TestPositions(t *testing.T) {
+	// Each want entry is "line:col" of the first character of the URL
+	// attribute's value; columns are UTF-16 code units, 1-based (SARIF
+	// 2.1.0, 3.30.2 with columnKind utf16CodeUnits).
+	tests := []struct {
+		name string
+		html string
+		want []string
+	}{
+		{"FirstLine", `<a href="/a">a</a>`, []string{"1:10"}},
+		{"LF", "<p>x</p>\n<p><a href=/b>b</a>", []string{"2:12"}},
+		{"CRLF", "<p>x</p>\r\n\r\n  <a href='/c'>c</a>\r\n<img src=/d>", []string{"3:12", "4:10"}},
+		// A lone CR is a newline sequence too.
+		{"CR", "<p>x</p>\r<a href=/e>e</a>", []string{"2:9"}},
+		{"MultiLineTag", "<a\n  class=\"x\"\n  href=\"/f\"\n>f</a>", []string{"3:9"}},
+		{"AttributeValueSplitAcrossLines", "<a title=\"one\ntwo\" href=\n  \"/g\">g</a>", []string{"3:4"}},
+		{"UpperCase", "<A HREF = '/h'>h</A>", []string{"1:12"}},
+		// Columns count source characters: an entity is as long as it is
+		// written, not as the character it stands for.
+		{"EntitiesBefore", `<p>&eacute;&amp;&#x1F600;</p><a href="/i">i</a>`, []string{"1:39"}},
+		{"EntityInValue", `<a href="/j?a=1&amp;b=2">j</a>`, []string{"1:10"}},
+		// é is 2 bytes and 1 code unit; 中 3 bytes, 1 unit: 5 units before </p>.
+		{"NonASCIIBefore", "<p>é中</p><a href=/k>k</a>", []string{"1:18"}},
+		// U+1F600 is 4 bytes in UTF-8 and 2 UTF-16 code units (a
+		// surrogate pair); U+10348 too: 7 units before </p>, 2 more than
+		// the same tag after two BMP characters.
+		{"AstralPlane", "<p>😀𐍈</p><a href=/l>l</a>", []string{"1:20"}},
+		{"BOMNotCounted", "\uFEFF<a href=/m>m</a>", []string{"1:9"}},
+		{"ScriptTextIsNotMarkup", "<script>var s = '<a href=/no>';</script>\n<a href=/n>n</a>", []string{"2:9"}},
+		{"CommentIsNotMarkup", "<!-- <a href=/no> -->\n<a href=/o>o</a>", []string{"2:9"}},
+		{"DuplicateAttributeFirstWins", `<a href="/p" href="/q">p</a>`, []string{"1:10"}},
+		{"SameURLTwice", "<a href=/r>1</a>\n<a href=/r>2</a>", []string{"1:9", "2:9"}},
+		{"EmptyValue", `<a href="">self</a>`, []string{"1:10"}},
+		{"SelfClosingAndResources", "<link rel=stylesheet href=/s.css/>\n<script src=/t.js></script><iframe src=/u></iframe>", []string{"1:27", "2:13", "2:40"}},
+		// Foster parenting moves the link before the table in the tree;
+		// it is still found where it was written.
+		{"FosterParented", "<table><tr><td>x</td></tr>\n<a href=/v>v</a></table><a href=/w>w</a>", []string{"2:9", "2:33"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := extractString(t, "https://ex.org/", tt.html, nil)
+			var got []string
+			for _, l := range ex.Links {
+				got = append(got, fmt.Sprintf("%d:%d", l.Line, l.Column))
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("positions:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLineIndex(t *testing.T) {
+	src := []byte("ab\r\nc😀d\re\n")
+	ix := NewLineIndex(src)
+	for _, tt := range []struct {
+		off       int
+		line, col int
+	}{
+		{0, 1, 1}, {2, 1, 3}, {4, 2, 1}, {5, 2, 2}, {9, 2, 4}, {11, 3, 1}, {12, 3, 2}, {13, 4, 1}, {99, 4, 1},
+	} {
+		if l, c := ix.Position(tt.off); l != tt.line || c != tt.col {
+			t.Errorf("Position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
+		}
+	}
+	if n := UTF16Len([]byte("a😀é\xff")); n != 5 {
+		t.Errorf("UTF16Len = %d, want 5", n)
+	}
+}
