@@ -77,6 +77,35 @@ type Memento struct {
 	// Error explains a failed lookup ("no memento", "rate limited", ...).
 	Error     string    `json:"error,omitempty"`
 	CheckedAt time.Time `json:"checked_at"`
+	// Status is the lookup's outcome: LookupFound, LookupNoMemento,
+	// LookupFailed (429s, timeouts, an unparsable TimeMap: the archive
+	// did not answer the question, which is retried next run) or
+	// LookupNotAsked (a private URL and a public archive).
+	Status string `json:"status"`
+	// URIR is the resource asked about (data-originalurl or the target).
+	URIR string `json:"uri_r,omitempty"`
+	// Reused is true when the answer is an earlier run's (within
+	// --archive-max-age), not asked again; CheckedAt is then when it was.
+	Reused bool `json:"reused,omitempty"`
+}
+
+// Memento lookup outcomes (Memento.Status).
+const (
+	LookupFound     = "found"
+	LookupNoMemento = "no-memento"
+	LookupFailed    = "lookup-failed"
+	LookupNotAsked  = "not-asked"
+)
+
+// SnapshotSkip is a declared snapshot that was not checked, with why (the
+// --max-snapshots cap: the link declares more snapshots than are checked).
+type SnapshotSkip struct {
+	RunID    int64     `json:"run_id"`
+	LinkID   int64     `json:"link_id"`
+	Source   string    `json:"source"`
+	Declared string    `json:"declared"`
+	Datetime time.Time `json:"declared_datetime"`
+	Reason   string    `json:"reason"`
 }
 
 // Drift bands, from no change to a different page (Off-Topic Memento
@@ -119,6 +148,11 @@ type Drift struct {
 	ExcerptReference string    `json:"excerpt_reference,omitempty"`
 	ExcerptLive      string    `json:"excerpt_live,omitempty"`
 	MeasuredAt       time.Time `json:"measured_at"`
+	// ReferenceNote says how the memento's bytes were had: "raw" (the
+	// archive's no-banner form), or why not (the archive has no raw form:
+	// its banner and rewritten links are part of the measure). Empty for
+	// first-seen drift.
+	ReferenceNote string `json:"reference_note,omitempty"`
 }
 
 // DriftFailure records a drift measurement that was due but could not be

@@ -26,6 +26,7 @@ import (
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
 	"github.com/linkrot/linkrot/netguard"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -70,11 +71,20 @@ type Options struct {
 	IgnoreRobots bool
 	// Concurrency is the number of parallel requests per host.
 	Concurrency int
-	// Delay is the pause after each request to a host. A robots.txt
-	// Crawl-delay larger than Delay wins, up to MaxCrawlDelay (default 30 s).
+	// Delay is the least time between the starts of two requests to a
+	// host. A robots.txt Crawl-delay of at least Delay wins (one request at
+	// a time, that far apart), up to MaxCrawlDelay (default 30 s).
 	Delay         time.Duration
 	MaxCrawlDelay time.Duration
-	UserAgent     string
+	// Scheduler is the per-host budget every request of the crawl runs
+	// within (robots.txt and sitemaps included), shared with the checks of
+	// the same run so that one host has one budget (see package
+	// politeness); the seeds' Crawl-delay is set on it. nil: a private one
+	// from Concurrency, Delay and Hosts. A shared Scheduler brings its own
+	// limits: Concurrency, Delay and the Hosts rules' limits are then its
+	// Options, not these.
+	Scheduler *politeness.Scheduler
+	UserAgent string
 	// Timeout bounds each request: connect, headers and body.
 	Timeout time.Duration
 	// MaxBody caps the decoded bytes read per response.
@@ -181,7 +191,11 @@ type Crawler struct {
 
 // New returns a Crawler that records into sink.
 func New(opts Options, sink Sink) *Crawler {
-	return &Crawler{opts: opts.withDefaults(), sink: sink}
+	o := opts.withDefaults()
+	if o.Scheduler == nil {
+		o.Scheduler = politeness.New(politeness.Options{PerHost: o.Concurrency, Delay: o.Delay, Rules: o.Hosts})
+	}
+	return &Crawler{opts: o, sink: sink}
 }
 
 // Crawl crawls recursively from seeds, staying on the seeds' hosts (and
@@ -275,7 +289,7 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSeeds []string) (Stats, error) {
 	smRT, closeSM := c.transportFor(sitemapScope(sitemaps, c.opts.AllowDomains), nil)
 	defer closeSM()
-	client := &http.Client{Transport: smRT, Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
+	client := &http.Client{Transport: c.opts.Scheduler.Transport(smRT, nil), Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
 	sm := &sitemapReader{client: client, ua: c.opts.UserAgent, log: c.opts.Logger}
 	var seeds []string
 	seeds = append(seeds, extraSeeds...)
@@ -374,13 +388,22 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		// robots.txt itself is fetched unpaced: the pacing asks for it.
 		robotsClient := &http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameHostRedirects(maxRobotsRedirects)}
 		gate = newRobotsGate(newRobots(robotsClient, o.UserAgent), cr.scope, o.MaxCrawlDelay)
+		// The gate hands the site's Crawl-delay to the Scheduler, which
+		// paces every stage that shares it.
+		gate.sched = o.Scheduler
 	}
 	cr.robots = gate.robots
-	var pageRT http.RoundTripper = rt
+	// Every page request runs within the host's slot of the Scheduler:
+	// concurrency, Delay, Crawl-delay, pauses after 429 and 503, the
+	// adaptive rate (package politeness). Colly itself is not limited per
+	// host (only by its threads).
+	sched := o.Scheduler.Transport(base, nil)
+	var pageRT http.RoundTripper = &capTransport{next: sched, maxBody: o.MaxBody}
 	if !o.IgnoreRobots {
 		// Crawl-delay bounds every request to the host, whichever stage
-		// sends it (the gate is shared with the checks).
-		pageRT = &capTransport{next: gate.RoundTripper(base), maxBody: o.MaxBody}
+		// sends it (the gate is shared with the checks); the gate asks
+		// for it before the Scheduler's slot.
+		pageRT = &capTransport{next: gate.RoundTripper(sched), maxBody: o.MaxBody}
 	}
 	client := &http.Client{Transport: pageRT, Timeout: o.Timeout}
 
@@ -394,9 +417,6 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	)
 	col.SetClient(client)
 	col.SetRedirectHandler(cr.redirect)
-	if err := col.Limits(append(hostLimitRules(o.Hosts, o), cr.limitRules(seedURLs)...)); err != nil {
-		return Stats{}, fmt.Errorf("crawl: limits: %w", err)
-	}
 	threads := o.Concurrency * max(1, len(cr.scope.hostPorts))
 	if !follow {
 		threads = o.Concurrency * 4
@@ -465,36 +485,6 @@ func (cr *crawl) key(u *url.URL) (key, session string, ok bool) {
 	su, session := cr.traps.stripSession(stripFragment(u))
 	k, err := audit.NormalizeURL(su.String())
 	return k, session, err == nil
-}
-
-// limitRules gives every seed host its own colly limit rule: --concurrency
-// parallel requests and --delay, or, when the host's robots.txt sets a
-// Crawl-delay of at least --delay, one request at a time with that delay
-// (capped at MaxCrawlDelay): Crawl-delay asks for a pause between successive
-// requests, which parallel requests would defeat. Other hosts (reached
-// through --allow-domain or redirects) share one rule. Rules from
-// Options.Hosts, added first, win. The rules are fixed before the crawl
-// starts: colly reads its rule list without a lock, so adding rules while
-// requests run would race.
-func (cr *crawl) limitRules(seeds []*url.URL) []*colly.LimitRule {
-	o := cr.opts
-	var rules []*colly.LimitRule
-	done := map[string]bool{}
-	for _, u := range seeds {
-		if done[u.Host] {
-			continue
-		}
-		done[u.Host] = true
-		parallel, delay := o.Concurrency, o.Delay
-		if !o.IgnoreRobots {
-			if cd := cr.robots.CrawlDelay(cr.ctx, u, o.MaxCrawlDelay); cd > 0 && cd >= delay {
-				cr.opts.Logger.Info("honouring robots.txt Crawl-delay: one request at a time", "host", u.Host, "delay", cd)
-				parallel, delay = 1, cd
-			}
-		}
-		rules = append(rules, &colly.LimitRule{DomainRegexp: "^" + regexp.QuoteMeta(u.Host) + "$", Parallelism: parallel, Delay: delay})
-	}
-	return append(rules, &colly.LimitRule{DomainGlob: "*", Parallelism: o.Concurrency, Delay: o.Delay})
 }
 
 // enqueue queues u for fetching unless it was seen, is out of scope, too deep,

@@ -3,11 +3,8 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"regexp"
-	"strings"
 
 	"github.com/gocolly/colly/v2"
 
@@ -101,50 +98,6 @@ func (cr *crawl) queue(urls []*url.URL, depth int) {
 		entries[i] = audit.FrontierEntry{URL: u.String(), Depth: depth}
 	}
 	cr.frontier.Queue(entries)
-}
-
-// hostLimitRules returns Colly limit rules for Options.Hosts, to be placed
-// before the crawl's own rules (Colly uses the first that matches).
-func hostLimitRules(rules []audit.HostRule, o Options) []*colly.LimitRule {
-	var out []*colly.LimitRule
-	for _, r := range rules {
-		if r.Concurrency <= 0 && r.Delay <= 0 {
-			continue
-		}
-		lr := &colly.LimitRule{DomainRegexp: hostRuleRegexp(r.Match), Parallelism: o.Concurrency, Delay: o.Delay}
-		if r.Concurrency > 0 {
-			lr.Parallelism = r.Concurrency
-		}
-		if r.Delay > 0 {
-			lr.Delay = r.Delay
-		}
-		out = append(out, lr)
-	}
-	return out
-}
-
-// hostRuleRegexp translates a HostRule.Match into a regexp over Colly's
-// domain string (URL.Host: the host, and ":port" when the URL has one).
-func hostRuleRegexp(match string) string {
-	const anyPort = `(:[0-9]+)?`
-	bracket := func(h string) string {
-		if strings.Contains(h, ":") {
-			return "[" + h + "]"
-		}
-		return h
-	}
-	m := strings.ToLower(strings.TrimSpace(match))
-	if d, ok := strings.CutPrefix(m, "*."); ok {
-		return `(?i)^([^/]+\.)?` + regexp.QuoteMeta(d) + anyPort + `$`
-	}
-	if host, port, err := net.SplitHostPort(m); err == nil {
-		p := regexp.QuoteMeta(":" + port)
-		if port == "80" || port == "443" {
-			p = "(" + p + ")?" // a default port is absent from URL.Host
-		}
-		return `(?i)^` + regexp.QuoteMeta(bracket(host)) + p + `$`
-	}
-	return `(?i)^` + regexp.QuoteMeta(bracket(strings.Trim(m, "[]"))) + anyPort + `$`
 }
 
 // setHostHeaders adds the headers of the first HostRule matching the

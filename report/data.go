@@ -111,7 +111,7 @@ func scriptData(ix *index) []byte {
 		w.raw("]")
 	}
 
-	// mementos: [archive, url, datetime, wanted, wanted from, distance s, representative, count, error]
+	// mementos: [archive, url, datetime, wanted, wanted from, distance s, representative, count, error, status]
 	memIdx := map[*audit.Memento]int{}
 	w.raw(`],"mementos":[`)
 	for i := range ds.Mementos {
@@ -138,12 +138,14 @@ func scriptData(ix *index) []byte {
 		w.int(int64(m.Count))
 		w.comma()
 		w.str(m.Error)
+		w.comma()
+		w.str(m.Status)
 		w.raw("]")
 	}
 
 	// drifts: [target, link, kind, band, simhash, jaccard, dice, cosine,
 	// words ref, words live, word change, reference URL, reference time,
-	// live URL, excerpt ref, excerpt live, rank]
+	// live URL, excerpt ref, excerpt live, rank, reference note]
 	driftIdx := map[*audit.Drift]int{}
 	w.raw(`],"drifts":[`)
 	for i := range ds.Drifts {
@@ -189,6 +191,8 @@ func scriptData(ix *index) []byte {
 		w.str(d.ExcerptLive)
 		w.comma()
 		w.num(driftRank(d))
+		w.comma()
+		w.str(d.ReferenceNote)
 		w.raw("]")
 	}
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -82,9 +83,12 @@ type htmlView struct {
 	Verdicts    []verdictCount
 	Charts      charts
 	ArchiveRan  bool
-	Runs        int
-	Since       *sinceView
-	Traps       []trapView
+	// LookupFailed lists failed archive lookups by archive ("ia 3,
+	// arquivo 1"), "" when none failed.
+	LookupFailed string
+	Runs         int
+	Since        *sinceView
+	Traps        []trapView
 	// Partial: the report details DetailLinks of the run's TotalLinks
 	// links; LinkPages lists the link pages that hold them all.
 	Partial                 bool
@@ -223,6 +227,7 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 	for p := 1; p <= linkPages; p++ {
 		v.LinkPages = append(v.LinkPages, pagerItem{Page: p, Href: LinksDir + "/" + linkPageName(p)})
 	}
+	v.LookupFailed = lookupFailed(ds.Mementos)
 	v.Title = "linkrot report"
 	if len(v.Site) > 0 {
 		v.Title = "linkrot report: " + v.Site[0]
@@ -282,4 +287,25 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// lookupFailed lists the failed archive lookups of a run by archive:
+// "ia 3, arquivo 1", "" when none failed.
+func lookupFailed(ms []audit.Memento) string {
+	n := map[string]int{}
+	var names []string
+	for _, m := range ms {
+		if m.Status == audit.LookupFailed {
+			if n[m.Archive] == 0 {
+				names = append(names, m.Archive)
+			}
+			n[m.Archive]++
+		}
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, a := range names {
+		parts[i] = fmt.Sprintf("%s %d", a, n[a])
+	}
+	return strings.Join(parts, ", ")
 }

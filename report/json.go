@@ -38,6 +38,9 @@ type jsonSummary struct {
 	Findings       int `json:"findings"`
 	Fixes          int `json:"fixes"`
 	DriftedTargets int `json:"drifted_targets"`
+	// LookupFailed counts failed archive lookups (lookup-failed: 429s,
+	// timeouts, unparsable answers) by archive.
+	LookupFailed map[string]int `json:"lookup_failed"`
 }
 
 type jsonPage struct {
@@ -242,6 +245,8 @@ type jsonMemento struct {
 	Last            audit.Time `json:"last"`
 	Error           string     `json:"error"`
 	CheckedAt       audit.Time `json:"checked_at"`
+	Status          string     `json:"status"`
+	Reused          bool       `json:"reused"`
 }
 
 type jsonDrift struct {
@@ -262,6 +267,7 @@ type jsonDrift struct {
 	ExcerptReference string     `json:"excerpt_reference"`
 	ExcerptLive      string     `json:"excerpt_live"`
 	MeasuredAt       audit.Time `json:"measured_at"`
+	ReferenceNote    string     `json:"reference_note"`
 }
 
 type jsonIdentifierChck struct {
@@ -350,6 +356,12 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 	for _, d := range ix.driftByTarget {
 		if drifted(d.Band) {
 			sum.DriftedTargets++
+		}
+	}
+	sum.LookupFailed = map[string]int{}
+	for i := range ds.Mementos {
+		if ds.Mementos[i].Status == audit.LookupFailed {
+			sum.LookupFailed[ds.Mementos[i].Archive]++
 		}
 	}
 	o.field("summary", sum)
@@ -441,7 +453,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		return jsonMemento{LinkID: m.LinkID, TargetID: m.TargetID, Archive: m.Archive,
 			Wanted: tm(m.Wanted), WantedFrom: m.WantedFrom, URL: m.URL, Datetime: tm(m.Datetime),
 			DistanceSeconds: int64(m.Distance / time.Second), Representative: m.Representative, Count: m.Count,
-			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt)}
+			First: tm(m.First), Last: tm(m.Last), Error: m.Error, CheckedAt: tm(m.CheckedAt), Status: m.Status, Reused: m.Reused}
 	})
 	o.array("drifts", len(ds.Drifts), func(i int) any {
 		d := &ds.Drifts[i]
@@ -452,7 +464,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		return jsonDrift{Jaccard: jac, Dice: dice, Cosine: cos, LinkID: d.LinkID, TargetID: d.TargetID, Kind: d.Kind,
 			ReferenceURL: d.ReferenceURL, ReferenceTime: tm(d.ReferenceTime), LiveURL: d.LiveURL, SimHashDistance: d.SimHashDistance,
 			WordsReference: d.WordsReference, WordsLive: d.WordsLive, WordChange: finite(d.WordChange), Band: d.Band,
-			ExcerptReference: d.ExcerptReference, ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt)}
+			ExcerptReference: d.ExcerptReference, ExcerptLive: d.ExcerptLive, MeasuredAt: tm(d.MeasuredAt), ReferenceNote: d.ReferenceNote}
 	})
 	o.array("identifier_checks", len(ds.IdentifierChecks), func(i int) any {
 		c := &ds.IdentifierChecks[i]

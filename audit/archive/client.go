@@ -9,12 +9,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // Options configure a Client. The zero value is useful except for
@@ -56,6 +58,14 @@ type Options struct {
 	FailAfter int
 	// Logger receives debug records of retries and pauses (default: none).
 	Logger *slog.Logger
+	// Scheduler holds the request budgets (nil: the Client makes its own).
+	// Each archive pool is a key named PoolKey ("ia/api") with a token
+	// bucket of its budget (burst 1) and the scheduler's rate controller
+	// (429/503 with Retry-After pause the whole pool; a 429 cuts its rate,
+	// which grows back slowly); other hosts are keyed by host
+	// (politeness.Key) at OtherHostRate. A scheduler shared with the live
+	// checker makes both respect one budget per host.
+	Scheduler *politeness.Scheduler
 }
 
 // Defaults of Options.
@@ -119,14 +129,42 @@ type Client struct {
 	log *slog.Logger
 	hc  *http.Client
 
-	mu      sync.Mutex
-	hosts   map[string]*hostState
-	archive map[string]bool     // hosts of configured archives
-	saveLim map[string]*Limiter // by archive name
+	mu       sync.Mutex
+	hosts    map[string]*hostState // pools, by key: "archive/pool" or "host:" + host
+	prefixes []poolPrefix          // longest first
+	hostPool map[string]string     // archive host -> its first archive's main pool
+	archive  map[string]bool       // hosts of configured archives
+	local    map[string]bool       // hosts of local collections
+	saveLim  map[string]*Limiter   // by archive name
+}
+
+type poolPrefix struct {
+	prefix string // host (lower case) + path
+	key    string
+}
+
+// PoolKey names pool p of archive a: "ia/api".
+func PoolKey(a Archive, p Pool) string { return a.Name + "/" + p.Name }
+
+// hostPath is u without scheme, host lower-cased.
+func hostPath(u *url.URL) string {
+	p := u.EscapedPath()
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return strings.ToLower(u.Host) + p
+}
+
+func prefixOf(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	h, p, _ := strings.Cut(s, "/")
+	return strings.ToLower(h) + "/" + p
 }
 
 type hostState struct {
-	lim   *Limiter
+	key   string
 	mu    sync.Mutex
 	fails int
 	down  error
@@ -140,8 +178,8 @@ type hostState struct {
 	markLimited  context.CancelFunc
 }
 
-func newHostState(perMinute float64) *hostState {
-	st := &hostState{lim: NewLimiter(perMinute)}
+func newHostState(key string) *hostState {
+	st := &hostState{key: key}
 	st.limited, st.markLimited = context.WithCancel(context.Background())
 	return st
 }
@@ -170,14 +208,14 @@ func (st *hostState) setRateLimited(until time.Time, why string) {
 	st.markLimited()
 }
 
-// wait waits for the host's budget; it returns early with an error when
-// ctx is done or the host is marked rate limited meanwhile.
-func (st *hostState) wait(ctx context.Context) error {
+// wait waits for the pool's budget in sched; it returns early with an
+// error when ctx is done or the pool is marked rate limited meanwhile.
+func (st *hostState) wait(ctx context.Context, sched *politeness.Scheduler) (*politeness.Slot, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(st.limited, cancel)
 	defer stop()
-	return st.lim.Wait(wctx)
+	return sched.Acquire(wctx, st.key)
 }
 
 // NewClient returns a Client for opts, defaults filled in.
@@ -218,30 +256,83 @@ func NewClient(opts Options) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.Scheduler == nil {
+		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait})
+	}
 	c := &Client{
 		o:   o,
 		log: log,
 		hc: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}},
-		hosts:   map[string]*hostState{},
-		archive: map[string]bool{},
-		saveLim: map[string]*Limiter{},
+		hosts:    map[string]*hostState{},
+		hostPool: map[string]string{},
+		archive:  map[string]bool{},
+		local:    map[string]bool{},
+		saveLim:  map[string]*Limiter{},
 	}
 	for _, a := range o.Archives {
 		for _, h := range a.hosts() {
 			c.archive[h] = true
-			// Two archives on one host share one budget, at the lower rate.
-			if st, ok := c.hosts[h]; !ok || st.lim.Interval() < NewLimiter(a.rate()).Interval() {
-				c.hosts[h] = newHostState(a.rate())
+			if a.Local {
+				c.local[h] = true
+			}
+			if _, ok := c.hostPool[h]; !ok {
+				c.hostPool[h] = PoolKey(a, a.MainPool())
+			}
+		}
+		for i, p := range a.AllPools() {
+			key := PoolKey(a, p)
+			rate := p.PerMinute()
+			if i == 0 {
+				rate = a.PerMinute()
+			}
+			c.hosts[key] = newHostState(key)
+			if !a.Local {
+				// rate already has the margin taken off.
+				o.Scheduler.SetBudget(key, politeness.Budget{PerMinute: rate, Burst: 1, Margin: -1})
+			}
+			for _, pre := range p.Prefixes {
+				c.prefixes = append(c.prefixes, poolPrefix{prefixOf(pre), key})
 			}
 		}
 		if a.Save != "" {
 			c.saveLim[a.Name] = NewLimiter(a.saveRate())
 		}
 	}
+	sort.SliceStable(c.prefixes, func(i, j int) bool { return len(c.prefixes[i].prefix) > len(c.prefixes[j].prefix) })
 	return c
 }
+
+// poolOf returns the key of the pool a request to u belongs to: the
+// configured pool with the longest matching prefix, else the main pool of
+// the first archive on u's host, else the host's own pool.
+func (c *Client) poolOf(u *url.URL) string {
+	hp := hostPath(u)
+	for _, p := range c.prefixes {
+		if strings.HasPrefix(hp, p.prefix) {
+			return p.key
+		}
+	}
+	h := strings.ToLower(u.Host)
+	if k, ok := c.hostPool[h]; ok {
+		return k
+	}
+	return politeness.Key(u)
+}
+
+// PoolOf returns the key of the pool a request to rawURL belongs to
+// ("ia/api", "ia/main", or the host as politeness.Key writes it).
+func (c *Client) PoolOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return c.poolOf(u)
+}
+
+// IsLocal reports whether host serves a local collection.
+func (c *Client) IsLocal(host string) bool { return c.local[strings.ToLower(host)] }
 
 // IsArchiveHost reports whether host (host[:port], any case) serves a
 // configured archive.
@@ -254,21 +345,29 @@ func (c *Client) IsArchiveHost(host string) bool {
 // Archives returns the configured archives.
 func (c *Client) Archives() []Archive { return c.o.Archives }
 
-func (c *Client) host(h string) *hostState {
-	h = strings.ToLower(h)
+func (c *Client) pool(key string) *hostState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := c.hosts[h]
+	st := c.hosts[key]
 	if st == nil {
-		st = newHostState(c.o.OtherHostRate)
-		c.hosts[h] = st
+		st = newHostState(key)
+		c.hosts[key] = st
+		c.o.Scheduler.SetBudget(key, politeness.Budget{PerMinute: c.o.OtherHostRate, Burst: 1, Margin: -1})
 	}
 	return st
 }
 
-// Limiter returns the request budget of host (host[:port]); hosts of no
-// archive get one at OtherHostRate on first use.
-func (c *Client) Limiter(host string) *Limiter { return c.host(host).lim }
+// PoolState returns the scheduler's state of the pool serving rawURL (a
+// URL, or a bare host[:port]).
+func (c *Client) PoolState(rawURL string) politeness.State {
+	if !strings.Contains(rawURL, "/") {
+		rawURL = "http://" + rawURL + "/"
+	}
+	return c.o.Scheduler.State(c.pool(c.PoolOf(rawURL)).key)
+}
+
+// Scheduler returns the scheduler holding the Client's budgets.
+func (c *Client) Scheduler() *politeness.Scheduler { return c.o.Scheduler }
 
 // request describes one GET or POST.
 type request struct {
@@ -292,7 +391,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, &Error{Op: r.op, URL: r.url, Class: "invalid-url", Err: errors.New("not an absolute http(s) URL")}
 	}
-	st := c.host(u.Host)
+	st := c.pool(c.poolOf(u))
 	for attempt := 0; ; attempt++ {
 		if r.budget {
 			st.mu.Lock()
@@ -304,16 +403,30 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if err := st.rateLimited(r); err != nil {
 				return nil, err
 			}
-			if err := st.wait(ctx); err != nil {
+		}
+		var slot *politeness.Slot
+		if r.budget {
+			var err error
+			if slot, err = st.wait(ctx, c.o.Scheduler); err != nil {
 				if ctx.Err() == nil {
 					if rerr := st.rateLimited(r); rerr != nil {
 						return nil, rerr
 					}
 				}
+				if errors.Is(err, politeness.ErrGivenUp) {
+					return nil, &Error{Op: r.op, URL: r.url, Class: "rate-limited", Err: fmt.Errorf("%w: %v", ErrRateLimited, err)}
+				}
 				return nil, &Error{Op: r.op, URL: r.url, Class: "canceled", Err: err}
 			}
 		}
 		resp, err := c.roundTrip(ctx, u, r)
+		if slot != nil {
+			if err != nil {
+				slot.Release(politeness.Outcome{Err: err})
+			} else {
+				slot.Release(politeness.Outcome{Status: resp.Status, Header: resp.Header})
+			}
+		}
 		if err != nil {
 			_, class := check.ClassifyError(err)
 			if ctx.Err() != nil {
@@ -350,8 +463,9 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			if resp.Status == http.StatusTooManyRequests {
 				// The whole host waits, not only this request: an archive
 				// that is ignored after a 429 blocks the client.
-				until := time.Now().Add(max(wait, st.lim.Interval()))
-				st.lim.PauseUntil(until)
+				// The scheduler paused the whole pool (Retry-After) and cut
+				// its rate when the slot was released.
+				until := time.Now().Add(wait)
 				c.log.Debug("archive asked to slow down", "host", u.Host, "retry_after", wait)
 				if wait > c.o.MaxRetryWait {
 					why := fmt.Sprintf("Retry-After %s exceeds the %s cap", wait.Round(time.Second), c.o.MaxRetryWait)

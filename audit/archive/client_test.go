@@ -247,9 +247,17 @@ func TestClient_RetryAfterTooLong(t *testing.T) {
 	if !errors.Is(err, archive.ErrRateLimited) {
 		t.Fatalf("err = %v, want ErrRateLimited", err)
 	}
-	host := strings.TrimPrefix(fa.URL, "http://")
-	if p := c.Limiter(host).PausedUntil(); time.Until(p) < 59*time.Minute {
-		t.Errorf("host paused until %v, want about an hour", p)
+	// The pool is given up for the run (the scheduler does not wait an
+	// hour): later lookups fail at once, and nothing more is sent.
+	if st := c.PoolState(fa.URL + "/web/"); st.GivenUp == "" {
+		t.Errorf("pool state = %+v, want given up", st)
+	}
+	before := len(fa.Requests())
+	if _, err := c.Negotiate(context.Background(), cfg, orig, day(2021, 5, 20, 0)); !errors.Is(err, archive.ErrRateLimited) {
+		t.Errorf("second lookup err = %v, want ErrRateLimited", err)
+	}
+	if n := len(fa.Requests()); n != before {
+		t.Errorf("%d more requests to a rate-limited pool", n-before)
 	}
 }
 

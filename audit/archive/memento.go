@@ -345,9 +345,15 @@ func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap,
 			tm.Truncated = true
 			continue
 		}
+		li := ParseTimeMap(string(resp.Body), resp.URL)
+		if tm.Pages == 0 && li.Original == "" && len(li.Mementos) == 0 && len(li.TimeMaps) == 0 {
+			// Neither original, mementos nor further TimeMaps: a page
+			// that is no TimeMap (an HTML error page, a login wall).
+			return nil, &Error{Op: "timemap", URL: p.url, Class: "protocol",
+				Err: fmt.Errorf("unparsable TimeMap (status %d, %d bytes, %d bad datetimes)", resp.Status, len(resp.Body), li.BadDatetimes)}
+		}
 		tm.Pages++
 		tm.Truncated = tm.Truncated || resp.Truncated
-		li := ParseTimeMap(string(resp.Body), resp.URL)
 		if tm.Original == "" {
 			tm.Original = li.Original
 		}

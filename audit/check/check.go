@@ -11,32 +11,51 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 	"golang.org/x/net/html/charset"
 )
 
-// check checks one target from start to verdict. It calls release when it
-// has made its last request, so the host's slot is free while it parses.
-func (rs *runState) check(ctx context.Context, t Target, release func()) audit.Check {
+// deferral says a check was cut short to be tried again: after a pause
+// (at), or once the run is otherwise over, its host having been given up
+// (givenUp is why).
+type deferral struct {
+	at      time.Time
+	givenUp string
+}
+
+// check checks one target from start to verdict, within slot (the slot of
+// its key, nil when the Known needs no request: one is acquired if a
+// request turns out to be needed). The slot is released as soon as the
+// last request is made, before parsing. A 429 (or a 503 with Retry-After)
+// with retries left, or a host given up, ends the check with a deferral
+// instead of a verdict; t.attempts and t.deferrals then carry over.
+func (rs *runState) check(ctx context.Context, t *Target, slot *politeness.Slot) (audit.Check, *deferral) {
 	u, reason := rs.c.precheck(t.URL)
 	if reason != "" {
-		return skipped(t, reason)
+		return skipped(*t, reason), nil
 	}
-	if c, ok := rs.checkKnown(ctx, t, u, release); ok {
-		return c // judged from the crawl's response (known.go)
+	s := &session{rs: rs, t: t, key: politeness.Key(u), slot: slot}
+	defer s.release()
+	if c, ok := rs.checkKnown(ctx, s, *t, u); ok {
+		return c, nil // judged from the crawl's response (known.go)
+	}
+	if s.deferred != nil {
+		t.attempts += s.attempts
+		return audit.Check{}, s.deferred
 	}
 	c := audit.Check{TargetID: t.ID, URL: t.URL, CheckedAt: time.Now().UTC()}
-	if why, ok := rs.hosts.givenUp(hostKey(u)); ok {
-		// Bounded time per host: a host that kept answering 429 is not
-		// asked again in this run (hostTable.slowDown).
-		c.Verdict = audit.VerdictRateLimited
-		c.Reason = "not fetched: " + why
-		return c
+	ch := s.follow(ctx, u, conditional(*t), rs.o.Retries)
+	if s.deferred != nil {
+		t.attempts += s.attempts
+		return audit.Check{}, s.deferred
 	}
-	s := &session{rs: rs}
-	ch := s.follow(ctx, u, conditional(t), rs.o.Retries)
-	c.Attempts = s.attempts
-	rs.judge(ctx, &c, t, u, ch, release)
-	return c
+	c.Attempts = t.attempts + s.attempts
+	rs.judge(ctx, &c, *t, u, ch, s)
+	if s.deferred != nil { // the soft-404 probe met a pause
+		t.attempts += s.attempts
+		return audit.Check{}, s.deferred
+	}
+	return c, nil
 }
 
 // conditional returns the validators to send for t, or nil. They are sent
@@ -59,7 +78,7 @@ func conditional(t Target) *validators {
 }
 
 // judge turns the redirect chain into the verdict and its evidence.
-func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, release func()) {
+func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, s *session) {
 	r := ch.last
 	c.Redirects = ch.redirects
 	c.Timings = r.timings
@@ -101,7 +120,7 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 	status := r.status
 	switch {
 	case status >= 200 && status <= 299:
-		rs.judgeOK(ctx, c, t, start, ch, release)
+		rs.judgeOK(ctx, c, t, start, ch, s)
 	case status == http.StatusNotFound:
 		c.Verdict = audit.VerdictNotFound
 	case status == http.StatusGone:
@@ -142,7 +161,7 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 // temporary (302, 303, 307), whatever follows. Soft-404 detection may then
 // overrule: redirect-to-root, or the soft-404 classifier's soft-404 or
 // parked (soft404_classify.go).
-func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, release func()) {
+func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start *url.URL, ch *chain, s *session) {
 	r := ch.last
 	switch {
 	case len(ch.redirects) == 0:
@@ -168,12 +187,16 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	var probe *probeResult
 	if isPage && !toRoot && !rs.o.DisableSoft404 && !ch.offline() {
 		probe = rs.probe(ctx, start)
+		if probe.deferred != nil {
+			s.deferred = probe.deferred
+			return
+		}
 	}
 	if ch.known != nil && !ch.known.decides(probe, start, ch.final, rs.o.Soft404Threshold) {
 		ch.refetch = true // the slot is kept for the fetch
 		return
 	}
-	release() // no more requests
+	s.release() // no more requests
 
 	var fp pageFingerprint
 	if isPage {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/netguard"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // Target is one URL to check.
@@ -36,6 +38,12 @@ type Target struct {
 	Known *Known
 
 	plan *knownPlan // set by Run for a usable Known
+
+	// Across the dispatches of one target (a 429 sends it back to the
+	// dispatcher until its pause is over):
+	attempts  int  // requests made so far
+	deferrals int  // times it was sent back for a 429
+	last      bool // the end-of-run try of a key given up: no more deferral
 }
 
 // Defaults of Options.
@@ -81,9 +89,8 @@ type Options struct {
 	// with jitter (between half and all of the step) (default 500ms).
 	RetryBase time.Duration
 	// MaxRetryWait caps every wait before a retry. A Retry-After header
-	// (429, 503) is honoured up to it; a longer one ends the retries at
-	// once. It also caps the delay of a host slowed for answering 429
-	// (default 60s).
+	// (429, 503) longer than it gives the host up (see Scheduler) (default
+	// 60s).
 	MaxRetryWait time.Duration
 
 	// Timeout bounds one attempt: connect, headers and body together
@@ -145,11 +152,21 @@ type Options struct {
 	// MaxConnsPerHost (PerHost). Headers go only to the matching host,
 	// never to redirect hops elsewhere.
 	Hosts []audit.HostRule
+
+	// Scheduler is the per-host budget the checks run within, shared with
+	// the crawl of the same run (one host, one budget): concurrency, delay,
+	// Crawl-delay, 429/503 pauses, the adaptive rate controller and giving
+	// a host up (see package politeness). nil: each Run and CheckOne builds
+	// a private one from PerHost, HostDelay, Hosts and MaxRetryWait. A
+	// shared Scheduler brings its own limits: PerHost, HostDelay and the
+	// Hosts rules' limits are then its Options, not these.
+	Scheduler *politeness.Scheduler
 }
 
 // Checker checks targets. It is safe for concurrent use; each Run (and
-// each CheckOne) has its own DNS cache, probe cache, host state and, with
-// the default transport, connection pool.
+// each CheckOne) has its own DNS cache, probe cache and, with the default
+// transport, connection pool, and its own host state unless
+// Options.Scheduler shares one.
 type Checker struct {
 	o   Options
 	log *slog.Logger
@@ -210,7 +227,7 @@ type runState struct {
 	o      *Options
 	rt     http.RoundTripper
 	guard  *netguard.Dialer // nil with Options.Transport
-	hosts  *hostTable
+	sched  *politeness.Scheduler
 	probes *probeCache
 }
 
@@ -218,7 +235,12 @@ type runState struct {
 // left (dials in flight) and closes its idle connections.
 func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	runCtx, cancel := context.WithCancel(ctx)
-	rs := &runState{c: c, o: &c.o, hosts: newHostTable(&c.o), probes: newProbeCache()}
+	rs := &runState{c: c, o: &c.o, sched: c.o.Scheduler, probes: newProbeCache()}
+	if rs.sched == nil {
+		rs.sched = politeness.New(politeness.Options{
+			PerHost: c.o.PerHost, Delay: c.o.HostDelay, Rules: c.o.Hosts, MaxRetryWait: c.o.MaxRetryWait,
+		})
+	}
 	if c.o.Transport != nil {
 		rs.rt = c.o.Transport
 	} else {
@@ -266,7 +288,51 @@ func (c *Checker) CheckOne(ctx context.Context, t Target) audit.Check {
 func (c *Checker) checkOne(ctx context.Context, t Target) (audit.Check, *runState) {
 	rs, done := c.newRun(ctx)
 	defer done()
-	return rs.check(ctx, t, func() {}), rs
+	u, reason := c.precheck(t.URL)
+	if reason != "" {
+		return skipped(t, reason), rs
+	}
+	key := politeness.Key(u)
+	t.plan = rs.planKnown(t, u)
+	for {
+		var slot *politeness.Slot
+		if !rs.free(t) {
+			sl, err := rs.sched.Acquire(ctx, key)
+			switch {
+			case errors.Is(err, politeness.ErrGivenUp) && !t.last && rs.sched.Reprieve(key):
+				t.last = true
+				continue
+			case errors.Is(err, politeness.ErrGivenUp):
+				return notChecked(t, err.Error()), rs
+			case err != nil:
+				return canceled(t, err), rs
+			}
+			slot = sl
+		}
+		c, d := rs.check(ctx, &t, slot)
+		switch {
+		case d == nil:
+			return c, rs
+		case d.givenUp != "" && (t.last || !rs.sched.Reprieve(key)):
+			return notChecked(t, d.givenUp), rs
+		case d.givenUp != "":
+			t.last = true
+		case !sleep(ctx, time.Until(d.at)):
+			return canceled(t, ctx.Err()), rs
+		}
+	}
+}
+
+// notChecked is the result of a target whose host was given up.
+func notChecked(t Target, why string) audit.Check {
+	return audit.Check{TargetID: t.ID, URL: t.URL, Verdict: audit.VerdictRateLimited,
+		Reason: "not checked: " + why, Attempts: t.attempts, CheckedAt: time.Now().UTC()}
+}
+
+// canceled is the result of a check cut short by its context.
+func canceled(t Target, err error) audit.Check {
+	return audit.Check{TargetID: t.ID, URL: t.URL, Verdict: audit.VerdictTimeout, ErrorClass: "canceled",
+		Reason: truncate(err.Error(), 300), Attempts: t.attempts, CheckedAt: time.Now().UTC()}
 }
 
 // Run checks every target once and calls emit for each result as soon as
@@ -307,7 +373,7 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 			emit(skipped(t, reason))
 			continue
 		}
-		key := hostKey(u)
+		key := politeness.Key(u)
 		q := byHost[key]
 		if q == nil {
 			q = &hostQueue{key: key}
@@ -326,38 +392,36 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 	}
 
 	workers := min(c.o.Concurrency, n)
-	work := make(chan job)
-	finished := make(chan *hostQueue, workers)
+	work := make(chan job, workers)
+	results := make(chan result, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for j := range work {
-				// The host's slot is given back as soon as the network
-				// part of the check is over (release), before parsing.
-				released := false
-				release := func() {
-					if !released {
-						released = true
-						finished <- j.q
-					}
-				}
-				res := rs.check(ctx, j.t, release)
-				release()
-				if ctx.Err() == nil {
+				t := j.t
+				res, d := rs.check(ctx, &t, j.slot)
+				if d == nil && ctx.Err() == nil {
 					emit(res)
 				}
+				results <- result{q: j.q, t: t, defer_: d}
 			}
 		})
 	}
-	err := rs.dispatch(ctx, hosts, n, work, finished)
+	err := rs.dispatch(ctx, hosts, n, workers, work, results, emit)
 	close(work)
-	// Workers may still report finished targets after the dispatcher
-	// stopped listening (cancellation): drain until they are all gone.
+	for _, h := range hosts {
+		if st := rs.sched.State(h.key); st.GivenUp != "" || st.Refusals > 0 {
+			c.log.Info("host rate-limited", "host", h.key, "refusals", st.Refusals, "limit", st.Limit,
+				"rate", st.Rate, "per_resource", st.PerResource, "given_up", st.GivenUp)
+		}
+	}
+	// Workers may still report after the dispatcher stopped listening
+	// (cancellation): drain until they are all gone.
 	go func() {
 		wg.Wait()
-		close(finished)
+		close(results)
 	}()
-	for range finished {
+	for range results {
 	}
 	return err
 }

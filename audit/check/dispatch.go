@@ -1,51 +1,71 @@
 package check
 
 import (
-	"cmp"
 	"container/heap"
 	"context"
-	"fmt"
-	"sync"
+	"errors"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
-// hostQueue holds the targets of one host waiting for a slot. It belongs
-// to the dispatcher goroutine.
+// hostQueue holds the targets of one key (politeness.Key) waiting for a
+// slot. It belongs to the dispatcher goroutine.
 type hostQueue struct {
 	key     string
 	pending []Target
-	active  int       // targets of this host being checked
-	next    time.Time // earliest start of the next target (HostDelay, slowdown)
+	next    time.Time // earliest worth trying (a pause, a spacing)
 	queued  bool      // in the ready list
 	timed   bool      // in the timer heap
+	blocked bool      // waits for a slot of the key to be released
 	index   int       // heap index
 }
 
+// job is a target handed to a worker, with the slot of its key (nil for a
+// target judged from the crawl's response without a request).
 type job struct {
-	t Target
-	q *hostQueue
+	t    Target
+	q    *hostQueue
+	slot *politeness.Slot
 }
 
-// dispatch hands targets to workers, a host's target only while the host
-// has a free slot and its delay has passed, round-robin over the ready
-// hosts. It returns nil when n targets have finished, or ctx.Err().
-func (rs *runState) dispatch(ctx context.Context, hosts []*hostQueue, n int, work chan<- job, finished <-chan *hostQueue) error {
-	var ready []*hostQueue
+// result is what a worker hands back: a target done (its check emitted),
+// or deferred to later.
+type result struct {
+	q      *hostQueue
+	t      Target
+	defer_ *deferral
+}
+
+// delayedTarget is a target whose own retry waits (a per-resource
+// Retry-After).
+type delayedTarget struct {
+	at time.Time
+	t  Target
+	q  *hostQueue
+}
+
+// dispatch hands targets to workers: a key's target only when the
+// Scheduler grants a slot (concurrency, spacing, pauses, budgets), round
+// robin over the ready keys, so a waiting key holds no worker. Targets
+// deferred by a 429 come back when their pause is over; the targets of a
+// key given up wait for the end of the run, are tried once more when
+// everything else is done, and are then recorded rate-limited. It returns
+// nil when n targets have finished, or ctx.Err().
+func (rs *runState) dispatch(ctx context.Context, hosts []*hostQueue, n int, workers int, work chan<- job, results <-chan result, emit func(audit.Check)) error {
+	sched := rs.sched
+	var ready, blocked []*hostQueue
 	var timed hostHeap
+	var delayed delayHeap
+	gaveUp := map[*hostQueue][]Target{}
+	var gaveUpOrder []*hostQueue
+	final := false // the end-of-run pass for keys given up
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 
-	// place puts h where it belongs: in the ready list, in the timer heap
-	// (only its delay keeps it), or nowhere (no work or no free slot; a
-	// finishing target places it again).
 	place := func(h *hostQueue, now time.Time) {
-		if h.queued || h.timed || len(h.pending) == 0 {
-			return
-		}
-		limit, _ := rs.hosts.policy(h.key)
-		if h.active >= limit {
+		if h.queued || h.timed || h.blocked || len(h.pending) == 0 {
 			return
 		}
 		if now.Before(h.next) {
@@ -56,53 +76,140 @@ func (rs *runState) dispatch(ctx context.Context, hosts []*hostQueue, n int, wor
 		h.queued = true
 		ready = append(ready, h)
 	}
+	park := func(h *hostQueue, ts ...Target) {
+		if _, ok := gaveUp[h]; !ok {
+			gaveUpOrder = append(gaveUpOrder, h)
+		}
+		gaveUp[h] = append(gaveUp[h], ts...)
+	}
+	// notChecked records a target of a key given up for good.
+	notChecked := func(t Target, why string) {
+		c := audit.Check{TargetID: t.ID, URL: t.URL, Verdict: audit.VerdictRateLimited,
+			Reason: "not checked: " + why, Attempts: t.attempts, CheckedAt: time.Now().UTC()}
+		if ctx.Err() == nil {
+			emit(c)
+		}
+	}
 	now := time.Now()
 	for _, h := range hosts {
 		place(h, now)
 	}
 
-	for remaining := n; remaining > 0; {
-		var head *hostQueue
-		for len(ready) > 0 {
-			h := ready[0]
-			if limit, _ := rs.hosts.policy(h.key); h.active < limit && len(h.pending) > 0 {
-				head = h
-				break
+	idle := workers
+	remaining := n
+	for {
+		if remaining == 0 {
+			if final || len(gaveUpOrder) == 0 {
+				return nil
 			}
-			// Its limit shrank (slowdown) since it was placed.
+			// Everything else is done: the end-of-run pass for keys
+			// given up.
+			final = true
+			now := time.Now()
+			for _, h := range gaveUpOrder {
+				ts := gaveUp[h]
+				if !sched.Reprieve(h.key) {
+					why := "key given up"
+					if _, _, err := sched.TryAcquire(h.key); err != nil {
+						why = err.Error()
+					}
+					for _, t := range ts {
+						notChecked(t, why)
+					}
+					continue
+				}
+				remaining += len(ts)
+				for i := range ts {
+					ts[i].last = true
+				}
+				h.pending = append(h.pending, ts...)
+				place(h, now)
+			}
+			continue
+		}
+		// Taken before any TryAcquire: a release after it closes it.
+		changed := sched.Changed()
+
+		// Hand out work while workers are idle.
+		for idle > 0 && len(ready) > 0 {
+			h := ready[0]
 			ready[0] = nil
 			ready = ready[1:]
 			h.queued = false
+			if len(h.pending) == 0 {
+				continue
+			}
+			t := h.pending[0]
+			var slot *politeness.Slot
+			if !rs.free(t) {
+				sl, notBefore, err := sched.TryAcquire(h.key)
+				switch {
+				case errors.Is(err, politeness.ErrGivenUp):
+					if final {
+						for _, t := range h.pending {
+							notChecked(t, err.Error())
+						}
+					} else {
+						park(h, h.pending...)
+					}
+					remaining -= len(h.pending)
+					h.pending = nil
+					continue
+				case sl == nil && notBefore.IsZero():
+					h.blocked = true
+					blocked = append(blocked, h)
+					continue
+				case sl == nil:
+					h.next = notBefore
+					place(h, time.Now())
+					continue
+				}
+				slot = sl
+			}
+			h.pending[0] = Target{}
+			h.pending = h.pending[1:]
+			idle--
+			work <- job{t: t, q: h, slot: slot} // buffered for every worker
+			place(h, time.Now())
 		}
-		var out chan<- job
-		var j job
-		if head != nil {
-			out = work
-			j = job{t: head.pending[0], q: head}
+		if remaining == 0 {
+			continue
 		}
+
 		var tick <-chan time.Time
+		var wake time.Time
 		if timed.Len() > 0 {
-			timer.Reset(time.Until(timed[0].next))
+			wake = timed[0].next
+		}
+		if delayed.Len() > 0 && (wake.IsZero() || delayed[0].at.Before(wake)) {
+			wake = delayed[0].at
+		}
+		if !wake.IsZero() {
+			timer.Reset(time.Until(wake))
 			tick = timer.C
+		}
+		if len(blocked) == 0 {
+			changed = nil
 		}
 
 		select {
-		case out <- j:
-			now := time.Now()
-			head.pending[0] = Target{}
-			head.pending = head.pending[1:]
-			head.active++
-			ready[0] = nil
-			ready = ready[1:]
-			head.queued = false
-			if _, delay := rs.hosts.policy(head.key); delay > 0 && !rs.free(j.t) {
-				head.next = now.Add(delay)
+		case r := <-results:
+			idle++
+			switch d := r.defer_; {
+			case d == nil:
+				remaining--
+			case d.givenUp != "" && final:
+				notChecked(r.t, d.givenUp)
+				remaining--
+			case d.givenUp != "":
+				park(r.q, r.t)
+				remaining--
+			case !d.at.After(time.Now()):
+				r.q.pending = append([]Target{r.t}, r.q.pending...)
+			default:
+				heap.Push(&delayed, delayedTarget{at: d.at, t: r.t, q: r.q})
 			}
-			place(head, now)
-		case h := <-finished:
-			remaining--
-			h.active--
-			place(h, time.Now())
+			place(r.q, time.Now())
 		case <-tick:
 			now := time.Now()
 			for timed.Len() > 0 && !timed[0].next.After(now) {
@@ -110,14 +217,27 @@ func (rs *runState) dispatch(ctx context.Context, hosts []*hostQueue, n int, wor
 				h.timed = false
 				place(h, now)
 			}
+			for delayed.Len() > 0 && !delayed[0].at.After(now) {
+				d := heap.Pop(&delayed).(delayedTarget)
+				// A retry goes first among its key's targets.
+				d.q.pending = append([]Target{d.t}, d.q.pending...)
+				place(d.q, now)
+			}
+		case <-changed:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		// A slot may have been released meanwhile: blocked keys try again.
+		now := time.Now()
+		for _, h := range blocked {
+			h.blocked = false
+			place(h, now)
+		}
+		blocked = blocked[:0]
 	}
-	return nil
 }
 
-// hostHeap orders waiting hosts by their next start.
+// hostHeap orders waiting keys by their next start.
 type hostHeap []*hostQueue
 
 func (h hostHeap) Len() int           { return len(h) }
@@ -140,116 +260,16 @@ func (h *hostHeap) Pop() any {
 	return q
 }
 
-// hostTable keeps what a run learned about hosts that changes how they are
-// scheduled: a host that answered 429 is slowed for the rest of the run,
-// and a host that goes on answering 429 is given up (see slowDown). It is
-// shared by the dispatcher and the workers.
-type hostTable struct {
-	o  *Options
-	mu sync.Mutex
-	m  map[string]*hostPenalty
-}
+// delayHeap orders deferred targets by their retry time.
+type delayHeap []delayedTarget
 
-// giveUpAfter429s is how many 429 answers in a row, to requests made
-// after the host was slowed, make linkrot give a host up for the rest of
-// the run (see hostTable.slowDown).
-const giveUpAfter429s = 3
-
-type hostPenalty struct {
-	delay  time.Duration
-	since  time.Time // the first 429: the host is slowed from then on
-	streak int       // 429s in a row to requests started after since
-	gaveUp bool      // the host's targets are no longer fetched
-}
-
-func newHostTable(o *Options) *hostTable {
-	return &hostTable{o: o, m: map[string]*hostPenalty{}}
-}
-
-// policy returns the host's slot limit and the least delay between two of
-// its target starts.
-func (t *hostTable) policy(key string) (limit int, delay time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	limit, delay = t.o.PerHost, t.o.HostDelay
-	if r, ok := audit.HostRuleFor(t.o.Hosts, key); ok {
-		limit, delay = cmp.Or(r.Concurrency, limit), cmp.Or(r.Delay, delay)
-	}
-	p := t.m[key]
-	if p == nil || p.gaveUp {
-		// A host given up is not asked again: its targets pass through
-		// the workers at once (rs.check answers them without a request).
-		return limit, delay
-	}
-	return 1, max(delay, p.delay)
-}
-
-// slowDown records a 429 from the host to a request started at started:
-// from now on one target at a time, at least hint (its Retry-After) apart,
-// the delay doubling with every further 429, up to MaxRetryWait.
-//
-// The host is given up for the rest of the run when, counting only
-// requests made after it was slowed (the first wave of concurrent
-// requests is one answer, not several), it answers 429 to giveUpAfter429s
-// requests in a row, or answers 429 once more when already slowed to
-// MaxRetryWait; or at once when its Retry-After (hint) exceeds
-// MaxRetryWait. Then requests in progress are not retried and its
-// remaining targets are not fetched (verdict rate-limited, "not fetched"),
-// so the time a rate-limiting host costs is bounded by a few
-// MaxRetryWait, whatever the number of its targets.
-func (t *hostTable) slowDown(key string, hint time.Duration, started time.Time) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.m[key]
-	switch {
-	case p == nil:
-		p = &hostPenalty{since: time.Now(), delay: min(max(t.o.RetryBase, hint), t.o.MaxRetryWait)}
-		t.m[key] = p
-	case !started.Before(p.since):
-		p.streak++
-		if p.delay >= t.o.MaxRetryWait {
-			p.gaveUp = true
-		}
-		p.delay = min(max(2*p.delay, t.o.RetryBase, hint), t.o.MaxRetryWait)
-	default:
-		// Sent before the host was slowed (the concurrent first wave):
-		// the same answer as the first 429, not a further one.
-		p.delay = max(p.delay, min(hint, t.o.MaxRetryWait))
-	}
-	if p.streak >= giveUpAfter429s || hint > t.o.MaxRetryWait {
-		p.gaveUp = true
-	}
-	return p.delay
-}
-
-// answered records an answer other than 429 from the host to a request
-// started at started: a slowed host's streak of 429s is broken.
-func (t *hostTable) answered(key string, started time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if p := t.m[key]; p != nil && !started.Before(p.since) {
-		p.streak = 0
-	}
-}
-
-// givenUp reports whether the host was given up (see slowDown) and, if so,
-// why.
-func (t *hostTable) givenUp(key string) (string, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.m[key]
-	if p == nil || !p.gaveUp {
-		return "", false
-	}
-	return fmt.Sprintf("host %s kept answering 429 (slowed to %s between requests); given up for the rest of the run", key, p.delay), true
-}
-
-// delay returns the slowdown delay of the host (0 when it was never slowed).
-func (t *hostTable) delay(key string) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if p := t.m[key]; p != nil {
-		return p.delay
-	}
-	return 0
+func (h delayHeap) Len() int           { return len(h) }
+func (h delayHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h delayHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *delayHeap) Push(x any)        { *h = append(*h, x.(delayedTarget)) }
+func (h *delayHeap) Pop() any {
+	old := *h
+	d := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return d
 }

@@ -19,7 +19,11 @@
 // them not followed, and every request waits for its host's Crawl-delay.
 //
 // Run schedules targets over a fixed pool of workers with per-host queues:
-// a worker is handed a target only when that target's host has a free slot
-// (Options.PerHost) and its politeness delay has passed, so no worker
-// waits on a busy host while other hosts could be served.
+// a worker is handed a target only when the run's politeness Scheduler
+// (Options.Scheduler, shared with the crawl; see package politeness)
+// grants its host a slot: concurrency, delay, Crawl-delay, pauses after
+// 429/503, the adaptive rate. No worker waits on a busy or paused host
+// while other hosts could be served: a refused target goes back to the
+// dispatcher until its pause is over, and the targets of a host given up
+// are tried once more at the end of the run, then recorded rate-limited.
 package check

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 const (
@@ -54,14 +55,94 @@ type session struct {
 	jar      *cookiejar.Jar
 	cookies  int // Set-Cookie responses seen; a loop needs the same value
 	attempts int
+
+	// The target checked (nil for a probe), its key and the slot of that
+	// key the check runs in (nil until one is needed).
+	t    *Target
+	key  string
+	slot *politeness.Slot
+	used bool // the slot's first request was made
+	// deferred is set when the check must stop and be tried again later
+	// (a 429, a pause met on the way, a host given up).
+	deferred *deferral
+	retryAt  time.Time // the latest answer's own retry time
+}
+
+// errDeferred marks an attempt not made: the session was deferred.
+var errDeferred = errors.New("deferred: host paused or given up")
+
+// release gives the slot back (the outcomes were fed as they came).
+func (s *session) release() {
+	if s.slot != nil {
+		s.slot.Release(politeness.Outcome{})
+	}
+}
+
+// gate decides whether a request to key may start now: not while the key
+// is paused (a refusal may have arrived since the slot was granted), and
+// a request of the target's own key made without a slot (a target judged
+// from the crawl that must be fetched after all) acquires one first.
+// Otherwise it sets s.deferred and reports false.
+func (s *session) gate(ctx context.Context, key string) bool {
+	sched := s.rs.sched
+	if key == s.key && s.t != nil {
+		if s.slot == nil {
+			sl, err := sched.Acquire(ctx, key)
+			if err != nil {
+				if errors.Is(err, politeness.ErrGivenUp) {
+					s.deferred = &deferral{givenUp: err.Error()}
+				}
+				return false
+			}
+			s.slot, s.used = sl, true
+			return true
+		}
+		s.used = true
+	}
+	return s.open(key)
+}
+
+// open reports whether key is neither paused nor given up; otherwise it
+// sets s.deferred.
+func (s *session) open(key string) bool {
+	until, err := s.rs.sched.Paused(key)
+	switch {
+	case err != nil:
+		s.deferred = &deferral{givenUp: err.Error()}
+		return false
+	case !until.IsZero():
+		s.deferred = &deferral{at: until}
+		return false
+	}
+	return true
+}
+
+// observe feeds an answer back to the Scheduler and notes when the
+// request may be retried.
+func (s *session) observe(key string, resp *http.Response) {
+	o := politeness.Outcome{Status: resp.StatusCode, Header: resp.Header}
+	if s.slot != nil && key == s.key {
+		s.slot.Observe(o)
+		s.retryAt = s.slot.RetryNotBefore()
+		return
+	}
+	s.retryAt = s.rs.sched.Observe(key, o)
 }
 
 // attempt makes one GET request to u within Timeout and reads what the
 // verdict needs of the body.
 func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *response {
 	o := s.rs.o
-	s.attempts++
 	r := &response{url: u}
+	key := politeness.Key(u)
+	if !s.gate(ctx, key) {
+		r.err = errDeferred
+		if s.deferred == nil {
+			r.err = ctx.Err()
+		}
+		return r
+	}
+	s.attempts++
 	actx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	rec := &timingRec{start: time.Now()}
@@ -90,12 +171,23 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 			req.AddCookie(c)
 		}
 	}
+	// Once more, as late as can be: a refusal may have paused the key
+	// while the request was being built.
+	if !s.open(key) {
+		s.attempts--
+		r.err = errDeferred
+		return r
+	}
+	if s.slot != nil && key == s.key {
+		s.slot.Sent()
+	}
 	resp, err := s.rs.rt.RoundTrip(req)
 	if err != nil {
 		r.err = err
 		return r
 	}
 	defer resp.Body.Close()
+	s.observe(key, resp)
 	r.status = resp.StatusCode
 	r.header = resp.Header
 	if cs := resp.Cookies(); len(cs) > 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // chain is the outcome of following a URL's redirects.
@@ -139,22 +140,21 @@ func isPermanent(status int) bool {
 
 // fetch makes attempts at u until one is not transient or the retry budget
 // is spent. Transient are timeouts, connection errors, 429 and 5xx (bot
-// challenges excepted). Waits grow exponentially from RetryBase with
-// jitter; a Retry-After on 429 or 503 replaces the backoff, and one longer
-// than MaxRetryWait ends the retries (note says so). Each 429 slows the
-// host for the rest of the run; once the host is given up (see
-// hostTable.slowDown), no further attempt is made at it.
+// challenges excepted). A 429, or a 503 with Retry-After, is a refusal:
+// the Scheduler has paused the host (or the resource) and the check is
+// deferred (s.deferred) to be tried again after the pause, without a
+// worker waiting, while the target has retries left; a host given up
+// defers it to the end of the run. Other transient failures wait here,
+// with exponential backoff and jitter from RetryBase.
 func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retries int) (*response, string) {
 	o := s.rs.o
-	key := hostKey(u)
+	key := politeness.Key(u)
 	for attempt := 0; ; attempt++ {
-		started := time.Now()
 		r := s.attempt(ctx, u, extra)
-		if r.err == nil && r.status != http.StatusTooManyRequests {
-			s.rs.hosts.answered(key, started)
+		if s.deferred != nil {
+			return r, ""
 		}
 		transient := false
-		var wait time.Duration
 		switch {
 		case r.err != nil || r.bodyErr != nil:
 			err := r.err
@@ -168,42 +168,40 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 				break
 			}
 			transient = true
-			if r.status == http.StatusTooManyRequests || r.status == http.StatusServiceUnavailable {
-				if ra, ok := parseRetryAfter(r.header.Get("Retry-After"), time.Now()); ok {
-					if ra > o.MaxRetryWait {
-						note := fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
-						if r.status == http.StatusTooManyRequests {
-							s.rs.hosts.slowDown(key, ra, started)
-						}
-						return r, note
-					}
-					wait = ra
+			ra, hasRA := politeness.ParseRetryAfter(r.header.Get("Retry-After"), time.Now())
+			if r.status != http.StatusTooManyRequests && !(r.status == http.StatusServiceUnavailable && hasRA) {
+				break // a server error: retried here after a backoff
+			}
+			var note string
+			if hasRA && ra > o.MaxRetryWait {
+				note = fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
+			}
+			if why := s.rs.sched.GivenUp(key); why != "" {
+				if s.t == nil || s.t.last {
+					return r, joinReason(note, "host given up: "+why+"; tried again at the end of the run")
 				}
+				s.deferred = &deferral{givenUp: why}
+				return r, ""
 			}
-			if r.status == http.StatusTooManyRequests {
-				d := s.rs.hosts.slowDown(key, wait, started)
-				s.rs.c.log.Debug("host slowed down", "host", key, "delay", d)
+			if s.t == nil || s.t.deferrals >= retries {
+				return r, note
 			}
+			s.t.deferrals++
+			at := s.retryAt
+			if until, _ := s.rs.sched.Paused(key); until.After(at) {
+				at = until
+			}
+			s.deferred = &deferral{at: at}
+			s.rs.c.log.Debug("refused: retried after the pause", "url", u.String(), "status", r.status, "at", at)
+			return r, ""
 		}
 		if !transient || attempt >= retries {
 			return r, ""
 		}
-		if why, ok := s.rs.hosts.givenUp(key); ok {
-			return r, why
-		}
-		if wait == 0 {
-			wait = backoff(o.RetryBase, attempt, o.MaxRetryWait)
-		}
-		// A slowed host is not retried sooner than it is scheduled.
-		wait = max(wait, s.rs.hosts.delay(key))
-		wait = min(wait, o.MaxRetryWait)
+		wait := backoff(o.RetryBase, attempt, o.MaxRetryWait)
 		s.rs.c.log.Debug("retry", "url", u.String(), "status", r.status, "err", r.err, "wait", wait)
 		if !sleep(ctx, wait) {
 			return r, ""
-		}
-		// Other targets' 429s may have made the host given up meanwhile.
-		if why, ok := s.rs.hosts.givenUp(key); ok {
-			return r, why
 		}
 	}
 }

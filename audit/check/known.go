@@ -356,9 +356,10 @@ func (rs *runState) usableKnown(t Target) bool {
 // checkKnown judges t from its Known, as judge would have from a fetch. It
 // reports false when t must be fetched instead: the Known is not usable,
 // its text could not be loaded, or the soft-404 comparison needs more of
-// the text than the crawl kept. release is called as in check, only when
+// the text than the crawl kept (or a probe met a pause: s.deferred). The
+// session's slot is released as in check, only when
 // it reports true.
-func (rs *runState) checkKnown(ctx context.Context, t Target, u *url.URL, release func()) (audit.Check, bool) {
+func (rs *runState) checkKnown(ctx context.Context, s *session, t Target, u *url.URL) (audit.Check, bool) {
 	if !rs.usableKnown(t) {
 		return audit.Check{}, false
 	}
@@ -395,7 +396,10 @@ func (rs *runState) checkKnown(ctx context.Context, t Target, u *url.URL, releas
 	if k.FetchedAt.IsZero() {
 		c.CheckedAt = time.Now().UTC()
 	}
-	rs.judge(ctx, &c, t, u, ch, release)
+	rs.judge(ctx, &c, t, u, ch, s)
+	if s.deferred != nil {
+		return audit.Check{}, false
+	}
 	if ch.refetch {
 		rs.c.log.Debug("soft-404 comparison needs more than the crawl's text: the target is fetched", "url", t.URL)
 		return audit.Check{}, false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -269,17 +268,14 @@ func TestRun_HostDelayHoldsNoWorker(t *testing.T) {
 	}
 }
 
-func TestRun_RateLimitedHostSlowed(t *testing.T) {
+// TestRun_RateLimitedHostPaused: after 429s without Retry-After the host
+// is paused (DefaultPause, capped at MaxRetryWait) and its concurrency cut;
+// no request is sent inside a pause (beyond stampGrace, see windowServer).
+// (Replaces the earlier "one at a time, RetryBase apart, for the rest of
+// the run" rule: issue 11.)
+func TestRun_RateLimitedHostPaused(t *testing.T) {
 	s := newServer(t)
-	var cur concurrency
-	var mu sync.Mutex
-	var starts []time.Time
 	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
-		cur.enter()
-		defer cur.exit()
-		mu.Lock()
-		starts = append(starts, time.Now())
-		mu.Unlock()
 		time.Sleep(2 * time.Millisecond)
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
@@ -290,27 +286,49 @@ func TestRun_RateLimitedHostSlowed(t *testing.T) {
 	o := testOptions()
 	o.Retries = -1
 	o.PerHost = 4
-	o.RetryBase = 10 * time.Millisecond
-	o.MaxRetryWait = time.Second
+	o.MaxRetryWait = 100 * time.Millisecond
+	rec := &pauseRecorder{next: &http.Transport{}, pause: o.MaxRetryWait}
+	o.Transport = rec
 	got := collect(t, New(o), targets)
 	for u, c := range got {
 		if c.Verdict != audit.VerdictRateLimited {
 			t.Errorf("%s: %q", u, c.Verdict)
 		}
 	}
-	// The first wave may run 4 at once; once the 429s are in, one at a
-	// time, at least the slowdown delay apart, until the host is given up
-	// (TestRun_RateLimitedHostGivenUp).
-	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
-	if len(starts) > o.PerHost+giveUpAfter429s {
-		t.Errorf("%d requests, want at most %d (a wave, then %d in a row)", len(starts), o.PerHost+giveUpAfter429s, giveUpAfter429s)
+	// One request per target, and one more try at the end of the run
+	// once the host was given up.
+	if n := len(rec.starts); n > len(targets)+1 || n < 5 {
+		t.Errorf("%d requests for %d targets without retries", n, len(targets))
 	}
-	last := starts[min(o.PerHost, len(starts)):]
-	for i := 1; i < len(last); i++ {
-		if d := last[i].Sub(last[i-1]); d < o.RetryBase-2*time.Millisecond {
-			t.Errorf("requests %v apart after 429s, want at least %v", d, o.RetryBase)
+	for _, st := range rec.starts {
+		for _, rcv := range rec.refusals {
+			if st.After(rcv.Add(stampGrace)) && st.Before(rcv.Add(o.MaxRetryWait)) {
+				t.Errorf("a request sent %v after a 429 was received, inside the %v pause", st.Sub(rcv), o.MaxRetryWait)
+			}
 		}
 	}
+}
+
+// pauseRecorder records when each request is sent and each 429 received.
+type pauseRecorder struct {
+	next     http.RoundTripper
+	pause    time.Duration
+	mu       sync.Mutex
+	starts   []time.Time
+	refusals []time.Time
+}
+
+func (p *pauseRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	p.starts = append(p.starts, time.Now())
+	p.mu.Unlock()
+	resp, err := p.next.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+		p.mu.Lock()
+		p.refusals = append(p.refusals, time.Now())
+		p.mu.Unlock()
+	}
+	return resp, err
 }
 
 func TestCheckOne_RetryAfter(t *testing.T) {

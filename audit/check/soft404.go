@@ -38,6 +38,7 @@ const probeTextMax = 20000
 
 // probeResult is what the probe of one host+directory found.
 type probeResult struct {
+	deferred *deferral // the probe met a pause or a host given up: not made
 	url      string
 	final    string // URL of the last response after redirects
 	status   int    // 0 when the probe failed
@@ -104,6 +105,9 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 		s := &session{rs: rs}
 		ch := s.follow(ctx, pu, nil, 0)
 		p := &probeResult{url: pu.String()}
+		if s.deferred != nil {
+			return &probeResult{url: p.url, deferred: s.deferred}, nil
+		}
 		r := ch.last
 		switch {
 		case ch.loop, ch.tooMany:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
@@ -196,13 +197,17 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 	type key struct {
 		live    string
 		memento string
+		archive string
+		uriR    string
+		at      time.Time
 	}
 	links := s.driftLinks(nr)
 	var keys []key
 	index := map[key]int{}
 	for _, l := range links {
 		u, _, _ := s.driftLive(l)
-		k := key{u, nr[l.ID].bestMemento().URL}
+		b := nr[l.ID].bestMemento()
+		k := key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, k)
@@ -212,6 +217,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 		ok      bool
 		why     string // when not ok
 		raw     string
+		note    string
 		m       drift.Measures
 		refText string
 		live    string
@@ -219,7 +225,23 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 	results := make([]result, len(keys))
 	s.parallel(ctx, len(keys), func(i int) {
 		k := keys[i]
-		raw := archive.RawURL(k.memento)
+		raw, note := k.memento, "raw"
+		if a, ok := s.archiveByName(k.archive); ok {
+			var isRaw bool
+			if raw, isRaw = a.RawURL(k.memento, k.uriR, k.at); !isRaw {
+				if a.Raw == archive.RawNone {
+					note = fmt.Sprintf("not raw: archive %s has no raw replay form; measured on the replayed page (banner and rewritten links included)", a.Name)
+				} else {
+					note = fmt.Sprintf("not raw: the memento URL is not in archive %s's raw replay form (%s); measured on the replayed page", a.Name, a.Raw.Describe())
+				}
+			}
+		} else {
+			if r := archive.RawURL(k.memento); r != k.memento {
+				raw = r
+			} else {
+				note = "not raw: no raw replay form known for this memento URL; measured on the replayed page"
+			}
+		}
 		lp := live.pages[k.live]
 		if why := lp.unusable(); why != "" {
 			s.log.Debug("drift: live page not usable", "url", k.live, "why", why)
@@ -246,7 +268,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 			return
 		}
 		ref := textsim.MainText(check.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
-		results[i] = result{ok: true, raw: raw, m: drift.Compare(ref, lp.text, s.o.Shingle), refText: ref, live: lp.text}
+		results[i] = result{ok: true, raw: raw, note: note, m: drift.Compare(ref, lp.text, s.o.Shingle), refText: ref, live: lp.text}
 	})
 	if ctx.Err() != nil {
 		return
@@ -254,7 +276,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 	for _, l := range links {
 		b := nr[l.ID].bestMemento()
 		u, target, _ := s.driftLive(l)
-		r := results[index[key{u, b.URL}]]
+		r := results[index[key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}]]
 		liveURL := u
 		if lp := live.pages[u]; lp != nil && lp.final != "" {
 			liveURL = lp.final
@@ -272,7 +294,13 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 		d.ReferenceURL, d.ReferenceTime = r.raw, b.Datetime
 		d.LiveURL = liveURL
 		d.ExcerptReference, d.ExcerptLive = drift.Excerpts(r.refText, r.live, 25)
-		s.count(func(sum *Summary) { sum.Bands[d.Band]++ })
+		d.ReferenceNote = r.note
+		s.count(func(sum *Summary) {
+			sum.Bands[d.Band]++
+			if r.note != "raw" {
+				sum.DriftNotRaw++
+			}
+		})
 		if s.sink.Drift != nil {
 			s.sink.Drift(d)
 		}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -140,10 +141,31 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 			jobs = append(jobs, job{key: k, w: seen[k], archive: a})
 		}
 	}
+	known := s.knownLookups()
 	results := make([]lookup, len(jobs))
-	s.parallel(ctx, len(jobs), func(i int) {
-		results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
-	})
+	// Each archive gets its own workers, so a slow archive's budget never
+	// holds up a fast one's: the archives answer in parallel, each at its
+	// own pace, and the stage takes as long as the slowest.
+	var wg sync.WaitGroup
+	for _, a := range s.o.Archives {
+		var idx []int
+		for i, j := range jobs {
+			if j.archive.Name == a.Name {
+				idx = append(idx, i)
+			}
+		}
+		wg.Go(func() {
+			s.parallel(ctx, len(idx), func(n int) {
+				i := idx[n]
+				if m, ok := known[knownKey{jobs[i].archive.Name, jobs[i].w.uriR, jobs[i].w.at.Unix()}]; ok {
+					results[i] = reuse(m, jobs[i].w)
+					return
+				}
+				results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
+			})
+		})
+	}
+	wg.Wait()
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -177,8 +199,12 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 				}
 			}
 			for _, lk := range n.lookups {
-				if !lk.found && !lk.noMemento && !lk.skipped {
+				if lk.memento.Status == audit.LookupFailed {
 					sum.LookupErrors++
+					sum.LookupFailed[lk.archive]++
+				}
+				if lk.memento.Reused {
+					sum.LookupsReused++
 				}
 			}
 		})
@@ -197,18 +223,75 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 
 // lookup asks one archive for the memento of w.uriR nearest to w.at.
 func (s *stage) lookup(ctx context.Context, a archive.Archive, w want) lookup {
+	res := s.lookupOnce(ctx, a, w)
+	m := &res.memento
+	m.URIR = w.uriR
+	switch {
+	case res.found:
+		m.Status = audit.LookupFound
+	case res.noMemento:
+		m.Status = audit.LookupNoMemento
+	case res.skipped:
+		m.Status = audit.LookupNotAsked
+	default:
+		m.Status = audit.LookupFailed
+		if m.Error == "" {
+			m.Error = "lookup failed"
+		}
+	}
+	return res
+}
+
+// knownKey identifies a lookup across runs.
+type knownKey struct {
+	archive string
+	uriR    string
+	at      int64
+}
+
+// knownLookups indexes Options.Known: found and no-memento answers only
+// (a failed lookup is asked again), the newest per question.
+func (s *stage) knownLookups() map[knownKey]audit.Memento {
+	out := map[knownKey]audit.Memento{}
+	for _, m := range s.o.Known {
+		if m.Status != audit.LookupFound && m.Status != audit.LookupNoMemento || m.URIR == "" {
+			continue
+		}
+		k := knownKey{m.Archive, m.URIR, m.Wanted.Unix()}
+		if old, ok := out[k]; !ok || m.CheckedAt.After(old.CheckedAt) {
+			out[k] = m
+		}
+	}
+	return out
+}
+
+// reuse turns an earlier run's answer into this run's lookup.
+func reuse(m audit.Memento, w want) lookup {
+	res := lookup{archive: m.Archive}
+	r := &res.memento
+	r.Archive, r.Wanted, r.WantedFrom, r.URIR = m.Archive, w.at.UTC(), w.from, w.uriR
+	r.URL, r.Datetime, r.Distance, r.Representative = m.URL, m.Datetime, m.Distance, m.Representative
+	r.Count, r.First, r.Last, r.Error, r.CheckedAt = m.Count, m.First, m.Last, m.Error, m.CheckedAt
+	r.Status, r.Reused = m.Status, true
+	res.found = m.Status == audit.LookupFound
+	res.noMemento = m.Status == audit.LookupNoMemento
+	return res
+}
+
+func (s *stage) lookupOnce(ctx context.Context, a archive.Archive, w want) lookup {
 	res := lookup{archive: a.Name}
 	m := &res.memento
 	m.Archive, m.Wanted, m.WantedFrom = a.Name, w.at.UTC(), w.from
-	if localHost(hostOf(w.uriR)) && !localHost(hostOf(a.TimeGate)) {
+	if localHost(hostOf(w.uriR)) && !a.Local && !localHost(hostOf(a.TimeGate)) {
 		// An intranet or loopback URL is in no public archive, and asking
-		// one would leak it.
+		// one would leak it. A local collection leaks nothing.
 		res.skipped = true
 		m.Error = "not asked: a private or loopback address is not sent to a public archive"
 		m.CheckedAt = s.o.Now().UTC()
 		return res
 	}
 	var cands []archive.Candidate
+	timemapFailed := false
 	neg, err := s.o.Client.Negotiate(ctx, a, w.uriR, w.at)
 	switch {
 	case err == nil:
@@ -233,6 +316,7 @@ func (s *stage) lookup(ctx context.Context, a archive.Archive, w want) lookup {
 		case errors.Is(terr, archive.ErrNoMemento):
 		default:
 			m.Error = joinReason(m.Error, "timemap: "+errText(terr))
+			timemapFailed = true
 		}
 	}
 	m.CheckedAt = s.o.Now().UTC()
@@ -240,6 +324,11 @@ func (s *stage) lookup(ctx context.Context, a archive.Archive, w want) lookup {
 	// archive listed, not the one its TimeGate happened to pick.
 	best, ok := archive.Nearest(cands, w.at)
 	if !ok {
+		if timemapFailed {
+			// "No memento" from the TimeGate is no answer when the TimeMap
+			// could not be read: the lookup failed.
+			res.noMemento = false
+		}
 		return res
 	}
 	res.found, res.noMemento = true, false

@@ -82,7 +82,18 @@ type Options struct {
 	Saved func(url string) bool
 	// Workers is the number of concurrent lookups and fetches (default
 	// 8); archive budgets bound the request rate whatever their number.
+	// Nearest-memento lookups get Workers per archive: archives are asked
+	// in parallel, each at its own budget, so the stage takes about as
+	// long as the slowest archive's lookups ÷ its budget.
 	Workers int
+	// MaxSnapshots caps the declared snapshots checked per link (default
+	// DefaultMaxSnapshots; negative: no cap): those nearest to the link's
+	// declared datetime are checked, the rest are reported not checked.
+	MaxSnapshots int
+	// Known are earlier runs' lookups still fresh (--archive-max-age):
+	// found or no-memento answers that are reused instead of asked again.
+	// Failed lookups are never in it, so they are retried.
+	Known []audit.Memento
 	// MaxBody caps a live page or memento read for drift (default 2 MiB).
 	MaxBody int64
 	// SiteHosts are the audited site's hosts (host[:port] as
@@ -100,6 +111,9 @@ type Options struct {
 
 // DefaultMaxDistance is the default of Options.MaxDistance.
 const DefaultMaxDistance = 30 * 24 * time.Hour
+
+// DefaultMaxSnapshots is the default of Options.MaxSnapshots.
+const DefaultMaxSnapshots = 10
 
 // Link is one link of the run with what the stage needs of it.
 type Link struct {
@@ -151,6 +165,7 @@ type Sink struct {
 	Identifier    func(audit.IdentifierCheck)
 	Suggestion    func(audit.Suggestion)
 	Save          func(audit.SaveRequest)
+	SnapshotSkip  func(audit.SnapshotSkip)
 }
 
 // Summary counts what the stage found, for the end-of-run summary.
@@ -166,6 +181,16 @@ type Summary struct {
 	LinksWithMemento    int
 	LinksRepresentative int
 	LookupErrors        int
+	// LookupFailed counts failed lookups by archive (429s, timeouts,
+	// unparsable answers); Reused the answers taken from earlier runs.
+	LookupFailed  map[string]int
+	LookupsReused int
+	// SnapshotsNotChecked counts declared snapshots over the
+	// --max-snapshots cap.
+	SnapshotsNotChecked int
+	// DriftNotRaw counts memento drift measured on replayed (not raw)
+	// bytes, because the archive has no raw form.
+	DriftNotRaw int
 	// Bands count memento drift by band, FirstSeenBands first-seen drift.
 	// DriftErrors counts the memento drift measurements that could not be
 	// made (each one a DriftFailure).
@@ -187,6 +212,7 @@ func newSummary() *Summary {
 		FirstSeenBands: map[string]int{},
 		Suggestions:    map[string]int{},
 		Saves:          map[string]int{},
+		LookupFailed:   map[string]int{},
 	}
 }
 
@@ -221,6 +247,9 @@ func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, erro
 	}
 	if o.Workers <= 0 {
 		o.Workers = 8
+	}
+	if o.MaxSnapshots == 0 {
+		o.MaxSnapshots = DefaultMaxSnapshots
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 2 << 20
@@ -274,6 +303,16 @@ func (s *stage) count(f func(*Summary)) {
 	s.mu.Lock()
 	f(s.sum)
 	s.mu.Unlock()
+}
+
+// archiveByName returns the configured archive named name.
+func (s *stage) archiveByName(name string) (archive.Archive, bool) {
+	for _, a := range s.o.Archives {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return archive.Archive{}, false
 }
 
 // parallel calls fn(i) for i in [0, n) on the stage's workers, stopping

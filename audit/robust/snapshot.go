@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -67,6 +68,48 @@ func (s *stage) declaredSnapshots(l *Link) []declared {
 	return out
 }
 
+// capSnapshots keeps the max snapshots of one link nearest to its
+// declared datetime (data-versiondate, else its first mset temporal
+// reference; without either, the first max in document order) and
+// returns the rest separately. max < 0 keeps all.
+func capSnapshots(ds []declared, max int) (keep, skip []declared) {
+	if max < 0 || len(ds) <= max {
+		return ds, nil
+	}
+	var ref time.Time
+	l := ds[0].link
+	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
+		ref = r.VersionDate.Time
+	} else if m := l.Link.Mset; m != nil && len(m.Temporal) > 0 {
+		ref = m.Temporal[0].Time
+	}
+	order := make([]int, len(ds))
+	for i := range order {
+		order[i] = i
+	}
+	if !ref.IsZero() {
+		dist := func(d declared) time.Duration {
+			if d.at.IsZero() {
+				return time.Duration(1<<63 - 1) // undated: last
+			}
+			return absDuration(d.at.Sub(ref))
+		}
+		sort.SliceStable(order, func(a, b int) bool { return dist(ds[order[a]]) < dist(ds[order[b]]) })
+	}
+	chosen := make([]bool, len(ds))
+	for _, i := range order[:max] {
+		chosen[i] = true
+	}
+	for i, d := range ds {
+		if chosen[i] {
+			keep = append(keep, d)
+		} else {
+			skip = append(skip, d)
+		}
+	}
+	return keep, skip
+}
+
 func isPWIDRef(s string) bool {
 	return len(s) >= 5 && (equalFoldPrefix(s, "pwid:") || equalFoldPrefix(s, "urn:pwid:"))
 }
@@ -100,7 +143,17 @@ func expectedOriginal(l *Link) string {
 func (s *stage) snapshots(ctx context.Context) {
 	var all []declared
 	for i := range s.in.Links {
-		all = append(all, s.declaredSnapshots(&s.in.Links[i])...)
+		ds := s.declaredSnapshots(&s.in.Links[i])
+		keep, skip := capSnapshots(ds, s.o.MaxSnapshots)
+		all = append(all, keep...)
+		for _, d := range skip {
+			s.count(func(sum *Summary) { sum.SnapshotsNotChecked++ })
+			if s.sink.SnapshotSkip != nil {
+				s.sink.SnapshotSkip(audit.SnapshotSkip{RunID: s.in.RunID, LinkID: d.link.ID, Source: d.source,
+					Declared: d.raw, Datetime: d.at,
+					Reason: fmt.Sprintf("not checked: the link declares %d snapshots; the %d nearest to its declared datetime were checked (--max-snapshots)", len(ds), len(keep))})
+			}
+		}
 	}
 	var urls []string
 	index := map[string]int{}

@@ -44,7 +44,7 @@ func (c *collector) sink() Sink {
 
 // stageClient returns a Client for archives through the guarded transport
 // with loopback allowed, fast budgets and short timeouts.
-func stageClient(t *testing.T, archives ...archive.Archive) *archive.Client {
+func stageClient(t testing.TB, archives ...archive.Archive) *archive.Client {
 	t.Helper()
 	rt, done := check.NewTransport(check.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(done)

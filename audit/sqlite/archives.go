@@ -72,7 +72,7 @@ func (db *DB) ClearArchives(ctx context.Context, runID int64) error {
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return fmt.Errorf("clear archive results: %w", err)
 	}
-	for _, t := range []string{"snapshot_checks", "mementos", "drifts", "drift_failures", "identifier_checks", "suggestions"} {
+	for _, t := range []string{"snapshot_checks", "snapshot_skips", "mementos", "drifts", "drift_failures", "identifier_checks", "suggestions"} {
 		// Table names are constants of this function.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("clear archive results: %s: %w", t, err)
@@ -263,15 +263,16 @@ func (db *DB) SnapshotChecks(ctx context.Context, runID int64) ([]audit.Snapshot
 // It is safe for concurrent use.
 func (db *DB) SaveMementos(ctx context.Context, ms []audit.Memento) error {
 	const q = `INSERT INTO mementos (run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
-		distance_ms, representative, nearest, count, first, last, error, checked_at)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16
+		distance_ms, representative, nearest, count, first, last, error, checked_at, status, uri_r, reused)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
 		WHERE ?2 IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "memento", runIDsOf(ms, func(m *audit.Memento) int64 { return m.RunID }), q, len(ms),
 		func(i int) ([]any, string) {
 			m := &ms[i]
 			return []any{m.RunID, nullID(m.LinkID), nullID(m.TargetID), m.Archive, formatInstant(m.Wanted), m.WantedFrom,
 				m.URL, formatInstant(m.Datetime), millis(m.Distance), boolInt(m.Representative), boolInt(m.Nearest),
-				m.Count, formatInstant(m.First), formatInstant(m.Last), m.Error, formatInstant(m.CheckedAt)}, m.Archive
+				m.Count, formatInstant(m.First), formatInstant(m.Last), m.Error, formatInstant(m.CheckedAt),
+				m.Status, m.URIR, boolInt(m.Reused)}, m.Archive
 		})
 }
 
@@ -281,7 +282,7 @@ func (db *DB) Mementos(ctx context.Context, runID int64) ([]audit.Memento, error
 	var out []audit.Memento
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
-			distance_ms, representative, nearest, count, first, last, error, checked_at
+			distance_ms, representative, nearest, count, first, last, error, checked_at, status, uri_r, reused
 			FROM mementos WHERE run_id = ? ORDER BY link_id, archive`, runID, func(rows *sql.Rows) error {
 			var (
 				m                                  audit.Memento
@@ -290,7 +291,8 @@ func (db *DB) Mementos(ctx context.Context, runID int64) ([]audit.Memento, error
 				distance                           int64
 			)
 			if err := rows.Scan(&m.RunID, &m.LinkID, &target, &m.Archive, &wanted, &m.WantedFrom, &m.URL, &dt,
-				&distance, &m.Representative, &m.Nearest, &m.Count, &first, &last, &m.Error, &checkedAt); err != nil {
+				&distance, &m.Representative, &m.Nearest, &m.Count, &first, &last, &m.Error, &checkedAt,
+				&m.Status, &m.URIR, &m.Reused); err != nil {
 				return err
 			}
 			m.TargetID = target.Int64
@@ -321,8 +323,8 @@ func (db *DB) Mementos(ctx context.Context, runID int64) ([]audit.Memento, error
 func (db *DB) SaveDrifts(ctx context.Context, ds []audit.Drift) error {
 	const q = `INSERT INTO drifts (run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
 		simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
-		excerpt_reference, excerpt_live, measured_at)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
+		excerpt_reference, excerpt_live, measured_at, reference_note)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
 		WHERE ` + linkOfRun
 	return db.saveBatch(ctx, "drift", runIDsOf(ds, func(d *audit.Drift) int64 { return d.RunID }), q, len(ds),
 		func(i int) ([]any, string) {
@@ -333,7 +335,7 @@ func (db *DB) SaveDrifts(ctx context.Context, ds []audit.Drift) error {
 			}
 			return []any{d.RunID, nullID(d.LinkID), d.TargetID, d.Kind, d.ReferenceURL, formatInstant(d.ReferenceTime),
 				d.LiveURL, d.SimHashDistance, boolInt(d.TextMeasured), j, dc, c, d.WordsReference, d.WordsLive,
-				d.WordChange, d.Band, d.ExcerptReference, d.ExcerptLive, formatInstant(d.MeasuredAt)}, quote(d.LiveURL)
+				d.WordChange, d.Band, d.ExcerptReference, d.ExcerptLive, formatInstant(d.MeasuredAt), d.ReferenceNote}, quote(d.LiveURL)
 		})
 }
 
@@ -345,7 +347,7 @@ func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
 			simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
-			excerpt_reference, excerpt_live, measured_at
+			excerpt_reference, excerpt_live, measured_at, reference_note
 			FROM drifts WHERE run_id = ? ORDER BY kind DESC, link_id, target_id, id`, runID, func(rows *sql.Rows) error {
 			var (
 				d             audit.Drift
@@ -355,7 +357,7 @@ func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
 			)
 			if err := rows.Scan(&d.RunID, &link, &d.TargetID, &d.Kind, &d.ReferenceURL, &ref, &d.LiveURL,
 				&d.SimHashDistance, &d.TextMeasured, &j, &dc, &c, &d.WordsReference, &d.WordsLive, &d.WordChange,
-				&d.Band, &d.ExcerptReference, &d.ExcerptLive, &measured); err != nil {
+				&d.Band, &d.ExcerptReference, &d.ExcerptLive, &measured, &d.ReferenceNote); err != nil {
 				return err
 			}
 			d.LinkID = link.Int64
@@ -693,6 +695,93 @@ func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*au
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first fingerprints for run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SaveSnapshotSkips stores declared snapshots that were not checked
+// (migration 0010). It is safe for concurrent use.
+func (db *DB) SaveSnapshotSkips(ctx context.Context, ss []audit.SnapshotSkip) error {
+	const q = `INSERT INTO snapshot_skips (run_id, link_id, source, declared, declared_datetime, reason)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE ?2 IS NOT NULL AND ` + linkOfRun
+	return db.saveBatch(ctx, "snapshot skip", runIDsOf(ss, func(s *audit.SnapshotSkip) int64 { return s.RunID }), q, len(ss),
+		func(i int) ([]any, string) {
+			s := &ss[i]
+			return []any{s.RunID, nullID(s.LinkID), s.Source, s.Declared, formatInstant(s.Datetime), s.Reason}, quote(s.Declared)
+		})
+}
+
+// SnapshotSkips returns the declared snapshots of a run that were not
+// checked, by link. An unknown run yields an error wrapping
+// audit.ErrNotFound.
+func (db *DB) SnapshotSkips(ctx context.Context, runID int64) ([]audit.SnapshotSkip, error) {
+	var out []audit.SnapshotSkip
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `SELECT run_id, link_id, source, declared, declared_datetime, reason
+			FROM snapshot_skips WHERE run_id = ? ORDER BY link_id, id`, runID, func(rows *sql.Rows) error {
+			var (
+				s  audit.SnapshotSkip
+				dt sql.NullString
+			)
+			if err := rows.Scan(&s.RunID, &s.LinkID, &s.Source, &s.Declared, &dt, &s.Reason); err != nil {
+				return err
+			}
+			t, err := parseInstant(dt)
+			if err != nil {
+				return err
+			}
+			s.Datetime = t
+			out = append(out, s)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot skips of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// KnownLookups returns the answered lookups ('found' or 'no-memento') of
+// runs other than runID checked at or after since, newest first: the
+// answers a run may reuse (--archive-max-age). Failed lookups are never
+// returned, so they are asked again. Rows copied from earlier runs are
+// left out: their checked_at is the original answer's.
+func (db *DB) KnownLookups(ctx context.Context, runID int64, since time.Time) ([]audit.Memento, error) {
+	var out []audit.Memento
+	rows, err := db.read.QueryContext(ctx, `SELECT archive, uri_r, wanted, url, datetime, distance_ms, representative,
+			count, first, last, error, checked_at, status
+		FROM mementos
+		WHERE status IN ('found', 'no-memento') AND uri_r <> '' AND run_id <> ? AND reused = 0 AND checked_at >= ?
+		ORDER BY checked_at DESC`, runID, formatInstant(since))
+	if err != nil {
+		return nil, fmt.Errorf("known lookups: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			m                                  audit.Memento
+			wanted, dt, first, last, checkedAt sql.NullString
+			distance                           int64
+		)
+		if err := rows.Scan(&m.Archive, &m.URIR, &wanted, &m.URL, &dt, &distance, &m.Representative,
+			&m.Count, &first, &last, &m.Error, &checkedAt, &m.Status); err != nil {
+			return nil, fmt.Errorf("known lookups: %w", err)
+		}
+		m.Distance = time.Duration(distance) * time.Millisecond
+		for _, p := range []struct {
+			dst *time.Time
+			src sql.NullString
+		}{{&m.Wanted, wanted}, {&m.Datetime, dt}, {&m.First, first}, {&m.Last, last}, {&m.CheckedAt, checkedAt}} {
+			t, err := parseInstant(p.src)
+			if err != nil {
+				return nil, fmt.Errorf("known lookups: %w", err)
+			}
+			*p.dst = t
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("known lookups: %w", err)
 	}
 	return out, nil
 }

@@ -152,31 +152,3 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	}
 	return tx.Commit()
 }
-
-// internMigration is the version of the migration that interns URLs.
-const internMigration = 8
-
-// ensureInterned applies migration 0008 (interned URLs) to a database
-// whose user_version is past it but whose links table lacks its column:
-// a database migrated by a build that carried a placeholder for 0008
-// while the migration was developed on another branch. The migration's
-// statements only add and rewrite, so they apply on any later schema.
-func ensureInterned(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('links') WHERE name = 'url_form'`).Scan(&n); err != nil {
-		return fmt.Errorf("interned URLs: %w", err)
-	}
-	if n > 0 {
-		return nil
-	}
-	m := migrations()[internMigration-1]
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("interned URLs (%s, applied late): %w", m.name, err)
-	}
-	return tx.Commit()
-}

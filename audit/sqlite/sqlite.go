@@ -102,11 +102,6 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-
-	if err := ensureInterned(ctx, db.write); err != nil {
-		db.write.Close()
-		return nil, fmt.Errorf("open store: %w", err)
-	}
 	db.compact = true
 	if db.targetIDs, err = lru.New[string, int64](targetCacheSize); err != nil {
 		db.write.Close()

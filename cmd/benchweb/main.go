@@ -11,6 +11,9 @@
 //	    --concurrency 32 --per-host 4 --retries 0 --fail-on none --no-archives
 //	time npx linkinator http://127.0.0.1:PORT/index.html --concurrency 32
 //
+// With -once429 F, a fraction F of the targets answer 429 Retry-After: 1
+// for a second after their first request (the web of issue 11).
+//
 // It prints the index URL and the latency-bound limit
 // targets × latency ÷ min(concurrency, hosts × per-host) for the given
 // settings, then serves until interrupted.
@@ -20,11 +23,14 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,7 +40,9 @@ func main() {
 	latency := flag.Duration("latency", 20*time.Millisecond, "latency added to every response")
 	concurrency := flag.Int("concurrency", 32, "checker concurrency, for the printed limit")
 	perHost := flag.Int("per-host", 4, "checker per-host limit, for the printed limit")
+	once429 := flag.Float64("once429", 0, "fraction of targets answering 429 Retry-After: 1 for a second after their first request (issue 11's web)")
 	flag.Parse()
+	refuse := newOnce429(*once429)
 
 	var bases []string
 	var listeners []net.Listener
@@ -51,7 +59,7 @@ func main() {
 		urls[i] = bases[i%*hosts] + targetPath(i)
 	}
 	for h, ln := range listeners {
-		srv := &http.Server{Handler: handler(h == 0, h == *hosts-1, *latency, urls), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: handler(h == 0, h == *hosts-1, *latency, urls, refuse), ReadHeaderTimeout: 10 * time.Second}
 		go func() { log.Print(srv.Serve(ln)) }()
 	}
 	limit := float64(*targets) * latency.Seconds() / float64(min(*concurrency, *hosts**perHost))
@@ -77,7 +85,36 @@ func targetPath(i int) string {
 	}
 }
 
-func handler(index, soft bool, latency time.Duration, urls []string) http.Handler {
+// once429 decides which targets answer 429 once: every k-th target number,
+// for a second after its first request.
+type once429 struct {
+	every int
+	first sync.Map // target number -> time of its first request
+}
+
+func newOnce429(fraction float64) *once429 {
+	if fraction <= 0 {
+		return nil
+	}
+	return &once429{every: max(1, int(math.Round(1/fraction)))}
+}
+
+// refused reports whether the request to path p is answered 429.
+func (o *once429) refused(p string) bool {
+	if o == nil {
+		return false
+	}
+	last := p[strings.LastIndex(p, "/")+1:]
+	last, _, _ = strings.Cut(last, ".")
+	n, err := strconv.Atoi(last)
+	if err != nil || n%o.every != o.every/2 {
+		return false
+	}
+	t, seen := o.first.LoadOrStore(n, time.Now())
+	return !seen || time.Since(t.(time.Time)) < time.Second
+}
+
+func handler(index, soft bool, latency time.Duration, urls []string, refuse *once429) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if index && p == "/index.html" {
@@ -96,6 +133,11 @@ func handler(index, soft bool, latency time.Duration, urls []string) http.Handle
 			return
 		}
 		time.Sleep(latency)
+		if refuse.refused(p) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
 		switch {
 		case strings.HasPrefix(p, "/p/") && isNumeric(p[strings.LastIndex(p, "/")+1:]):
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -22,6 +22,7 @@ import (
 	"github.com/linkrot/linkrot/audit/drift"
 	"github.com/linkrot/linkrot/audit/robust"
 	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/audit/warc"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
 
@@ -44,20 +45,26 @@ type archiveFlags struct {
 	fetchRate   string
 	shingle     int
 	th          drift.Thresholds
+	warcs       listFlag
+	maxSnaps    int
+	maxAge      time.Duration
 
 	summary *robust.Summary // set by runArchives, printed by printSummary
 	offline bool            // --no-archives: the summary has first-seen drift only
 }
 
 func (f *archiveFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.archives, "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,save=url]`, or a default name (ia, timetravel) with options; repeatable (default: ia and timetravel)")
+	fs.Var(&f.archives, "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
+	fs.Var(&f.warcs, "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
+	fs.IntVar(&f.maxSnaps, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
+	fs.DurationVar(&f.maxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
 	fs.Var(&f.pwids, "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
 	fs.BoolVar(&f.noArchives, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
 	fs.BoolVar(&f.timemap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
 	fs.DurationVar(&f.maxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
 	fs.BoolVar(&f.saveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
 	fs.DurationVar(&f.savePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
-	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent archive lookups (the per-archive rate budget holds whatever this is)")
+	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
 	fs.StringVar(&f.fetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
 	fs.IntVar(&f.shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
 	fs.Float64Var(&f.th.OffTopicCosine, "drift-offtopic-cosine", drift.DefaultOffTopicCosine, "off-topic when cosine similarity is below this")
@@ -115,8 +122,16 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 		names[a.Name] = true
 		archives = append(archives, a)
 	}
-	if len(archives) == 0 {
+	if len(archives) == 0 && len(f.warcs) == 0 {
+		// With --archive-warc alone, only the local collections are asked:
+		// a researcher measuring drift against their own crawl adds
+		// public archives with --archive ia, --archive arquivo.
 		archives = archive.Defaults()
+	}
+	for _, a := range archives {
+		if a.Shutdown != "" {
+			slog.Warn("archive is shut down", "archive", a.Name, "why", a.Shutdown)
+		}
 	}
 	reg := archive.DefaultRegistry()
 	for _, p := range f.pwids {
@@ -162,8 +177,25 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		return err
 	}
 	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
-	rt, closeRT := check.NewTransportAllowing(topts, privateOK)
+	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
 	defer closeRT()
+	var rt http.RoundTripper = guarded
+	if len(f.warcs) > 0 {
+		cols, err := openCollections(f.warcs, store.Path(), log)
+		if err != nil {
+			return err
+		}
+		for _, c := range cols {
+			archives = append(archives, c.Archive())
+		}
+		rt = warc.Transport(guarded, cols...)
+	}
+	var known []audit.Memento
+	if f.maxAge > 0 {
+		if known, err = store.KnownLookups(ctx, run.ID, time.Now().Add(-f.maxAge)); err != nil {
+			return err
+		}
+	}
 	client := archive.NewClient(archive.Options{
 		Archives:      archives,
 		Transport:     rt,
@@ -196,6 +228,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 	idents := audit.NewBatcher(wctx, store.SaveIdentifierChecks, wo)
 	suggs := audit.NewBatcher(wctx, store.SaveSuggestions, wo)
 	saves := audit.NewBatcher(wctx, store.SaveSaveRequests, wo)
+	skips := audit.NewBatcher(wctx, store.SaveSnapshotSkips, wo)
 	sink := robust.Sink{
 		SnapshotCheck: snaps.Add,
 		Memento:       mems.Add,
@@ -204,23 +237,26 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		Identifier:    idents.Add,
 		Suggestion:    suggs.Add,
 		Save:          saves.Add,
+		SnapshotSkip:  skips.Add,
 	}
 	opts := robust.Options{
-		Client:      client,
-		Archives:    archives,
-		Registry:    reg,
-		MaxDistance: f.maxDistance,
-		TimeMaps:    f.timemap,
-		Shingle:     f.shingle,
-		Thresholds:  th,
-		SaveMissing: f.saveMissing,
-		Save:        archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
-		Saved:       func(u string) bool { return sent[u] },
-		Workers:     f.workers,
-		MaxBody:     kopts.MaxBody,
-		SiteHosts:   runHosts(run),
-		Identifiers: pageIdentifiers,
-		Logger:      log,
+		Client:       client,
+		Archives:     archives,
+		Registry:     reg,
+		MaxDistance:  f.maxDistance,
+		TimeMaps:     f.timemap,
+		Shingle:      f.shingle,
+		Thresholds:   th,
+		SaveMissing:  f.saveMissing,
+		Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
+		Saved:        func(u string) bool { return sent[u] },
+		Workers:      f.workers,
+		MaxSnapshots: f.maxSnaps,
+		Known:        known,
+		MaxBody:      kopts.MaxBody,
+		SiteHosts:    runHosts(run),
+		Identifiers:  pageIdentifiers,
+		Logger:       log,
 	}
 	names := make([]string, len(archives))
 	for i, a := range archives {
@@ -229,7 +265,7 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 	log.Info("archives stage", "run", run.ID, "links", len(in.Links), "archives", strings.Join(names, ","))
 	sum, runErr := robust.Run(ctx, opts, in, sink)
 	var errs []error
-	for _, b := range []interface{ Close() error }{snaps, mems, drifts, driftFails, idents, suggs, saves} {
+	for _, b := range []interface{ Close() error }{snaps, mems, drifts, driftFails, idents, suggs, saves, skips} {
 		errs = append(errs, b.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -406,11 +442,17 @@ func (f *archiveFlags) printSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Snapshots: %s (%d datetime mismatches, %d of another original).\n",
 		strings.Join(parts, ", "), s.DatetimeMismatches, s.OriginalMismatches)
-	fmt.Fprintf(w, "Mementos: %d links looked up, %d with a memento, %d with a representative memento; %d lookups failed.\n",
-		s.LinksLookedUp, s.LinksWithMemento, s.LinksRepresentative, s.LookupErrors)
+	fmt.Fprintf(w, "Mementos: %d links looked up, %d with a memento, %d with a representative memento; %d lookups failed%s; %d answers reused from earlier runs.\n",
+		s.LinksLookedUp, s.LinksWithMemento, s.LinksRepresentative, s.LookupErrors, perArchive(s.LookupFailed), s.LookupsReused)
+	if s.SnapshotsNotChecked > 0 {
+		fmt.Fprintf(w, "Snapshots not checked (over --max-snapshots): %d.\n", s.SnapshotsNotChecked)
+	}
 	failed := ""
 	if s.DriftErrors > 0 {
 		failed = fmt.Sprintf("; %d could not be measured", s.DriftErrors)
+	}
+	if s.DriftNotRaw > 0 {
+		failed += fmt.Sprintf("; %d measured on replayed pages (archive without raw form)", s.DriftNotRaw)
 	}
 	fmt.Fprintf(w, "Drift against mementos: %s%s. Since first seen: %s.\n", bands(s.Bands), failed, bands(s.FirstSeenBands))
 	fmt.Fprintf(w, "Identifiers: %d checked, %d do not resolve, %d do not lead back. Suggestions: %d (linkrot suggest).",
@@ -429,6 +471,52 @@ func (f *archiveFlags) printSummary(w io.Writer) {
 		fmt.Fprintf(w, " Save requests: %s.", strings.Join(sv, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+// perArchive writes " (ia 3, arquivo 1)" for nonzero counts by archive.
+func perArchive(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// openCollections opens the --archive-warc collections, their indexes
+// kept in "<database>.warc-index" beside the database. Each path is its
+// own collection, named warc (one path) or warc1, warc2, ...
+func openCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.Collection, error) {
+	var cols []*warc.Collection
+	for i, p := range paths {
+		name := "warc"
+		if len(paths) > 1 {
+			name = fmt.Sprintf("warc%d", i+1)
+		}
+		c, err := warc.Open(name, []string{p}, warc.Options{IndexDir: dbPath + ".warc-index"})
+		if err != nil {
+			return nil, usagef("--archive-warc: %v", err)
+		}
+		for _, d := range c.Diagnostics() {
+			log.Warn("WARC record not read", "collection", name, "record", d.String())
+		}
+		log.Info("local web archive", "archive", name, "path", p, "captures", c.Len(), "unreadable", len(c.Diagnostics()))
+		cols = append(cols, c)
+	}
+	return cols, nil
 }
 
 // runSuggest lists the Robust Link suggestions of a run.

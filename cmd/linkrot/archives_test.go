@@ -574,7 +574,7 @@ func TestArchiveFlags_Usage(t *testing.T) {
 			t.Errorf("%v: exit %d, want usage error", args, code)
 		}
 	}
-	if d := archive.Defaults(); len(d) != 2 || d[0].Name != "ia" || d[1].Name != "timetravel" {
+	if d := archive.Defaults(); len(d) != 2 || d[0].Name != "ia" || d[1].Name != "arquivo" {
 		t.Errorf("defaults = %+v", d)
 	}
 }

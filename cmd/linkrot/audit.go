@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
@@ -88,7 +89,17 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		// it, so that the check judges the site's pages without fetching
 		// them again (check.Known).
 		copts.CheckMaxBody = kopts.MaxBody
-		return applyHostRules(hosts, &copts, &kopts)
+		if err := applyHostRules(hosts, &copts, &kopts); err != nil {
+			return err
+		}
+		// One politeness scheduler for crawl and checks: one host, one
+		// budget (Crawl-delay, pauses after 429s, the learned rate).
+		sched := politeness.New(politeness.Options{
+			PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
+			Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
+		})
+		copts.Scheduler, kopts.Scheduler = sched, sched
+		return nil
 	}
 	if !fromStored {
 		if in, err = cf.input(e, pos); err != nil {
@@ -126,7 +137,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	// One robots.txt gate for the crawl and the checks: read once, one
 	// Crawl-delay budget per host across both stages.
-	if gate, closeGate := runScope(ctx, store, run).robotsGate(kopts.UserAgent); gate != nil {
+	if gate, closeGate := runScope(ctx, store, run).robotsGate(kopts.UserAgent, kopts.Scheduler); gate != nil {
 		defer closeGate()
 		copts.Robots, kopts.Robots = gate, gate
 	}

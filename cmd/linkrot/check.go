@@ -22,6 +22,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // checkFlags are the flags of the checking stage (check and audit).
@@ -54,7 +55,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
 	}
 	fs.DurationVar(&f.hostDelay, "host-delay", 0, "pause between requests to the same host while checking")
 	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
-	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After linkrot honours")
+	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
 	f.maxBody = 2 << 20
 	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
@@ -275,7 +276,11 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 	scope := runScope(ctx, store, run)
 	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
 	if opts.Robots == nil {
-		gate, closeGate := scope.robotsGate(opts.UserAgent)
+		var sched crawler.CrawlDelaySetter
+		if opts.Scheduler != nil {
+			sched = opts.Scheduler
+		}
+		gate, closeGate := scope.robotsGate(opts.UserAgent, sched)
 		defer closeGate()
 		if gate != nil {
 			opts.Robots = gate
@@ -283,6 +288,18 @@ func checkRun(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, opt
 	}
 	if opts.Robots != nil {
 		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
+		// A shared scheduler (the audit command's) knows each origin's
+		// Crawl-delay before the first check, even when the crawl was
+		// done by an earlier process (resume).
+		if opts.Scheduler != nil {
+			for _, o := range scope.seeds {
+				if u, err := url.Parse(o); err == nil {
+					if d := opts.Robots.CrawlDelay(ctx, u); d > 0 {
+						opts.Scheduler.SetCrawlDelay(politeness.Key(u), d)
+					}
+				}
+			}
+		}
 	}
 	// Which targets need their anchors collected (for #fragment links).
 	wantAnchors := map[int64]bool{}

@@ -67,6 +67,8 @@ var commands = []struct {
 	{"prune", "remove old runs (targets keep their history)", runPrune},
 	{"config", "print an example configuration file (config example) or check one", runConfig},
 	{"suggest", "list Robust Link suggestions (html, json or csv)", runSuggest},
+	{"archives", "list the archives a run asks, their budgets and raw form; --ping asks each once", runArchivesCmd},
+	{"robustify", "add Robust Links attributes to the outbound links of a build directory, in place", runRobustify},
 	{"report", "write the HTML report of a run (or JSON, CSV, JUnit, Markdown, SARIF)", runReport},
 	{"demo", "audit a built-in site and archive on loopback and write its report", runDemo},
 	{"extract", "print the links and robustness data of one page as JSON", runExtract},

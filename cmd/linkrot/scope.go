@@ -78,11 +78,14 @@ func (s siteScope) privateHosts() []string {
 // the crawl, when shared), or nil when robots.txt does not bind the run
 // (--ignore-robots) or the site is a local directory. The returned
 // function closes its connections.
-func (s siteScope) robotsGate(userAgent string) (*crawler.RobotsGate, func()) {
+//
+// With sched (the run's shared politeness scheduler; nil: none), the gate
+// hands each host's Crawl-delay to it and the scheduler paces every stage.
+func (s siteScope) robotsGate(userAgent string, sched crawler.CrawlDelaySetter) (*crawler.RobotsGate, func()) {
 	if s.ignoreRobots || s.offline || len(s.origins) == 0 {
 		return nil, func() {}
 	}
-	return crawler.NewRobotsGate(s.origins, crawler.RobotsGateOptions{AllowDomains: s.allowDomains, UserAgent: userAgent})
+	return crawler.NewRobotsGate(s.origins, crawler.RobotsGateOptions{AllowDomains: s.allowDomains, UserAgent: userAgent, Scheduler: sched})
 }
 
 // crawlDelayRules returns opts' host rules with each audited origin whose

@@ -14,10 +14,12 @@
                 verdict, flags (1 Robust Links, 2 mset, 4 resource, 8 diagnostics),
                 suggestion]
    mementos    [archive, url, datetime, wanted, wanted from, distance s,
-                representative, timemap count, error]
+                representative, timemap count, error, status (found,
+                no-memento, lookup-failed, not-asked)]
    drifts      [target, link, kind, band, simhash distance, jaccard, dice,
                 cosine, words reference, words live, word change, reference url,
-                reference time, live url, excerpt reference, excerpt live, rank]
+                reference time, live url, excerpt reference, excerpt live, rank,
+                reference note (raw bytes, or why not)]
    suggestions [link, reason, html, versionurl, versiondate]
    history     [first seen, run, first broken, run, last ok, run (0 when
                 known only from pruned runs), [[run, checked at, verdict,
@@ -490,7 +492,8 @@
         ['Wanted', fdate(m[3]) + (m[4] ? ' (from ' + m[4] + ')' : '')],
         ['Distance', fdur(m[5]) + (m[6] ? '' : ' — further than the limit: not representative')],
         ['Archive', m[0]],
-        ['TimeMap', m[7] ? fmt(m[7]) + ' mementos' : '']
+        ['TimeMap', m[7] ? fmt(m[7]) + ' mementos' : ''],
+        ['Lookup', m[9] || '']
       ]));
     }
     if (r[10]) {
@@ -759,6 +762,7 @@
     var r = R[d], box = el('div');
     add(box, kv([
       ['Reference', urlNode(r[11])],
+      ['Reference bytes', r[17] === 'raw' ? 'raw (no banner, no rewritten links)' : (r[17] || '')],
       ['Reference time', fdate(r[12]) + ' (' + r[2] + ')'],
       ['Live', urlNode(r[13])],
       ['Measures', 'SimHash distance ' + r[4] + ' of 64 · Jaccard ' + fnum(r[5]) + ' · Sørensen–Dice ' + fnum(r[6]) + ' · cosine ' + fnum(r[7]) +

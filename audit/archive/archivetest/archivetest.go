@@ -199,6 +199,11 @@ func key(original string) string {
 		n = original
 	}
 	n = strings.TrimPrefix(strings.TrimPrefix(n, "https://"), "http://")
+	// Like the Wayback Machine's canonicalisation, percent-encoded and
+	// raw forms of a URL are one resource.
+	if d, err := url.PathUnescape(n); err == nil {
+		n = d
+	}
 	return n
 }
 

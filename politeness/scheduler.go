@@ -1,0 +1,770 @@
+package politeness
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// Defaults of Options and Budget.
+const (
+	DefaultPerHost      = 4
+	DefaultMaxRetryWait = 60 * time.Second
+	DefaultGiveUpStreak = 8
+	// DefaultPause is how long a 429 without Retry-After pauses its key;
+	// it doubles with each further 429 in a row, up to MaxRetryWait.
+	DefaultPause = time.Second
+	// DefaultMargin is the fraction of a published limit a Budget keeps
+	// unused.
+	DefaultMargin = 0.2
+	// ScopeEvidence is the least number of successes, answering requests
+	// in flight when the key refused one, before refusals are taken to
+	// cover single resources rather than the key (see the package doc).
+	ScopeEvidence = 8
+)
+
+// ErrGivenUp is wrapped by the error Acquire and TryAcquire return for a
+// key that was given up.
+var ErrGivenUp = errors.New("rate-limited: given up")
+
+// Options configure a Scheduler. The zero value is useful.
+type Options struct {
+	// PerHost is the ceiling of concurrent requests per key (default 4).
+	PerHost int
+	// Delay is the least gap between two request starts to one key
+	// (default 0).
+	Delay time.Duration
+	// Rules override PerHost (Concurrency) and Delay for matching hosts;
+	// the first match wins (audit.HostRuleFor). A key without a port
+	// matches a rule for that host on port 80 or 443 too.
+	Rules []audit.HostRule
+	// MaxRetryWait is the longest pause a key accepts: a Retry-After (or a
+	// RateLimit reset with nothing remaining) longer than it gives the key
+	// up (default 60s).
+	MaxRetryWait time.Duration
+	// GiveUpStreak is how many 429/503 answers in a row, with no success
+	// in between and counting one per round trip, give a key up (default
+	// 8).
+	GiveUpStreak int
+	// Clock is the time source (nil: real time).
+	Clock Clock
+}
+
+// Budget is a token bucket for a key: at most Burst requests at once,
+// refilled at PerMinute·(1−Margin) a minute.
+type Budget struct {
+	PerMinute float64
+	// Burst is the bucket's size (at least 1).
+	Burst int
+	// Margin is the fraction of PerMinute kept unused (0: DefaultMargin;
+	// negative: none).
+	Margin float64
+}
+
+// Outcome is what became of a request.
+type Outcome struct {
+	// Status is the HTTP status (0 when there was no response).
+	Status int
+	// Header is the response's header (nil without a response).
+	Header http.Header
+	// Err is the transport error, when there was no response.
+	Err error
+}
+
+// State is a key's current state, for logs, tests and summaries.
+type State struct {
+	Key string
+	// Limit is the current concurrency limit, Ceiling its maximum.
+	Limit, Ceiling int
+	InFlight       int
+	// Rate is the learned start rate (requests per second), 0 when none.
+	Rate float64
+	// PausedUntil is the end of the current pause (zero when none).
+	PausedUntil time.Time
+	// PerResource is true when the key's refusals are taken to cover
+	// single resources (see the package doc).
+	PerResource bool
+	// GivenUp is why the key was given up ("" when it was not).
+	GivenUp string
+	// Refusals counts 429 and 503 answers; Successes the other answers.
+	Refusals, Successes int
+}
+
+// Scheduler is the per-key budget of a run. It is safe for concurrent use.
+type Scheduler struct {
+	o     Options
+	clock Clock
+
+	mu      sync.Mutex
+	keys    map[string]*key
+	changed chan struct{} // closed and replaced when any key may admit more
+}
+
+// key is one budget. Its fields are guarded by Scheduler.mu.
+type key struct {
+	name     string
+	ceiling  int
+	delay    time.Duration
+	crawl    time.Duration // robots.txt Crawl-delay
+	limit    float64       // AIMD concurrency limit
+	inFlight int
+	seq      uint64 // starts so far
+	last     time.Time
+	okRun    int // successes since the limit last grew
+
+	pausedUntil time.Time
+	pause429    bool          // the pause came from a refusal (may be lifted by scope evidence)
+	noRAPause   time.Duration // pause of the next 429 without Retry-After
+	cutSeq      uint64        // k.seq at the last cut (0: none)
+	streak      int
+	streakSeq   uint64 // k.seq at the last counted refusal
+	givenUp     string
+
+	// rate: a learned start rate, rateAtCut + growth·(now−rateSince).
+	rateAtCut, growth float64
+	rateSince         time.Time
+	okSinceCut        int
+	cycleStart        time.Time
+	// beforeCut is the controller as it was before the last cut, restored
+	// when that cut's refusal turns out to have covered one resource.
+	beforeCut controller
+
+	// scope evidence
+	refusalSeq           uint64 // k.seq when the last refusal arrived
+	overlapOK, overlapNo int
+	recentOK, recentNo   int
+	perResource          bool
+
+	budget       *bucket
+	quotaLeft    int
+	quotaUntil   time.Time
+	quotaSeq     uint64
+	refusals, ok int
+}
+
+// controller is what a cut changes.
+type controller struct {
+	limit, rateAtCut, growth float64
+	rateSince                time.Time
+}
+
+type bucket struct {
+	rate   float64 // tokens per second
+	burst  float64
+	tokens float64
+	at     time.Time
+}
+
+// New returns a Scheduler with o, defaults filled in.
+func New(o Options) *Scheduler {
+	if o.PerHost <= 0 {
+		o.PerHost = DefaultPerHost
+	}
+	if o.MaxRetryWait <= 0 {
+		o.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if o.GiveUpStreak <= 0 {
+		o.GiveUpStreak = DefaultGiveUpStreak
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Delay < 0 {
+		o.Delay = 0
+	}
+	return &Scheduler{o: o, clock: o.Clock, keys: map[string]*key{}, changed: make(chan struct{})}
+}
+
+// Key is the key of a URL: its lower-cased host and port, the port left
+// out when it is the scheme's default, exactly as audit.NormalizeURL
+// writes hosts ("example.org", "example.org:8080", "[::1]:8080").
+func Key(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	port := ""
+	if strings.HasPrefix(host, "[") {
+		if i := strings.LastIndex(host, "]:"); i >= 0 {
+			host, port = host[:i+1], host[i+2:]
+		}
+	} else if h, p, ok := strings.Cut(host, ":"); ok {
+		host, port = h, p
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		return host
+	}
+	return host + ":" + port
+}
+
+// Options returns the options the Scheduler runs with, defaults filled in.
+func (s *Scheduler) Options() Options { return s.o }
+
+// get returns the key's state, made on first use. s.mu is held.
+func (s *Scheduler) get(name string) *key {
+	k := s.keys[name]
+	if k == nil {
+		ceiling, delay := s.o.PerHost, s.o.Delay
+		if r, ok := s.rule(name); ok {
+			ceiling, delay = cmp.Or(max(r.Concurrency, 0), ceiling), cmp.Or(max(r.Delay, 0), delay)
+		}
+		k = &key{name: name, ceiling: ceiling, delay: delay, limit: float64(ceiling), noRAPause: DefaultPause}
+		s.keys[name] = k
+	}
+	return k
+}
+
+// rule returns the first rule matching a key; a key without a port
+// matches rules for its host on port 80 and 443 as well.
+func (s *Scheduler) rule(name string) (audit.HostRule, bool) {
+	_, _, err := net.SplitHostPort(name)
+	withPort := err == nil
+	for _, r := range s.o.Rules {
+		if r.MatchesHostPort(name) {
+			return r, true
+		}
+		if !withPort {
+			h := strings.Trim(name, "[]")
+			if r.MatchesHostPort(net.JoinHostPort(h, "443")) || r.MatchesHostPort(net.JoinHostPort(h, "80")) {
+				return r, true
+			}
+		}
+	}
+	return audit.HostRule{}, false
+}
+
+// SetBudget gives a key (a host or an archive's pool) a token bucket. A
+// Budget with PerMinute <= 0 removes it.
+func (s *Scheduler) SetBudget(name string, b Budget) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	if b.PerMinute <= 0 {
+		k.budget = nil
+		s.notify()
+		return
+	}
+	margin := b.Margin
+	switch {
+	case margin == 0:
+		margin = DefaultMargin
+	case margin < 0:
+		margin = 0
+	}
+	margin = min(margin, 0.9)
+	burst := float64(max(b.Burst, 1))
+	k.budget = &bucket{rate: b.PerMinute * (1 - margin) / 60, burst: burst, tokens: burst, at: s.clock.Now()}
+}
+
+// SetCrawlDelay records a robots.txt Crawl-delay for a key: one request at
+// a time, starts at least d apart. d <= 0 removes it.
+//
+// It is called as robots.txt is read, itself a request to the host: the
+// next start waits d from now. With a Crawl-delay, spacing counts from the
+// end of the previous request (its Release or a further answer within its
+// slot), the conservative reading of "a delay between successive
+// requests".
+func (s *Scheduler) SetCrawlDelay(name string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	k.crawl = max(d, 0)
+	if now := s.clock.Now(); d > 0 && now.After(k.last) {
+		k.last = now
+	}
+	s.notify()
+}
+
+// Sent marks the moment the slot's request actually goes out, which may be
+// later than the grant (a dispatcher hands the slot to a worker): spacing
+// (Delay, Crawl-delay, the learned rate) counts from the later of the two.
+// Call it again for each further request made within the slot.
+func (sl *Slot) Sent() {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.clock.Now(); now.After(sl.k.last) {
+		sl.k.last = now
+	}
+}
+
+// notify wakes everyone waiting for a key to admit more. s.mu is held.
+func (s *Scheduler) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Changed returns a channel closed the next time a request finishes or a
+// setting changes, so that a dispatcher holding no slot of a key can try
+// it again (TryAcquire's zero notBefore).
+func (s *Scheduler) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Slot is the permission for one request to start. Release it when the
+// request is over.
+type Slot struct {
+	s       *Scheduler
+	k       *key
+	seq     uint64
+	start   time.Time
+	mu      sync.Mutex
+	done    bool
+	retryAt time.Time
+}
+
+// Key returns the slot's key.
+func (sl *Slot) Key() string { return sl.k.name }
+
+// Acquire blocks until a request to the key may start and returns its
+// slot, or an error: ctx's, or one wrapping ErrGivenUp (with the reason)
+// when the key was given up.
+func (s *Scheduler) Acquire(ctx context.Context, name string) (*Slot, error) {
+	for {
+		s.mu.Lock()
+		sl, notBefore, err := s.tryLocked(name)
+		changed := s.changed
+		s.mu.Unlock()
+		if sl != nil || err != nil {
+			return sl, err
+		}
+		var t Timer
+		var tc <-chan time.Time
+		if !notBefore.IsZero() {
+			t = s.clock.NewTimer(notBefore.Sub(s.clock.Now()))
+			tc = t.C()
+		}
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-changed:
+		case <-tc:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// TryAcquire is Acquire without waiting, for dispatchers that must not hold
+// a worker while a key waits. When no slot is free it returns a nil slot
+// and the earliest time worth trying again: zero when the key waits for a
+// request in flight to finish (see Changed).
+func (s *Scheduler) TryAcquire(name string) (slot *Slot, notBefore time.Time, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tryLocked(name)
+}
+
+func (s *Scheduler) tryLocked(name string) (*Slot, time.Time, error) {
+	k := s.get(name)
+	if k.givenUp != "" {
+		return nil, time.Time{}, fmt.Errorf("%w: %s", ErrGivenUp, k.givenUp)
+	}
+	now := s.clock.Now()
+	var notBefore time.Time
+	later := func(t time.Time) {
+		if t.After(now) && t.After(notBefore) {
+			notBefore = t
+		}
+	}
+	later(k.pausedUntil)
+	if k.quotaLeft <= 0 && !k.quotaUntil.IsZero() {
+		if now.Before(k.quotaUntil) {
+			later(k.quotaUntil)
+		} else {
+			k.quotaUntil = time.Time{}
+		}
+	}
+	if gap := k.gap(now); gap > 0 && !k.last.IsZero() {
+		later(k.last.Add(gap))
+	}
+	if b := k.budget; b != nil {
+		b.refill(now)
+		if b.tokens < 1 {
+			later(now.Add(time.Duration(math.Ceil((1 - b.tokens) / b.rate * float64(time.Second)))))
+		}
+	}
+	if !notBefore.IsZero() {
+		return nil, notBefore, nil
+	}
+	if k.inFlight >= k.cap() {
+		return nil, time.Time{}, nil
+	}
+	k.inFlight++
+	k.seq++
+	k.last = now
+	if k.cycleStart.IsZero() {
+		k.cycleStart = now
+	}
+	if !k.quotaUntil.IsZero() {
+		k.quotaLeft--
+	}
+	if k.budget != nil {
+		k.budget.tokens--
+	}
+	return &Slot{s: s, k: k, seq: k.seq, start: now}, time.Time{}, nil
+}
+
+// cap is the key's concurrency limit now.
+func (k *key) cap() int {
+	if k.crawl > 0 {
+		return 1
+	}
+	return max(1, min(k.ceiling, int(k.limit)))
+}
+
+// gap is the least time between two starts now.
+func (k *key) gap(now time.Time) time.Duration {
+	g := max(k.delay, k.crawl)
+	if r := k.rate(now); r > 0 {
+		g = max(g, time.Duration(float64(time.Second)/r))
+	}
+	return g
+}
+
+// rate is the learned start rate now (0: none).
+func (k *key) rate(now time.Time) float64 {
+	if k.rateAtCut <= 0 {
+		return 0
+	}
+	r := k.rateAtCut + k.growth*now.Sub(k.rateSince).Seconds()
+	if r > 1e4 {
+		k.rateAtCut = 0 // grown out of the way
+		return 0
+	}
+	return r
+}
+
+func (b *bucket) refill(now time.Time) {
+	if now.After(b.at) {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.at).Seconds()*b.rate)
+		b.at = now
+	}
+}
+
+// RetryNotBefore returns, after Release, the earliest time the request
+// may be tried again: the end of the Retry-After its answer carried
+// (whether it paused the whole key or only this resource), zero when none.
+func (sl *Slot) RetryNotBefore() time.Time {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return sl.retryAt
+}
+
+// Release ends the slot's request and feeds its outcome back. Calling it
+// again does nothing.
+func (sl *Slot) Release(o Outcome) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	sl.done = true
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sl.k.inFlight--
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now // Crawl-delay counts from the end of a request
+	}
+	if at := s.feed(sl, o); at.After(sl.retryAt) {
+		sl.retryAt = at
+	}
+	s.notify()
+}
+
+// feed applies an outcome to the slot's key and returns when the request
+// may be retried. s.mu is held.
+func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
+	k := sl.k
+	now := s.clock.Now()
+	if o.Err != nil || o.Status == 0 {
+		// No answer: says nothing about the server's limits.
+		return time.Time{}
+	}
+	if q, ok := ParseRateLimit(o.Header, now); ok && sl.seq >= k.quotaSeq {
+		k.quotaSeq = sl.seq
+		k.quotaLeft = q.Remaining - int(k.seq-sl.seq) // starts since this one
+		k.quotaUntil = now.Add(q.Reset)
+		if q.Remaining <= 0 {
+			if q.Reset > s.o.MaxRetryWait {
+				s.giveUp(k, fmt.Sprintf("key %s: quota exhausted for %s, which exceeds the %s wait cap", k.name, q.Reset.Round(time.Second), s.o.MaxRetryWait))
+			}
+			if until := now.Add(q.Reset); until.After(k.pausedUntil) {
+				k.pausedUntil, k.pause429 = until, false
+			}
+		}
+	}
+	refused := o.Status == http.StatusTooManyRequests || o.Status == http.StatusServiceUnavailable
+	inFlightAtRefusal := sl.seq <= k.refusalSeq
+	if !refused {
+		k.ok++
+		k.recentOK++
+		k.okSinceCut++
+		if inFlightAtRefusal {
+			k.overlapOK++
+		}
+		k.decay()
+		k.streak = 0
+		k.noRAPause = DefaultPause
+		if k.okRun++; float64(k.okRun) >= k.limit {
+			k.okRun = 0
+			if k.limit < float64(k.ceiling) {
+				k.limit++
+			}
+		}
+		k.updateScope()
+		return time.Time{}
+	}
+
+	k.refusals++
+	k.recentNo++
+	if inFlightAtRefusal {
+		k.overlapNo++
+	}
+	k.decay()
+	k.refusalSeq = k.seq
+	k.okRun = 0
+	k.updateScope()
+	ra, hasRA := ParseRetryAfter(o.Header.Get("Retry-After"), now)
+	if hasRA && ra > s.o.MaxRetryWait {
+		s.giveUp(k, fmt.Sprintf("key %s answered %d with Retry-After %s, which exceeds the %s wait cap", k.name, o.Status, ra.Round(time.Second), s.o.MaxRetryWait))
+		if until := now.Add(ra); until.After(k.pausedUntil) {
+			k.pausedUntil, k.pause429 = until, false
+		}
+		return now.Add(ra)
+	}
+	// One signal per round trip: a refusal to a request started before the
+	// previous counted one was answered is part of the same wave. A 503
+	// without Retry-After cuts (the server is struggling) but does not
+	// count towards giving up: it is as likely a broken site as a limit,
+	// and a broken site must be reported as such, not as "not checked".
+	if sl.seq > k.streakSeq && (o.Status == http.StatusTooManyRequests || hasRA) {
+		k.streak++
+		k.streakSeq = k.seq
+		if k.streak >= s.o.GiveUpStreak {
+			s.giveUp(k, fmt.Sprintf("key %s answered %d refusals (429/503) in a row", k.name, k.streak))
+		}
+	}
+	var wait time.Duration
+	switch {
+	case hasRA:
+		wait = ra
+	case o.Status == http.StatusTooManyRequests:
+		wait = k.noRAPause
+		k.noRAPause = min(2*k.noRAPause, s.o.MaxRetryWait)
+	}
+	retryAt := time.Time{}
+	if wait > 0 {
+		retryAt = now.Add(wait)
+	}
+	if k.perResource {
+		return retryAt // the resource waits, the key goes on
+	}
+	if retryAt.After(k.pausedUntil) {
+		k.pausedUntil, k.pause429 = retryAt, true
+	}
+	if sl.seq > k.cutSeq {
+		s.cut(k, now)
+	}
+	return retryAt
+}
+
+// cut is the multiplicative decrease: the concurrency limit halves (floor
+// 1) and the start rate becomes what the server accepted since the last
+// cut, or half the current one.
+func (s *Scheduler) cut(k *key, now time.Time) {
+	k.beforeCut = controller{limit: k.limit, rateAtCut: k.rateAtCut, growth: k.growth, rateSince: k.rateSince}
+	k.limit = max(1, math.Floor(k.limit/2))
+	cur := k.rate(now)
+	elapsed := now.Sub(k.cycleStart).Seconds()
+	var next float64
+	if k.okSinceCut >= 2 && elapsed > 0 {
+		next = float64(k.okSinceCut) / elapsed
+		if cur > 0 {
+			next = min(next, cur)
+		}
+	} else if cur > 0 {
+		next = cur / 2
+	}
+	if next > 0 {
+		k.rateAtCut = max(next, 1.0/60)
+		k.growth = max(k.rateAtCut/10, 0.05)
+		k.rateSince = now
+	}
+	k.cutSeq = k.seq
+	k.cycleStart = now
+	k.okSinceCut = 0
+}
+
+// decay keeps the scope counters recent and bounded.
+func (k *key) decay() {
+	if k.overlapOK+k.overlapNo > 256 {
+		k.overlapOK /= 2
+		k.overlapNo /= 2
+	}
+	if k.recentOK+k.recentNo > 1024 {
+		k.recentOK /= 2
+		k.recentNo /= 2
+	}
+}
+
+// updateScope decides whether refusals cover single resources (see the
+// package doc) and lifts a pause one of them imposed on the whole key.
+func (k *key) updateScope() {
+	was := k.perResource
+	k.perResource = k.overlapOK >= ScopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
+	if k.perResource && !was {
+		// The refusals that paused and cut the key covered resources:
+		// undo the pause and the last cut.
+		if k.pause429 {
+			k.pausedUntil, k.pause429 = time.Time{}, false
+		}
+		if b := k.beforeCut; b.limit > 0 {
+			k.limit, k.rateAtCut, k.growth, k.rateSince = max(k.limit, b.limit), b.rateAtCut, b.growth, b.rateSince
+			k.beforeCut = controller{}
+		}
+	}
+}
+
+func (s *Scheduler) giveUp(k *key, why string) {
+	if k.givenUp == "" {
+		k.givenUp = why
+	}
+}
+
+// Reprieve lets a key that was given up be tried once more (callers do so
+// at the end of their run): the reason is cleared and one more refusal
+// gives the key up again. It reports false, and leaves the key given up,
+// when its pause (a Retry-After or a quota reset) still runs longer than
+// MaxRetryWait: trying inside that window would be the very thing the
+// server asked not to do.
+func (s *Scheduler) Reprieve(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	if k.givenUp == "" {
+		return true
+	}
+	lim := s.clock.Now().Add(s.o.MaxRetryWait)
+	if k.pausedUntil.After(lim) || k.quotaLeft <= 0 && k.quotaUntil.After(lim) {
+		return false
+	}
+	k.givenUp = ""
+	k.streak = s.o.GiveUpStreak - 1
+	k.streakSeq = k.seq
+	s.notify()
+	return true
+}
+
+// GivenUp returns why the key was given up, or "".
+func (s *Scheduler) GivenUp(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := s.keys[name]; k != nil {
+		return k.givenUp
+	}
+	return ""
+}
+
+// State returns the key's current state.
+func (s *Scheduler) State(name string) State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	now := s.clock.Now()
+	st := State{
+		Key: name, Limit: k.cap(), Ceiling: k.ceiling, InFlight: k.inFlight,
+		Rate: k.rate(now), PerResource: k.perResource, GivenUp: k.givenUp,
+		Refusals: k.refusals, Successes: k.ok,
+	}
+	if k.pausedUntil.After(now) {
+		st.PausedUntil = k.pausedUntil
+	}
+	return st
+}
+
+// Keys returns the keys the Scheduler knows, for summaries.
+func (s *Scheduler) Keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.keys))
+	for n := range s.keys {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Observe feeds back the answer to a further request made within the slot
+// (a redirect hop or a probe on the same key) without releasing it.
+// RetryNotBefore then covers it too. After Release it does nothing.
+func (sl *Slot) Observe(o Outcome) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.done {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.clock.Now(); sl.k.crawl > 0 && now.After(sl.k.last) {
+		sl.k.last = now
+	}
+	if at := s.feed(sl, o); at.After(sl.retryAt) {
+		sl.retryAt = at
+	}
+	s.notify()
+}
+
+// Observe feeds back the answer to a request to a key made without a slot
+// of that key (a redirect hop to another host made within the slot of the
+// first). It counts as part of the key's latest wave. It returns when the
+// request may be retried (zero when nothing says).
+func (s *Scheduler) Observe(name string, o Outcome) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	at := s.feed(&Slot{s: s, k: k, seq: k.seq, start: s.clock.Now()}, o)
+	s.notify()
+	return at
+}
+
+// Paused returns the end of the key's pause (a Retry-After, or a quota
+// with nothing remaining; zero when it is not paused), or an error
+// wrapping ErrGivenUp. Callers ask before a request made without a slot of
+// the key (a redirect hop), and before using a slot granted a while ago: a
+// refusal may have paused the key in between.
+func (s *Scheduler) Paused(name string) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.get(name)
+	if k.givenUp != "" {
+		return time.Time{}, fmt.Errorf("%w: %s", ErrGivenUp, k.givenUp)
+	}
+	if now := s.clock.Now(); k.pausedUntil.After(now) {
+		return k.pausedUntil, nil
+	}
+	return time.Time{}, nil
+}

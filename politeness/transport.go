@@ -1,0 +1,114 @@
+package politeness
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// transportRetries is how often Transport retries a GET or HEAD request
+// refused with 429, or 503 with Retry-After (after the pause).
+const transportRetries = 2
+
+// Transport returns a RoundTripper that runs every round trip of next
+// within a slot of its key (keyOf(req); nil keyOf: Key(req.URL)). The slot
+// is released when the response body is closed or read to its end (or at
+// once when the round trip fails), with the outcome fed back. A GET or
+// HEAD without a body refused with 429, or 503 with Retry-After, is
+// retried up to twice, each retry waiting for the key's pause and the
+// answer's Retry-After; the last refusal is returned as the answer. A key
+// given up fails the round trip with an error wrapping ErrGivenUp.
+func (s *Scheduler) Transport(next http.RoundTripper, keyOf func(*http.Request) string) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	if keyOf == nil {
+		keyOf = func(r *http.Request) string { return Key(r.URL) }
+	}
+	return &transport{s: s, next: next, keyOf: keyOf}
+}
+
+type transport struct {
+	s     *Scheduler
+	next  http.RoundTripper
+	keyOf func(*http.Request) string
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	name := t.keyOf(req)
+	retriable := (req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == "") &&
+		(req.Body == nil || req.Body == http.NoBody)
+	for attempt := 0; ; attempt++ {
+		sl, err := t.s.Acquire(req.Context(), name)
+		if err != nil {
+			return nil, err
+		}
+		sl.Sent()
+		resp, err := t.next.RoundTrip(req)
+		if err != nil {
+			sl.Release(Outcome{Err: err})
+			return nil, err
+		}
+		_, hasRA := ParseRetryAfter(resp.Header.Get("Retry-After"), t.s.clock.Now())
+		refused := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable && hasRA
+		o := Outcome{Status: resp.StatusCode, Header: resp.Header}
+		if refused && retriable && attempt < transportRetries {
+			sl.Release(o)
+			if t.s.GivenUp(name) == "" {
+				io.CopyN(io.Discard, resp.Body, 4<<10)
+				resp.Body.Close()
+				if !t.wait(req.Context(), sl.RetryNotBefore()) {
+					return nil, req.Context().Err()
+				}
+				continue
+			}
+			// Given up: the refusal is the answer (its slot is released).
+		}
+		resp.Body = &releaseBody{rc: resp.Body, sl: sl, o: o}
+		return resp, nil
+	}
+}
+
+// wait sleeps until at (on the Scheduler's clock) or ctx is done; it
+// reports whether the time came.
+func (t *transport) wait(ctx context.Context, at time.Time) bool {
+	d := at.Sub(t.s.clock.Now())
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := t.s.clock.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C():
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// releaseBody releases its slot when the body is closed or read to the
+// end.
+type releaseBody struct {
+	rc   io.ReadCloser
+	sl   *Slot
+	o    Outcome
+	once sync.Once
+}
+
+func (b *releaseBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.release()
+	}
+	return n, err
+}
+
+func (b *releaseBody) Close() error {
+	err := b.rc.Close()
+	b.release()
+	return err
+}
+
+func (b *releaseBody) release() { b.once.Do(func() { b.sl.Release(b.o) }) }

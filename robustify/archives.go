@@ -1,0 +1,102 @@
+package robustify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkrot/linkrot/audit/archive"
+)
+
+// ArchiveLookup asks every archive's TimeGate (in parallel, each within
+// its budget through client) for the memento of uriR nearest to at and
+// returns the nearest of all. Local collections are never used: their
+// replay URLs name this machine, not a place a reader can visit.
+func ArchiveLookup(client *archive.Client, archives []archive.Archive) Lookup {
+	return func(ctx context.Context, uriR string, at time.Time) (Memento, error) {
+		type res struct {
+			c   archive.Candidate
+			err error
+		}
+		out := make([]res, len(archives))
+		var wg sync.WaitGroup
+		for i, a := range archives {
+			if a.Local {
+				out[i].err = archive.ErrNoMemento
+				continue
+			}
+			wg.Go(func() {
+				n, err := client.Negotiate(ctx, a, uriR, at)
+				if err != nil {
+					out[i].err = fmt.Errorf("%s: %w", a.Name, err)
+					return
+				}
+				out[i].c = n.Memento
+			})
+		}
+		wg.Wait()
+		var cands []archive.Candidate
+		var fails []string
+		for _, r := range out {
+			switch {
+			case r.err == nil:
+				cands = append(cands, r.c)
+			case !errors.Is(r.err, archive.ErrNoMemento):
+				fails = append(fails, r.err.Error())
+			}
+		}
+		if best, ok := archive.Nearest(cands, at); ok {
+			return Memento{URL: best.URL, Datetime: best.Datetime}, nil
+		}
+		if len(fails) > 0 {
+			return Memento{}, fmt.Errorf("lookup failed (tried again next run): %s", strings.Join(fails, "; "))
+		}
+		return Memento{}, ErrNoMemento
+	}
+}
+
+// ArchiveVerify checks a declared snapshot: it must answer 2xx with a
+// Memento-Datetime.
+func ArchiveVerify(client *archive.Client) Verify {
+	return func(ctx context.Context, versionURL string) error {
+		m, err := client.FetchMemento(ctx, versionURL, -1)
+		switch {
+		case err != nil:
+			return err
+		case m.Status < 200 || m.Status > 299:
+			return fmt.Errorf("answered %d", m.Status)
+		case m.Datetime.IsZero():
+			return errors.New("answered without Memento-Datetime: not a memento")
+		}
+		return nil
+	}
+}
+
+// ArchiveSave captures uriR with the first archive that takes capture
+// requests (Save Page Now 2), within its save budget.
+func ArchiveSave(client *archive.Client, archives []archive.Archive, o archive.SaveOptions) Capture {
+	return func(ctx context.Context, uriR string) (Memento, error) {
+		for _, a := range archives {
+			if a.Save == "" {
+				continue
+			}
+			r := client.Save(ctx, a, uriR, o)
+			if r.Status != "success" || r.Memento == "" {
+				return Memento{}, fmt.Errorf("%s: %s %s", a.Name, r.Status, r.Reason)
+			}
+			m, err := client.FetchMemento(ctx, r.Memento, -1)
+			if err != nil {
+				return Memento{}, err
+			}
+			if m.Status != http.StatusOK || m.Datetime.IsZero() {
+				return Memento{}, fmt.Errorf("new capture %s answered %d without Memento-Datetime", r.Memento, m.Status)
+			}
+			return Memento{URL: m.FinalURL, Datetime: m.Datetime}, nil
+		}
+		return Memento{}, errors.New("no archive takes capture requests")
+	}
+}
