@@ -27,15 +27,13 @@ var migrationFiles embed.FS
 // starts with: 0001_init.sql is version 1.
 type migration struct {
 	version int
-	prev    int // the version before it (0 for the first)
 	name    string
 	sql     string
 }
 
 // migrations returns the embedded migrations in version order. Versions
-// must increase; a gap is allowed (a branch ships migration numbers
-// reserved for work on other branches: 0009 before 0008 has landed), a
-// repeated or unnumbered file is a build mistake and panics.
+// must run 1, 2, 3, ... without gaps; anything else is a build mistake and
+// panics.
 var migrations = sync.OnceValue(func() []migration {
 	entries, err := fs.ReadDir(migrationFiles, "migrations")
 	if err != nil {
@@ -48,27 +46,20 @@ var migrations = sync.OnceValue(func() []migration {
 		if !ok || err != nil || len(num) != 4 {
 			panic(fmt.Sprintf("sqlite: migration %q: name must be NNNN_description.sql", e.Name()))
 		}
-		prev := 0
-		if len(ms) > 0 {
-			prev = ms[len(ms)-1].version
-		}
-		if v <= prev {
-			panic(fmt.Sprintf("sqlite: migration %q: want a version above %d", e.Name(), prev))
+		if v != len(ms)+1 {
+			panic(fmt.Sprintf("sqlite: migration %q: want version %d", e.Name(), len(ms)+1))
 		}
 		b, err := migrationFiles.ReadFile(path.Join("migrations", e.Name()))
 		if err != nil {
 			panic(fmt.Sprintf("sqlite: read migration %q: %v", e.Name(), err))
 		}
-		ms = append(ms, migration{version: v, prev: prev, name: e.Name(), sql: string(b)})
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
 	}
 	return ms
 })
 
 // latestVersion is the schema version the embedded migrations lead to.
-func latestVersion() int {
-	ms := migrations()
-	return ms[len(ms)-1].version
-}
+func latestVersion() int { return len(migrations()) }
 
 func newerSchemaError(have int) error {
 	return fmt.Errorf("%w: the database has schema version %d, this linkrot knows versions up to %d",
@@ -140,8 +131,8 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 		return newerSchemaError(have)
 	case have >= m.version:
 		return nil // applied by another connection meanwhile
-	case have != m.prev:
-		return fmt.Errorf("database has schema version %d, want %d", have, m.prev)
+	case have != m.version-1:
+		return fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err

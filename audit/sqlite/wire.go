@@ -1,6 +1,6 @@
 package sqlite
 
-// The link-maintenance wire tables of migration 0017 (linkrot serve and
+// The link-maintenance wire tables of migration 0013 (linkrot serve and
 // linkrot notify): the inbox of accepted notifications, verified
 // backlinks, serve's own live checks, inbound UNLINKR claims on
 // maintenance records, notifications sent, and dismissed findings.

@@ -1,4 +1,4 @@
--- 0017: link maintenance on the wire (linkrot serve, linkrot notify).
+-- 0013: link maintenance on the wire (linkrot serve, linkrot notify).
 --
 -- Conventions are those of 0001 and 0002. Every URL and client string here
 -- comes from a notification sent over the internet: stored verbatim, bound
