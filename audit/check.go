@@ -186,6 +186,15 @@ type Maintenance struct {
 	Source      string `json:"source"`
 	Target      string `json:"target"`
 	Replacement string `json:"replacement"`
-	// Status is the permanent redirect status that justified the record.
+	// Status is the permanent redirect status that justified the record
+	// (for a record made from a claim: the status of the target's check).
 	Status int `json:"status"`
+	// Origin is "" for a record of the run's own checks, "unlinkr"
+	// for one made from an UNLINKR received by linkrot serve and borne out
+	// by serve's checks (see Claim).
+	Origin string `json:"origin,omitempty"`
+	// Claimant is who sent an UNLINKR about this link ("" when nobody
+	// did), with ClaimNote saying what serve's checks made of it.
+	Claimant  string `json:"claimant,omitempty"`
+	ClaimNote string `json:"claim_note,omitempty"`
 }

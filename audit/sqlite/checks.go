@@ -682,18 +682,19 @@ func (db *DB) Findings(ctx context.Context, runID int64) ([]audit.Finding, error
 }
 
 // Maintenance returns the link-maintenance records of a run ordered by
-// source, then target. An unknown run yields an error wrapping
+// source, then target: those of its own checks and the UNLINKR claims
+// serve's checks confirmed (Claims lists every claim). An unknown run yields an error wrapping
 // audit.ErrNotFound; a run without records yields none. It is safe for
 // concurrent use.
 func (db *DB) Maintenance(ctx context.Context, runID int64) ([]audit.Maintenance, error) {
 	var records []audit.Maintenance
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
-			SELECT run_id, source, target, replacement, status
-			FROM maintenance WHERE run_id = ?
+			SELECT run_id, source, target, replacement, status, CASE origin WHEN 'check' THEN '' ELSE origin END, claimant, claim_note
+			FROM maintenance WHERE run_id = ? AND confirmed = 1
 			ORDER BY source, target`, runID, func(rows *sql.Rows) error {
 			var m audit.Maintenance
-			if err := rows.Scan(&m.RunID, &m.Source, &m.Target, &m.Replacement, &m.Status); err != nil {
+			if err := rows.Scan(&m.RunID, &m.Source, &m.Target, &m.Replacement, &m.Status, &m.Origin, &m.Claimant, &m.ClaimNote); err != nil {
 				return err
 			}
 			records = append(records, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/maintain"
 )
 
 // runFixes lists the link-maintenance records of a run: for every link to a
@@ -83,12 +84,43 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 			last = r.Source
 		}
 		fmt.Fprintf(e.stdout, "  %s\n    → %s  (%d)\n    evidence: %s\n", r.Target, r.Replacement, r.Status, r.Evidence)
+		if r.Claimant != "" {
+			fmt.Fprintf(e.stdout, "    UNLINKR from %s: %s\n", maintain.Printable(r.Claimant), maintain.Printable(r.ClaimNote))
+		}
 	}
 	if len(held) > 0 {
 		fmt.Fprintf(e.stdout, "\n%d links to identifiers redirect elsewhere; an identifier is never replaced by a location (check them by hand):\n", len(held))
 		for _, r := range held {
 			fmt.Fprintf(e.stdout, "  %s on %s\n    redirects to %s  (%d)\n    why kept: %s\n", r.Target, r.Source, r.Replacement, r.Status, r.Evidence)
 		}
+	}
+	return printClaims(ctx, e, store, run.ID)
+}
+
+// printClaims lists the UNLINKR claims linkrot serve received for links
+// of the run that its checks did not bear out: never proposed as fixes.
+// Every string came from a notification: printed escaped.
+func printClaims(ctx context.Context, e *env, store *sqlite.DB, runID int64) error {
+	claims, err := store.Claims(ctx, runID)
+	if err != nil {
+		return err
+	}
+	var open []audit.Claim
+	for _, c := range claims {
+		if !c.Confirmed {
+			open = append(open, c)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "\n%d UNLINKR claims received by linkrot serve that its checks did not bear out (not proposed):\n", len(open))
+	for _, c := range open {
+		fmt.Fprintf(e.stdout, "  %s on %s\n", maintain.Printable(c.Target), maintain.Printable(c.Source))
+		if c.Replacement != "" {
+			fmt.Fprintf(e.stdout, "    claimed replacement %s\n", maintain.Printable(c.Replacement))
+		}
+		fmt.Fprintf(e.stdout, "    from %s at %s: %s\n", maintain.Printable(c.Claimant), c.ClaimedAt.Format("2006-01-02 15:04"), maintain.Printable(c.Note))
 	}
 	return nil
 }

@@ -72,6 +72,8 @@ var commands = []struct {
 	{"report", "write the HTML report of a run (or JSON, CSV, JUnit, Markdown, SARIF)", runReport},
 	{"demo", "audit a built-in site and archive on loopback and write its report", runDemo},
 	{"extract", "print the links and robustness data of one page as JSON", runExtract},
+	{"serve", "serve the dashboard and the link-maintenance endpoint (LINK/UNLINK/UNLINKR/LINKMOD, Webmention)", runServe},
+	{"notify", "tell the sources of backlinks that our pages moved (UNLINKR) or changed (LINKMOD)", runNotify},
 	{"version", "print the version", func(_ context.Context, e *env, _ []string) error {
 		fmt.Fprintln(e.stdout, "linkrot", Version)
 		return nil

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/linkrot/linkrot/actions"
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/dashboard"
+	"github.com/linkrot/linkrot/maintain"
+)
+
+// tokenEnv names the environment variable that may hold serve's token.
+const tokenEnv = "LINKROT_SERVE_TOKEN"
+
+// runServe is linkrot serve: the dashboard and the link-maintenance
+// endpoint (draft framing, HTTP/1.1 framing, Webmention) on one listener.
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "serve", "[--db PATH] [--listen ADDR] [flags]")
+	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on (host:port)")
+	tokenFile := fs.String("token-file", "", "read the token of the dashboard's actions from `file` (or set "+tokenEnv+"); without one the dashboard is read-only")
+	publicURL := fs.String("public-url", "", "the server's `URL` as the internet sees it, for the Webmention Link header (default: the path alone)")
+	secure := fs.Bool("secure-cookie", false, "mark the session cookie Secure (serve behind HTTPS)")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "`CIDR` of a reverse proxy whose X-Forwarded-For names the client; repeatable")
+	rate := fs.Float64("rate", 5, "notifications per second per client address")
+	burst := fs.Int("burst", 20, "notifications at once per client address")
+	conns := fs.Int("conns", 16, "open connections per client address")
+	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "time a client has to send its request line and header fields")
+	noLinkmod := fs.Bool("no-linkmod", false, "answer LINK ... LINKMOD with 207 No Linkmod")
+	workers := fs.Int("workers", 4, "notifications verified at once")
+	hostDelay := fs.Duration("host-delay", time.Second, "least time between two fetches of one host")
+	hostBudget := fs.Int("host-budget", 60, "most fetches of one host per hour")
+	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Second, "bound on fetching a source or checking a target")
+	drain := fs.Duration("drain-timeout", 10*time.Second, "on SIGTERM, how long verifications in progress may finish (the rest stay queued)")
+	allowPrivate := fs.Bool("allow-private", false, "let sources and targets on loopback and private addresses be fetched (intranets, tests)")
+	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if len(pos) != 0 {
+		return usagef("serve takes no arguments")
+	}
+	var trusted []netip.Prefix
+	for _, p := range proxies {
+		pf, err := netip.ParsePrefix(p)
+		if err != nil {
+			a, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return usagef("--trusted-proxy %q: not a CIDR or address", p)
+			}
+			pf = netip.PrefixFrom(a, a.BitLen())
+		}
+		trusted = append(trusted, pf)
+	}
+	token, err := readToken(*tokenFile)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usagef("--log-level: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+
+	// The writable handle, for the maintenance records only (and the
+	// migrations); the dashboard and the receiver's lookups read through
+	// a read-only one.
+	wdb, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer wdb.Close()
+	rdb, err := sqlite.OpenReadOnly(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer rdb.Close()
+
+	rc := maintain.NewReceiver(rdb, wdb, maintain.ReceiverOptions{NoLinkMod: *noLinkmod, AllowPrivate: *allowPrivate})
+	lim := maintain.NewLimiter(maintain.LimitOptions{Rate: *rate, Burst: *burst, Conns: *conns})
+	checker := check.New(check.Options{AllowPrivate: *allowPrivate, Timeout: *fetchTimeout, Retries: -1, Logger: log})
+	ver := maintain.NewVerifier(wdb, checker, maintain.VerifierOptions{Workers: *workers, HostDelay: *hostDelay,
+		HostBudget: *hostBudget, FetchTimeout: *fetchTimeout, AllowPrivate: *allowPrivate, Logger: log})
+
+	hopts := maintain.HTTPOptions{PublicURL: *publicURL, TrustedProxies: trusted}
+	clientOf := func(r *http.Request) string { return maintain.ClientOfRequest(hopts, r) }
+	act := actions.New(wdb, func(ctx context.Context, target, client string) (int, string) {
+		a := rc.Recheck(ctx, target, client)
+		return a.Status, a.Text
+	}, actions.Options{Token: token, Secure: *secure, Allow: lim.Allow, Client: clientOf, Lookup: rdb})
+
+	mux := http.NewServeMux()
+	mux.Handle("/actions/", act.Handler())
+	mux.Handle("/", newDashboard(rdb, act, log))
+	handler := securityHeaders(rc.Handler(lim, mux, hopts))
+
+	inner, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	ln := maintain.NewListener(inner, rc, lim, maintain.ListenerOptions{HeaderTimeout: *headerTimeout})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: *headerTimeout,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+
+	verCtx, stopVer := context.WithCancel(context.WithoutCancel(ctx))
+	verDone := make(chan error, 1)
+	go func() { verDone <- ver.Run(verCtx, rc.Queued(), *drain) }()
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Serve(ln) }()
+	mode := "read-only dashboard (no token)"
+	if token != "" {
+		mode = "dashboard actions behind the token"
+	}
+	log.Info("serving", "addr", ln.Addr().String())
+	fmt.Fprintf(e.stdout, "Serving http://%s/ (%s; Webmention endpoint %s; LINK/UNLINK/UNLINKR/LINKMOD in both framings)\n",
+		ln.Addr(), mode, maintain.WebmentionPath)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-srvDone:
+	}
+	// Stop: no new connections; requests in flight (both framings) finish;
+	// the batch writer flushes; verifications in progress get the drain
+	// time, the rest stay queued in the database.
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	ln.Close()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	ln.Wait(shutCtx)
+	rc.Close()
+	stopVer()
+	<-verDone
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	counts, err := wdb.WireCounts(context.Background())
+	if err == nil {
+		fmt.Fprintf(e.stdout, "Stopped. Notifications: %d queued (kept for the next start), %d done, %d rejected, %d failed.\n",
+			counts[audit.WireQueued], counts[audit.WireDone], counts[audit.WireRejected], counts[audit.WireFailed])
+	}
+	return nil
+}
+
+// readToken reads the token from file, else from the environment. It is
+// never taken from the command line (visible in ps).
+func readToken(file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %w", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if len(t) < 16 {
+			return "", fmt.Errorf("--token-file: the token must have at least 16 characters")
+		}
+		return t, nil
+	}
+	t := strings.TrimSpace(os.Getenv(tokenEnv))
+	if t != "" && len(t) < 16 {
+		return "", fmt.Errorf("%s: the token must have at least 16 characters", tokenEnv)
+	}
+	return t, nil
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newDashboard returns the dashboard mounted at "/" (package dashboard,
+// read-only, over rdb). A request with a valid session gets the
+// dashboard whose forms (re-check, dismiss) carry the CSRF token; every
+// other request the read-only one, without forms or token.
+func newDashboard(rdb *sqlite.DB, act *actions.Actions, log *slog.Logger) http.Handler {
+	gen := "linkrot " + Version
+	anon := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen})
+	if !act.Enabled() {
+		return anon
+	}
+	authed := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen, ActionsEnabled: true, CSRFToken: act.SharedCSRF()})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if act.LoggedIn(r) {
+			authed.ServeHTTP(w, r)
+			return
+		}
+		anon.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package maintain_test
+
+const raceEnabled = false
