@@ -43,8 +43,8 @@ type overviewData struct {
 	Cards   []card
 	// Maintenance is the link-maintenance card (claims, backlinks).
 	Maintenance []card
-	Chart   trendChart
-	Runs    []sqlite.RunSummary
+	Chart       trendChart
+	Runs        []sqlite.RunSummary
 }
 
 type card struct {
