@@ -59,6 +59,14 @@ type Store interface {
 
 	SearchTargets(ctx context.Context, q string, limit int) ([]sqlite.SearchHit, error)
 	SearchPages(ctx context.Context, q string, limit int) ([]sqlite.SearchHit, error)
+
+	// Link maintenance (linkrot serve): claims, live checks, backlinks,
+	// the overview's counts, dismissed findings.
+	TargetClaims(ctx context.Context, targetURL string, limit int) ([]sqlite.WireClaim, error)
+	LiveChecks(ctx context.Context, targetURL string, limit int) ([]audit.LiveCheck, error)
+	PageBacklinks(ctx context.Context, pageURL string, limit int) ([]audit.Backlink, error)
+	WireSummary(ctx context.Context) (sqlite.WireCounts, error)
+	Dismissals(ctx context.Context) ([]audit.Dismissal, error)
 }
 
 var _ Store = (*sqlite.DB)(nil)

@@ -41,8 +41,10 @@ type overviewData struct {
 	Latest  *audit.Run
 	Stats   audit.RunStats
 	Cards   []card
-	Chart   trendChart
-	Runs    []sqlite.RunSummary
+	// Maintenance is the link-maintenance card (claims, backlinks).
+	Maintenance []card
+	Chart       trendChart
+	Runs        []sqlite.RunSummary
 }
 
 type card struct {
@@ -61,6 +63,9 @@ func (h *handler) overview(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	v.Live = len(d.Running) > 0
+	if d.Maintenance, err = h.maintenanceCards(ctx); err != nil {
+		return nil, err
+	}
 	if d.Runs, err = h.db.RunSummaries(ctx, runsListed); err != nil {
 		return nil, err
 	}
@@ -133,6 +138,11 @@ type tableData struct {
 	Pager   pager
 	Rows    any
 	Empty   string
+	// Dismissed counts the dismissed rows the filters match, shown
+	// only when ShowDismissed; DismissedURL shows or hides them.
+	Dismissed     int
+	ShowDismissed bool
+	DismissedURL  string
 }
 
 func (h *handler) table(r *http.Request, name string) (*view, *runData, *tableData, error) {
@@ -164,6 +174,8 @@ type brokenView struct {
 	LinkedFrom []linkView
 	More       int
 	Drift      string
+	// Dismissed is set when every finding of the row is dismissed.
+	Dismissed bool
 }
 
 func (h *handler) broken(r *http.Request) (*view, error) {
@@ -175,6 +187,11 @@ func (h *handler) broken(r *http.Request) (*view, error) {
 	q := r.URL.Query()
 	want := map[string]string{"verdict": q.Get("verdict"), "host": q.Get("host"), "confirmed": q.Get("confirmed")}
 	needle := strings.ToLower(td.Q)
+	dis, err := h.dismissals(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	show, nDismissed := showDismissed(q), 0
 	confirmedOf := func(row *brokenRow) string {
 		switch {
 		case row.Verdict == audit.VerdictFragmentMissing:
@@ -206,12 +223,31 @@ func (h *handler) broken(r *http.Request) (*view, error) {
 			}
 		}
 		bv := brokenView{brokenRow: *row, Drift: rd.drift[row.Target.ID]}
-		for j, li := range row.Links {
+		var live []int
+		for _, li := range row.Links {
+			if !rd.dismissedLink(dis, li) {
+				live = append(live, li)
+			}
+		}
+		if len(row.Links) > 0 && len(live) == 0 {
+			nDismissed++
+			if !show {
+				continue
+			}
+			bv.Dismissed = true
+		}
+		from := live
+		if show {
+			from = row.Links
+		}
+		for j, li := range from {
 			if j == 2 {
-				bv.More = len(row.Links) - 2
+				bv.More = len(from) - 2
 				break
 			}
-			bv.LinkedFrom = append(bv.LinkedFrom, rd.linkView(li))
+			lv := rd.linkView(li)
+			lv.Dismissed = rd.dismissedLink(dis, li)
+			bv.LinkedFrom = append(bv.LinkedFrom, lv)
 		}
 		rows = append(rows, bv)
 	}
@@ -225,6 +261,7 @@ func (h *handler) broken(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	td.Pager, td.Rows = p, rows[from:to]
+	dismissToggle(r, td, nDismissed)
 	td.Empty = "No broken or moved targets. Well kept!"
 	if len(rd.brokenRows) > 0 {
 		td.Empty = "No row matches these filters."
@@ -245,6 +282,8 @@ type linkView struct {
 	Class    string
 	Robust   string
 	Findings []sqlite.FindingRef
+	// Dismissed is set when the finding of this link was dismissed.
+	Dismissed bool
 }
 
 func (d *runData) linkView(i int) linkView {
@@ -270,6 +309,11 @@ func (h *handler) links(r *http.Request) (*view, error) {
 	q := r.URL.Query()
 	wantV, wantH, wantE, wantR := q.Get("verdict"), q.Get("host"), q.Get("element"), q.Get("robust")
 	needle := strings.ToLower(td.Q)
+	dis, err := h.dismissals(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	show, nDismissed := showDismissed(q), 0
 	var verdicts, hosts, elements, robust []string
 	var rows []linkView
 	for i := range rd.links {
@@ -287,7 +331,14 @@ func (h *handler) links(r *http.Request) (*view, error) {
 			!matches(needle, l.PageURL, l.Text, l.Href):
 			continue
 		}
-		rows = append(rows, rd.linkView(i))
+		lv := rd.linkView(i)
+		if lv.Dismissed = rd.dismissedLink(dis, i); lv.Dismissed {
+			nDismissed++
+			if !show {
+				continue
+			}
+		}
+		rows = append(rows, lv)
 	}
 	td.Filters = []filter{
 		newFilter("verdict", "Verdict", wantV, verdicts, verdictOrder(), option{Value: "broken", Label: "every broken verdict"}),
@@ -300,6 +351,7 @@ func (h *handler) links(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	td.Pager, td.Rows = p, rows[from:to]
+	dismissToggle(r, td, nDismissed)
 	td.Empty = "No row matches these filters."
 	if len(rd.links) == 0 {
 		td.Empty = "No links were recorded in this run."
@@ -375,6 +427,10 @@ type targetData struct {
 	Checks    []checkView
 	Mementos  []audit.Memento
 	Drifts    []driftView
+	// Claims and Live are the link-maintenance section: UNLINKR/LINKMOD
+	// claims about the target and serve's live checks of it.
+	Claims []claimView
+	Live   []liveView
 }
 
 type timelineDot struct {
@@ -465,6 +521,9 @@ func (h *handler) target(r *http.Request) (*view, error) {
 	for _, dr := range drifts {
 		d.Drifts = append(d.Drifts, driftView{Drift: dr, Class: bclass(dr.Band)})
 	}
+	if err := h.maintenanceOfTarget(ctx, d); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -473,6 +532,9 @@ type sitePageData struct {
 	Page  *audit.Page
 	Class string
 	Links []linkView
+	// Backlinks are the verified LINK and Webmention sources linking to
+	// the page.
+	Backlinks []audit.Backlink
 }
 
 func (h *handler) sitePage(r *http.Request) (*view, error) {
@@ -502,6 +564,12 @@ func (h *handler) sitePage(r *http.Request) (*view, error) {
 	}
 	for _, li := range rd.pageLinks[u] {
 		d.Links = append(d.Links, rd.linkView(li))
+	}
+	if d.Backlinks, err = h.db.PageBacklinks(r.Context(), p.URL, pageBacklinks); err != nil {
+		return nil, err
+	}
+	for i := range d.Backlinks {
+		d.Backlinks[i].Source = audit.RedactText(d.Backlinks[i].Source)
 	}
 	return &view{Title: "Page " + p.URL, Tmpl: "page", Nav: "pages", Run: run.ID, Data: d}, nil
 }

@@ -229,11 +229,39 @@ func TestFixesCommand_Claims(t *testing.T) {
 // TestServeCommand_DashboardActions: the dashboard is mounted at "/";
 // anonymous readers get no forms and no CSRF token; after logging in with
 // the token, the target page's re-check form (target_id, csrf) queues a
-// re-check.
+// re-check, and its dismiss form (finding_id, csrf) hides the finding from
+// the dashboard's links table until "show dismissed" is followed.
 func TestServeCommand_DashboardActions(t *testing.T) {
 	ext := httptest.NewServer(http.NotFoundHandler())
 	defer ext.Close()
 	path := serveSiteDB(t, ext.URL)
+	{
+		// A finding on the link to ext/gone, for the dismiss form.
+		ctx := context.Background()
+		db := openDB(t, path)
+		r, err := db.LatestRun(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links, err := db.LinkRefs(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []audit.Finding
+		for _, l := range links {
+			if strings.HasSuffix(l.Href, "/gone") {
+				fs = append(fs, audit.Finding{RunID: r.ID, PageURL: l.PageURL, LinkID: l.LinkID, Target: l.Href,
+					Verdict: audit.VerdictNotFound, Message: "link not-found: gone"})
+			}
+		}
+		if len(fs) != 1 {
+			t.Fatalf("links = %+v", links)
+		}
+		if err := db.SaveFindings(ctx, fs); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
 	tokFile := filepath.Join(t.TempDir(), "token")
 	const tok = "a-long-enough-test-token"
 	os.WriteFile(tokFile, []byte(tok+"\n"), 0o600)
@@ -296,6 +324,30 @@ func TestServeCommand_DashboardActions(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Errorf("recheck without the session cookie: %d, want 401", resp.StatusCode)
+	}
+	// Dismiss the finding: the links table hides it, "show dismissed"
+	// shows it marked.
+	links := get(cl, "/links")
+	_, after, ok = strings.Cut(links, `name="finding_id" value="`)
+	if !ok || !strings.Contains(links, "link not-found: gone") {
+		t.Fatalf("no dismiss form on /links:\n%s", links)
+	}
+	finding, _, _ := strings.Cut(after, `"`)
+	resp, err = noRedirect.PostForm(base+"/actions/dismiss", url.Values{"finding_id": {finding}, "csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 303 {
+		t.Fatalf("dismiss: %d", resp.StatusCode)
+	}
+	links = get(http.DefaultClient, "/links")
+	if strings.Contains(links, "link not-found: gone") || !strings.Contains(links, "show dismissed (1)") {
+		t.Errorf("after the dismissal /links still shows the finding, or no toggle:\n%s", links)
+	}
+	links = get(http.DefaultClient, "/links?dismissed=1")
+	if !strings.Contains(links, "link not-found: gone") || !strings.Contains(links, `<span class="badge dismissed">dismissed</span>`) {
+		t.Errorf("/links?dismissed=1 does not show the dismissed finding marked:\n%s", links)
 	}
 	c.cmd.Process.Signal(syscall.SIGTERM)
 	if code := c.wait(t); code != 0 {
