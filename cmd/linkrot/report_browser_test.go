@@ -1,187 +1,26 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
-	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/linkrot/linkrot/internal/browsertest"
 )
 
-// findChromium returns the browser the test drives: $LINKROT_CHROMIUM, or
-// Debian's chromium (.ci/run installs it).
-func findChromium() string {
-	if p := os.Getenv("LINKROT_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+// browser is the shared headless-Chromium harness (internal/browsertest).
+type browser = browsertest.Browser
 
-// browser is a headless Chromium tab that records what a report must never
-// cause: console errors, uncaught exceptions, CSP violations and dialogs.
-type browser struct {
-	ctx      context.Context
-	mu       sync.Mutex
-	problems []string
-}
-
+// newBrowser starts Chromium in a window wide enough for the report's
+// tables (noOverflow checks them at this size).
 func newBrowser(t *testing.T) *browser {
-	t.Helper()
-	exe := findChromium()
-	if exe == "" {
-		if os.Getenv("LINKROT_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("no Chromium found and LINKROT_REQUIRE_CHROMIUM=1 (CI installs Debian's chromium)")
-		}
-		t.Skip("no Chromium found: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set LINKROT_CHROMIUM")
-	}
-	profile, err := os.MkdirTemp("", "linkrot-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
-		cancelAlloc()
-		// Chromium's helper processes may still write into the profile for
-		// a moment after the browser exits: retry the removal briefly
-		// instead of failing the test on a cleanup race.
-		for i := 0; i < 50; i++ {
-			if err := os.RemoveAll(profile); err == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Logf("could not remove the browser profile %s", profile)
-	})
-	b := &browser{ctx: ctx}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeAssert || ev.Type == runtime.APITypeWarning {
-				var parts []string
-				for _, a := range ev.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				b.problem("console." + string(ev.Type) + ": " + strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			b.problem("exception: " + ev.ExceptionDetails.Text + " " + exceptionDescription(ev.ExceptionDetails))
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.LevelError || ev.Entry.Source == cdplog.SourceSecurity || ev.Entry.Source == cdplog.SourceViolation {
-				b.problem("log " + string(ev.Entry.Source) + "/" + string(ev.Entry.Level) + ": " + ev.Entry.Text)
-			}
-		case *cdppage.EventJavascriptDialogOpening:
-			b.problem("dialog opened: " + ev.Message)
-			go chromedp.Run(ctx, cdppage.HandleJavaScriptDialog(false))
-		}
-	})
-	// Recorded before any script of the page runs; DevTools scripts are not
-	// subject to the page's CSP.
-	const watch = `window.__csp = []; document.addEventListener('securitypolicyviolation', function (e) { window.__csp.push(e.violatedDirective + ' ' + e.blockedURI); });`
-	err = chromedp.Run(ctx, cdplog.Enable(), chromedp.ActionFunc(func(ctx context.Context) error {
-		_, err := cdppage.AddScriptToEvaluateOnNewDocument(watch).Do(ctx)
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("start %s: %v", exe, err)
-	}
-	return b
-}
-
-func exceptionDescription(d *runtime.ExceptionDetails) string {
-	if d.Exception != nil {
-		return d.Exception.Description
-	}
-	return ""
-}
-
-func (b *browser) problem(s string) {
-	b.mu.Lock()
-	b.problems = append(b.problems, s)
-	b.mu.Unlock()
-}
-
-// check fails the test for any problem recorded so far, any CSP violation
-// and any sign that a payload ran.
-func (b *browser) check(t *testing.T, where string) {
-	t.Helper()
-	var csp []string
-	var xss bool
-	if err := chromedp.Run(b.ctx,
-		chromedp.Evaluate(`window.__csp || []`, &csp),
-		chromedp.Evaluate(`window.__xss !== undefined`, &xss),
-	); err != nil {
-		t.Fatalf("%s: %v", where, err)
-	}
-	for _, v := range csp {
-		t.Errorf("%s: CSP violation: %s", where, v)
-	}
-	if xss {
-		t.Errorf("%s: a script payload ran (window.__xss is set)", where)
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
-		t.Errorf("%s: %s", where, p)
-	}
-	b.problems = nil
-}
-
-func (b *browser) eval(t *testing.T, js string, out any) {
-	t.Helper()
-	if err := chromedp.Run(b.ctx, chromedp.Evaluate(js, out)); err != nil {
-		t.Fatalf("evaluate %s: %v", js, err)
-	}
-}
-
-func (b *browser) screenshot(t *testing.T, name string) {
-	t.Helper()
-	var png []byte
-	if err := chromedp.Run(b.ctx, chromedp.Sleep(100*time.Millisecond), chromedp.CaptureScreenshot(&png)); err != nil {
-		t.Fatal(err)
-	}
-	dir := os.Getenv("LINKROT_SCREENSHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
+	return browsertest.New(t, browsertest.Options{Width: 1400, Height: 1000})
 }
 
 // noOverflow fails the test when a table of the shown view is wider than
@@ -189,7 +28,7 @@ func (b *browser) screenshot(t *testing.T, name string) {
 func noOverflow(t *testing.T, b *browser, where string) {
 	t.Helper()
 	var wide []string
-	b.eval(t, `Array.from(document.querySelectorAll('.view.shown table')).filter(function (tb) {
+	b.Eval(t, `Array.from(document.querySelectorAll('.view.shown table')).filter(function (tb) {
 		return tb.getBoundingClientRect().width > tb.parentElement.clientWidth + 1;
 	}).map(function (tb) { return (tb.closest('.tbl') || tb.parentElement).id + ' ' + Math.round(tb.getBoundingClientRect().width) + '>' + tb.parentElement.clientWidth; })`, &wide)
 	for _, w := range wide {
@@ -204,31 +43,31 @@ func printView(t *testing.T, b *browser, shot string) {
 	t.Helper()
 	var rows, details int
 	// A4 paper is about 720 CSS pixels wide inside its margins.
-	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithMedia("print"),
+	if err := chromedp.Run(b.Ctx, emulation.SetEmulatedMedia().WithMedia("print"),
 		emulation.SetDeviceMetricsOverride(720, 1000, 1, false)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `(function () { window.dispatchEvent(new Event('beforeprint')); return 0; })()`, nil)
-	b.eval(t, `document.querySelectorAll('#t-broken tbody tr:not(.detail)').length`, &rows)
-	b.eval(t, `document.querySelectorAll('#t-broken tbody tr.detail').length`, &details)
+	b.Eval(t, `(function () { window.dispatchEvent(new Event('beforeprint')); return 0; })()`, nil)
+	b.Eval(t, `document.querySelectorAll('#t-broken tbody tr:not(.detail)').length`, &rows)
+	b.Eval(t, `document.querySelectorAll('#t-broken tbody tr.detail').length`, &details)
 	if rows == 0 || details != rows {
 		t.Errorf("print: %d broken rows, %d opened", rows, details)
 	}
 	var wideTables []string
-	b.eval(t, `Array.from(document.querySelectorAll('table')).filter(function (tb) {
+	b.Eval(t, `Array.from(document.querySelectorAll('table')).filter(function (tb) {
 		var r = tb.getBoundingClientRect();
 		return r.width > 0 && (r.width > tb.parentElement.clientWidth + 1 || r.right > document.documentElement.clientWidth + 1);
 	}).map(function (tb) { return (tb.closest('.tbl') || tb.parentElement).id + ' ' + Math.round(tb.getBoundingClientRect().right); })`, &wideTables)
 	for _, w := range wideTables {
 		t.Errorf("print: a table is wider than the page: %s", w)
 	}
-	b.eval(t, `(function () { document.getElementById('view-broken').scrollIntoView(); return 0; })()`, nil)
-	b.screenshot(t, shot)
-	b.eval(t, `(function () { window.dispatchEvent(new Event('afterprint')); return document.querySelectorAll('#t-broken tbody tr.detail').length; })()`, &details)
-	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithMedia(""), emulation.ClearDeviceMetricsOverride()); err != nil {
+	b.Eval(t, `(function () { document.getElementById('view-broken').scrollIntoView(); return 0; })()`, nil)
+	b.Screenshot(t, shot)
+	b.Eval(t, `(function () { window.dispatchEvent(new Event('afterprint')); return document.querySelectorAll('#t-broken tbody tr.detail').length; })()`, &details)
+	if err := chromedp.Run(b.Ctx, emulation.SetEmulatedMedia().WithMedia(""), emulation.ClearDeviceMetricsOverride()); err != nil {
 		t.Fatal(err)
 	}
-	b.check(t, "print")
+	b.Check(t, "print")
 }
 
 // openAll is a script opening every closed row under sel; it returns how
@@ -261,13 +100,13 @@ func TestReportBrowser(t *testing.T) {
 	// The hostile database, in every view.
 	path := xssReport(t)
 	url := "file://" + filepath.ToSlash(path)
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#links"), chromedp.WaitVisible(`#t-links tbody tr`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(url+"#links"), chromedp.WaitVisible(`#t-links tbody tr`)); err != nil {
 		t.Fatal(err)
 	}
-	b.check(t, "links view")
+	b.Check(t, "links view")
 	var all, filtered, searched int
-	b.eval(t, rows("#t-links"), &all)
-	b.eval(t, `(function () {
+	b.Eval(t, rows("#t-links"), &all)
+	b.Eval(t, `(function () {
 		var s = document.querySelector('#t-links select[data-filter=verdict]');
 		s.value = 'not-found';
 		s.dispatchEvent(new Event('change'));
@@ -277,46 +116,46 @@ func TestReportBrowser(t *testing.T) {
 		t.Errorf("verdict filter: %d rows before, %d after", all, filtered)
 	}
 	var badges []string
-	b.eval(t, `Array.from(document.querySelectorAll('#t-links tbody tr td:last-child .badge')).map(function (e) { return e.textContent; })`, &badges)
+	b.Eval(t, `Array.from(document.querySelectorAll('#t-links tbody tr td:last-child .badge')).map(function (e) { return e.textContent; })`, &badges)
 	for _, v := range badges {
 		if v != "not-found" {
 			t.Errorf("filtered to not-found, a row shows %q", v)
 		}
 	}
 	// Clear the filter, then search by typing.
-	b.eval(t, `(function () { var s = document.querySelector('#t-links select[data-filter=verdict]'); s.value = ''; s.dispatchEvent(new Event('change')); return 0; })()`, nil)
-	if err := chromedp.Run(b.ctx, chromedp.SendKeys(`#t-links input[type=search]`, "dead link 1"), chromedp.Sleep(400*time.Millisecond)); err != nil {
+	b.Eval(t, `(function () { var s = document.querySelector('#t-links select[data-filter=verdict]'); s.value = ''; s.dispatchEvent(new Event('change')); return 0; })()`, nil)
+	if err := chromedp.Run(b.Ctx, chromedp.SendKeys(`#t-links input[type=search]`, "dead link 1"), chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, rows("#t-links"), &searched)
+	b.Eval(t, rows("#t-links"), &searched)
 	if searched == 0 || searched >= all {
 		t.Errorf("search: %d rows of %d", searched, all)
 	}
-	b.eval(t, `(function () { var s = document.querySelector('#t-links input[type=search]'); s.value = ''; s.dispatchEvent(new Event('input')); return 0; })()`, nil)
-	if err := chromedp.Run(b.ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
+	b.Eval(t, `(function () { var s = document.querySelector('#t-links input[type=search]'); s.value = ''; s.dispatchEvent(new Event('input')); return 0; })()`, nil)
+	if err := chromedp.Run(b.Ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	// Sorting by anchor text, both ways, changes the first row.
 	var first, asc, desc string
 	firstJS := `document.querySelector('#t-links tbody tr td:nth-child(2)').textContent`
-	b.eval(t, firstJS, &first)
-	if err := chromedp.Run(b.ctx, chromedp.Click(`#t-links thead th:nth-child(2) button`)); err != nil {
+	b.Eval(t, firstJS, &first)
+	if err := chromedp.Run(b.Ctx, chromedp.Click(`#t-links thead th:nth-child(2) button`)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, firstJS, &asc)
-	if err := chromedp.Run(b.ctx, chromedp.Click(`#t-links thead th:nth-child(2) button`)); err != nil {
+	b.Eval(t, firstJS, &asc)
+	if err := chromedp.Run(b.Ctx, chromedp.Click(`#t-links thead th:nth-child(2) button`)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, firstJS, &desc)
+	b.Eval(t, firstJS, &desc)
 	if asc == desc || (first == asc && first == desc) {
 		t.Errorf("sorting did not change the rows: first %q, ascending %q, descending %q", first, asc, desc)
 	}
 	var sortState string
-	b.eval(t, `document.querySelector('#t-links thead th:nth-child(2)').getAttribute('aria-sort')`, &sortState)
+	b.Eval(t, `document.querySelector('#t-links thead th:nth-child(2)').getAttribute('aria-sort')`, &sortState)
 	if sortState != "descending" {
 		t.Errorf("aria-sort = %q after two clicks", sortState)
 	}
-	b.check(t, "links table")
+	b.Check(t, "links table")
 
 	// Every other view, with rows opened, renders the payloads as text
 	// (archive answers included: drifts, mementos, suggestions,
@@ -325,31 +164,31 @@ func TestReportBrowser(t *testing.T) {
 		{"#broken", "#t-broken"}, {"#pages", "#t-pages"}, {"#robust", "#t-robust"},
 		{"#drift", "#t-drift"}, {"#identifiers", "#t-ids"}, {"#overview", ""},
 	} {
-		if err := chromedp.Run(b.ctx, chromedp.Navigate(url+view.hash), chromedp.WaitReady(`body`)); err != nil {
+		if err := chromedp.Run(b.Ctx, chromedp.Navigate(url+view.hash), chromedp.WaitReady(`body`)); err != nil {
 			t.Fatal(err)
 		}
 		if view.table != "" {
 			var opened int
-			b.eval(t, openAll(view.table), &opened)
+			b.Eval(t, openAll(view.table), &opened)
 			if opened == 0 && view.hash != "#robust" {
 				t.Errorf("%s: no row to open", view.hash)
 			}
 		}
-		b.check(t, view.hash)
+		b.Check(t, view.hash)
 		if view.hash == "#drift" {
-			b.screenshot(t, "report-xss-drift.png")
+			b.Screenshot(t, "report-xss-drift.png")
 		}
 		noOverflow(t, b, view.hash)
 	}
 	// Drift is ordered by band (drift rank), most drifted first.
 	var sorted string
-	b.eval(t, `(function () { var th = document.querySelector('#t-drift thead th[aria-sort]'); return th ? th.textContent + ' ' + th.getAttribute('aria-sort') : 'none'; })()`, &sorted)
+	b.Eval(t, `(function () { var th = document.querySelector('#t-drift thead th[aria-sort]'); return th ? th.textContent + ' ' + th.getAttribute('aria-sort') : 'none'; })()`, &sorted)
 	if !strings.HasPrefix(sorted, "Band") || !strings.HasSuffix(sorted, "descending") {
 		t.Errorf("drift table sorted by %q, want Band descending", sorted)
 	}
 	// Drift: link-level rows name their link, the target-level one says so.
 	var driftLinks []string
-	b.eval(t, `(function () { location.hash = '#drift'; return Array.from(document.querySelectorAll('#t-drift tbody tr:not(.detail) td:nth-child(3)')).map(function (td) { return td.textContent; }); })()`, &driftLinks)
+	b.Eval(t, `(function () { location.hash = '#drift'; return Array.from(document.querySelectorAll('#t-drift tbody tr:not(.detail) td:nth-child(3)')).map(function (td) { return td.textContent; }); })()`, &driftLinks)
 	if !slices.ContainsFunc(driftLinks, func(s string) bool { return strings.Contains(s, "“fine link 0”") }) ||
 		!slices.ContainsFunc(driftLinks, func(s string) bool { return strings.Contains(s, "the target (every link)") }) {
 		t.Errorf("drift Link column: %q", driftLinks)
@@ -358,28 +197,28 @@ func TestReportBrowser(t *testing.T) {
 	// is a link target's; opened rows list the linking pages.
 	var idLabels []string
 	var idLinking int
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#identifiers"), chromedp.WaitVisible(`#t-ids tbody tr`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(url+"#identifiers"), chromedp.WaitVisible(`#t-ids tbody tr`)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `Array.from(document.querySelectorAll('#t-ids tbody tr td:last-child .badge')).map(function (e) { return e.textContent; })`, &idLabels)
+	b.Eval(t, `Array.from(document.querySelectorAll('#t-ids tbody tr td:last-child .badge')).map(function (e) { return e.textContent; })`, &idLabels)
 	if n := countOf(idLabels, "does not resolve"); n != 2 || countOf(idLabels, "links should cite the identifier") != 1 {
 		t.Errorf("identifier findings %q: want 2 that do not resolve and 1 that links should cite", idLabels)
 	}
-	b.eval(t, openAll("#t-ids"), nil)
-	b.eval(t, `document.querySelectorAll('#t-ids tr.detail li').length`, &idLinking)
+	b.Eval(t, openAll("#t-ids"), nil)
+	b.Eval(t, `document.querySelectorAll('#t-ids tr.detail li').length`, &idLinking)
 	if idLinking == 0 {
 		t.Error("opened identifier rows list no linking page")
 	}
-	b.check(t, "identifiers")
+	b.Check(t, "identifiers")
 
 	// The copy button of a Robust Link snippet: the headless clipboard may
 	// refuse, but the button must not throw and must say what happened.
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`),
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(url+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`),
 		chromedp.SendKeys(`#t-broken input[type=search]`, "missing-0"), chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	var copied string
-	b.eval(t, `(function () {
+	b.Eval(t, `(function () {
 		var rows = document.querySelectorAll('#t-broken tbody tr:not(.detail)');
 		if (rows.length !== 1) return 'rows: ' + rows.length;
 		var tg = rows[0].querySelector('.toggle');
@@ -392,28 +231,28 @@ func TestReportBrowser(t *testing.T) {
 	if copied != "clicked" {
 		t.Fatalf("copy button: %s", copied)
 	}
-	if err := chromedp.Run(b.ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `document.querySelector('#t-broken .snippet .btn').textContent`, &copied)
+	b.Eval(t, `document.querySelector('#t-broken .snippet .btn').textContent`, &copied)
 	if copied != "Copied" && copied != "Select and copy" {
 		t.Errorf("copy button says %q after a click, want Copied or Select and copy", copied)
 	}
-	b.check(t, "copy button")
+	b.Check(t, "copy button")
 
 	// Printing: every broken row opened (linking pages, fixes and snippets
 	// on paper), and no table wider than the page.
 	printView(t, b, "report-xss-print.png")
 	var nTargets int
-	b.eval(t, `JSON.parse(document.getElementById('report-data').textContent).targets.length`, &nTargets)
+	b.Eval(t, `JSON.parse(document.getElementById('report-data').textContent).targets.length`, &nTargets)
 	for i := range nTargets {
-		if err := chromedp.Run(b.ctx, chromedp.Navigate(url+"#target/"+strconv.Itoa(i)), chromedp.WaitVisible(`#view-target h1`)); err != nil {
+		if err := chromedp.Run(b.Ctx, chromedp.Navigate(url+"#target/"+strconv.Itoa(i)), chromedp.WaitVisible(`#view-target h1`)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b.check(t, "target views")
+	b.Check(t, "target views")
 	var hostileLinks []string
-	b.eval(t, `Array.from(document.querySelectorAll('a[href]')).map(function (a) { return new URL(a.getAttribute('href'), document.baseURI).href; }).filter(function (h) { return !/^(https?:|mailto:|file:)/i.test(h); })`, &hostileLinks)
+	b.Eval(t, `Array.from(document.querySelectorAll('a[href]')).map(function (a) { return new URL(a.getAttribute('href'), document.baseURI).href; }).filter(function (h) { return !/^(https?:|mailto:|file:)/i.test(h); })`, &hostileLinks)
 	for _, h := range hostileLinks {
 		t.Errorf("link with a scheme other than http, https, mailto: %q", h)
 	}
@@ -427,42 +266,42 @@ func TestReportBrowser(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	gurl := "file://" + filepath.ToSlash(filepath.Join(dir, "r", "index.html"))
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl), chromedp.WaitVisible(`#view-overview svg`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl), chromedp.WaitVisible(`#view-overview svg`)); err != nil {
 		t.Fatal(err)
 	}
-	b.check(t, "golden overview")
-	b.screenshot(t, "report-overview.png")
-	b.eval(t, `(function () { document.querySelector('#view-overview .grid').scrollIntoView(); return 0; })()`, nil)
-	b.screenshot(t, "report-charts.png")
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`), chromedp.Click(`#t-broken tbody tr .toggle`)); err != nil {
+	b.Check(t, "golden overview")
+	b.Screenshot(t, "report-overview.png")
+	b.Eval(t, `(function () { document.querySelector('#view-overview .grid').scrollIntoView(); return 0; })()`, nil)
+	b.Screenshot(t, "report-charts.png")
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`), chromedp.Click(`#t-broken tbody tr .toggle`)); err != nil {
 		t.Fatal(err)
 	}
-	b.check(t, "golden broken links")
-	b.screenshot(t, "report-broken.png")
+	b.Check(t, "golden broken links")
+	b.Screenshot(t, "report-broken.png")
 	noOverflow(t, b, "golden #broken")
 	// Search covers where a target is linked: an anchor text of the about
 	// page finds the workshop.
 	var found []string
-	if err := chromedp.Run(b.ctx, chromedp.SendKeys(`#t-broken input[type=search]`, "workshop programme"), chromedp.Sleep(400*time.Millisecond)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.SendKeys(`#t-broken input[type=search]`, "workshop programme"), chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `Array.from(document.querySelectorAll('#t-broken tbody tr:not(.detail) td:nth-child(2)')).map(function (td) { return td.textContent; })`, &found)
+	b.Eval(t, `Array.from(document.querySelectorAll('#t-broken tbody tr:not(.detail) td:nth-child(2)')).map(function (td) { return td.textContent; })`, &found)
 	if len(found) != 1 || !strings.Contains(found[0], "ext.example/gone") {
 		t.Errorf("searching a linking anchor text found %q, want the workshop", found)
 	}
 	// The rows show where each target is linked.
 	var from string
-	b.eval(t, `(function () { var s = document.querySelector('#t-broken input[type=search]'); s.value = ''; s.dispatchEvent(new Event('input')); return ''; })()`, nil)
-	if err := chromedp.Run(b.ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
+	b.Eval(t, `(function () { var s = document.querySelector('#t-broken input[type=search]'); s.value = ''; s.dispatchEvent(new Event('input')); return ''; })()`, nil)
+	if err := chromedp.Run(b.Ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `document.querySelector('#t-broken tbody tr:not(.detail) td:nth-child(5)').textContent`, &from)
+	b.Eval(t, `document.querySelector('#t-broken tbody tr:not(.detail) td:nth-child(5)').textContent`, &from)
 	if !strings.Contains(from, "site.example/") || !strings.Contains(from, "“") {
 		t.Errorf("Linked from cell %q lacks page and anchor text", from)
 	}
 	// A missing #fragment has its own evidence and fix.
 	var frag string
-	b.eval(t, `(function () {
+	b.Eval(t, `(function () {
 		var rows = Array.from(document.querySelectorAll('#t-broken tbody tr:not(.detail)')).filter(function (tr) { return /fragment-missing/.test(tr.textContent); });
 		if (rows.length !== 1) return 'rows: ' + rows.length;
 		var tg = rows[0].querySelector('.toggle');
@@ -477,60 +316,60 @@ func TestReportBrowser(t *testing.T) {
 	if strings.Contains(frag, "Nothing to fix") {
 		t.Errorf("fragment row says there is nothing to fix: %s", frag)
 	}
-	b.check(t, "golden fragment row")
+	b.Check(t, "golden fragment row")
 
 	// Since last run, and the target details it links to: the target dead
 	// since run 1 is confirmed broken.
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
 		t.Fatal(err)
 	}
 	var since []string
-	b.eval(t, `Array.from(document.querySelectorAll('.since h3')).map(function (h) { return h.textContent.replace(/\s+/g, ' ').trim(); })`, &since)
+	b.Eval(t, `Array.from(document.querySelectorAll('.since h3')).map(function (h) { return h.textContent.replace(/\s+/g, ' ').trim(); })`, &since)
 	if want := []string{"Newly broken 2", "Newly confirmed broken 1", "Recovered 1", "Newly drifted 1", "Newly moved 1"}; !slices.Equal(since, want) {
 		t.Errorf("since last run: %q, want %q", since, want)
 	}
 	var detail string
-	if err := chromedp.Run(b.ctx, chromedp.Click(`.since a[href^="#target/"]`), chromedp.WaitVisible(`#view-target h1`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Click(`.since a[href^="#target/"]`), chromedp.WaitVisible(`#view-target h1`)); err != nil {
 		t.Fatal(err)
 	}
 	var deadHref string
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#since`)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `Array.from(document.querySelectorAll('.since a[href^="#target/"]')).filter(function (a) { return a.textContent === 'https://ext.example/dead'; })[0].getAttribute('href')`, &deadHref)
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+deadHref), chromedp.WaitVisible(`#view-target h1`), chromedp.Sleep(100*time.Millisecond)); err != nil {
+	b.Eval(t, `Array.from(document.querySelectorAll('.since a[href^="#target/"]')).filter(function (a) { return a.textContent === 'https://ext.example/dead'; })[0].getAttribute('href')`, &deadHref)
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+deadHref), chromedp.WaitVisible(`#view-target h1`), chromedp.Sleep(100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	b.eval(t, `document.getElementById('view-target').textContent`, &detail)
+	b.Eval(t, `document.getElementById('view-target').textContent`, &detail)
 	for _, want := range []string{"confirmed broken", "failing in 2 consecutive runs", "run #1"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail of the dead target lacks %q:\n%s", want, detail)
 		}
 	}
-	b.check(t, "golden since and target detail")
-	b.screenshot(t, "report-target.png")
+	b.Check(t, "golden since and target detail")
+	b.Screenshot(t, "report-target.png")
 
 	// Wide tables fit the 1400px window.
 	for _, hash := range []string{"#robust", "#drift", "#identifiers", "#links", "#pages"} {
-		if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+hash), chromedp.WaitReady(`body`)); err != nil {
+		if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+hash), chromedp.WaitReady(`body`)); err != nil {
 			t.Fatal(err)
 		}
-		b.eval(t, openAll(".view.shown"), nil)
+		b.Eval(t, openAll(".view.shown"), nil)
 		noOverflow(t, b, "golden "+hash)
 		if hash == "#robust" {
-			b.screenshot(t, "report-robust.png")
+			b.Screenshot(t, "report-robust.png")
 		}
 	}
-	if err := chromedp.Run(b.ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`)); err != nil {
+	if err := chromedp.Run(b.Ctx, chromedp.Navigate(gurl+"#broken"), chromedp.WaitVisible(`#t-broken tbody tr`)); err != nil {
 		t.Fatal(err)
 	}
 	printView(t, b, "report-print.png")
-	if err := chromedp.Run(b.ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}),
+	if err := chromedp.Run(b.Ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}),
 		chromedp.Navigate(gurl+"#overview"), chromedp.WaitVisible(`#view-overview svg`)); err != nil {
 		t.Fatal(err)
 	}
-	b.check(t, "golden overview, dark")
-	b.screenshot(t, "report-dark.png")
+	b.Check(t, "golden overview, dark")
+	b.Screenshot(t, "report-dark.png")
 }
 
 // TestReportBrowser_LinkPages opens the HTML report of a run with more
@@ -557,19 +396,19 @@ func TestReportBrowser_LinkPages(t *testing.T) {
 			t.Fatalf("%s: link pages %v, %v; want at least 3", tc.name, pages, err)
 		}
 		index := "file://" + filepath.ToSlash(filepath.Join(out, "index.html"))
-		if err := chromedp.Run(b.ctx, chromedp.Navigate(index+"#links"), chromedp.WaitVisible(`#link-pages a`)); err != nil {
+		if err := chromedp.Run(b.Ctx, chromedp.Navigate(index+"#links"), chromedp.WaitVisible(`#link-pages a`)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		var hrefs []string
-		b.eval(t, `Array.from(document.querySelectorAll('#link-pages a')).map(function (a) { return a.getAttribute('href'); })`, &hrefs)
+		b.Eval(t, `Array.from(document.querySelectorAll('#link-pages a')).map(function (a) { return a.getAttribute('href'); })`, &hrefs)
 		if len(hrefs) != len(pages) {
 			t.Errorf("%s: the Links view lists %d link pages, want %d", tc.name, len(hrefs), len(pages))
 		}
-		b.check(t, tc.name+" links view")
+		b.Check(t, tc.name+" links view")
 
 		// A later page, reached from the index as a reader would.
 		last := len(hrefs)
-		if err := chromedp.Run(b.ctx, chromedp.Click(`#link-pages a:nth-of-type(`+strconv.Itoa(last-1)+`)`, chromedp.NodeVisible),
+		if err := chromedp.Run(b.Ctx, chromedp.Click(`#link-pages a:nth-of-type(`+strconv.Itoa(last-1)+`)`, chromedp.NodeVisible),
 			chromedp.WaitVisible(`#links tbody tr`)); err != nil {
 			t.Fatalf("%s: open link page %d: %v", tc.name, last-1, err)
 		}
@@ -581,7 +420,7 @@ func TestReportBrowser_LinkPages(t *testing.T) {
 			Prev    bool   `json:"prev"`
 			Path    string `json:"path"`
 		}
-		b.eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
+		b.Eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
 			first: document.querySelector('#links tbody tr td').textContent,
 			heading: document.querySelector('h1').textContent,
 			next: !!document.querySelector('a[rel=next]'), prev: !!document.querySelector('a[rel=prev]'),
@@ -593,13 +432,13 @@ func TestReportBrowser_LinkPages(t *testing.T) {
 		if want := "page " + strconv.Itoa(last-1) + " of " + strconv.Itoa(last); !strings.Contains(got.Heading, want) {
 			t.Errorf("%s: heading %q, want %q in it", tc.name, got.Heading, want)
 		}
-		b.check(t, tc.name+" link page")
+		b.Check(t, tc.name+" link page")
 		// Next leads to the last page; it has no next, and the rest of the
 		// links.
-		if err := chromedp.Run(b.ctx, chromedp.Click(`a[rel=next]`, chromedp.NodeVisible), chromedp.WaitVisible(`#links tbody tr`)); err != nil {
+		if err := chromedp.Run(b.Ctx, chromedp.Click(`a[rel=next]`, chromedp.NodeVisible), chromedp.WaitVisible(`#links tbody tr`)); err != nil {
 			t.Fatalf("%s: next: %v", tc.name, err)
 		}
-		b.eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
+		b.Eval(t, `({rows: document.querySelectorAll('#links tbody tr').length,
 			first: document.querySelector('#links tbody tr td').textContent,
 			heading: document.querySelector('h1').textContent,
 			next: !!document.querySelector('a[rel=next]'), prev: !!document.querySelector('a[rel=prev]'),
@@ -607,9 +446,9 @@ func TestReportBrowser_LinkPages(t *testing.T) {
 		if got.Rows < 1 || got.Rows > 3 || got.Next || !got.Prev || got.First != strconv.Itoa((last-1)*3+1) {
 			t.Errorf("%s: last link page: %+v", tc.name, got)
 		}
-		b.check(t, tc.name+" last link page")
+		b.Check(t, tc.name+" last link page")
 		if tc.name == "golden" {
-			b.screenshot(t, "report-link-page.png")
+			b.Screenshot(t, "report-link-page.png")
 		}
 	}
 }
