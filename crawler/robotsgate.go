@@ -2,13 +2,13 @@ package crawler
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // RobotsGate is the audited site's robots.txt as one gate for every stage
@@ -172,29 +172,8 @@ func (t *pacedRT) RoundTrip(req *http.Request) (*http.Response, error) {
 		done()
 		return nil, err
 	}
-	resp.Body = &doneBody{ReadCloser: resp.Body, done: done}
+	resp.Body = politeness.OnDone(resp.Body, done)
 	return resp, nil
-}
-
-// doneBody calls done once: at EOF, on a read error or on Close.
-type doneBody struct {
-	io.ReadCloser
-	done func()
-	once sync.Once
-}
-
-func (b *doneBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil {
-		b.once.Do(b.done)
-	}
-	return n, err
-}
-
-func (b *doneBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.once.Do(b.done)
-	return err
 }
 
 // pacer gives each host one request at a time, each starting at least

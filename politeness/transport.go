@@ -66,7 +66,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			// Given up: the refusal is the answer (its slot is released).
 		}
-		resp.Body = &releaseBody{rc: resp.Body, sl: sl, o: o}
+		resp.Body = OnDone(resp.Body, func() { sl.Release(o) })
 		return resp, nil
 	}
 }
@@ -88,27 +88,31 @@ func (t *transport) wait(ctx context.Context, at time.Time) bool {
 	}
 }
 
-// releaseBody releases its slot when the body is closed or read to the
-// end.
-type releaseBody struct {
+// OnDone returns a body that reads rc and calls done once, when the body
+// is read to its end, a read fails, or it is closed, whichever comes
+// first. The scheduler's transport releases a request's slot this way;
+// other gates that hold something for the length of a response (the
+// robots.txt pacing of crawl and checks) use it too.
+func OnDone(rc io.ReadCloser, done func()) io.ReadCloser {
+	return &doneBody{rc: rc, done: done}
+}
+
+type doneBody struct {
 	rc   io.ReadCloser
-	sl   *Slot
-	o    Outcome
+	done func()
 	once sync.Once
 }
 
-func (b *releaseBody) Read(p []byte) (int, error) {
+func (b *doneBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	if err == io.EOF {
-		b.release()
+	if err != nil {
+		b.once.Do(b.done)
 	}
 	return n, err
 }
 
-func (b *releaseBody) Close() error {
+func (b *doneBody) Close() error {
 	err := b.rc.Close()
-	b.release()
+	b.once.Do(b.done)
 	return err
 }
-
-func (b *releaseBody) release() { b.once.Do(func() { b.sl.Release(b.o) }) }

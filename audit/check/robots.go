@@ -7,11 +7,11 @@ package check
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
+
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // RobotsGate is robots.txt applied to the audited site's own URLs (the
@@ -91,7 +91,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		done()
 		return nil, err
 	}
-	resp.Body = &releaseBody{ReadCloser: resp.Body, release: done}
+	resp.Body = politeness.OnDone(resp.Body, done)
 	return resp, nil
 }
 
@@ -100,26 +100,4 @@ func (t *pacedTransport) CloseIdleConnections() {
 	if ci, ok := t.next.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
 	}
-}
-
-// releaseBody calls release once: at EOF, on a read error or on Close,
-// whichever comes first.
-type releaseBody struct {
-	io.ReadCloser
-	release func()
-	once    sync.Once
-}
-
-func (b *releaseBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil {
-		b.once.Do(b.release)
-	}
-	return n, err
-}
-
-func (b *releaseBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.once.Do(b.release)
-	return err
 }
