@@ -71,6 +71,12 @@ type Config struct {
 	Report func(ctx context.Context, sum *Summary) error
 	// Logger receives the run's events (nil: discarded).
 	Logger *slog.Logger
+	// Work, when not nil, replaces the in-process crawl and checks: it
+	// returns once the run's pages and checks are all stored (by other
+	// processes: the scale-out mode of package scaleout), with the
+	// anchors of the targets checked live that findings need (see
+	// DeriveFindings). The stages after the checks run as usual.
+	Work func(ctx context.Context) (anchors map[string][]string, err error)
 	// StageHook, when not nil, is called as each stage starts ("crawl",
 	// "check", "archives", "history", "report"): tests stop a process
 	// at a chosen point with it.
@@ -278,7 +284,24 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	} else {
 		hook("crawl")
 	}
-	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
+	var (
+		counts  audit.CheckCounts
+		anchors map[string][]string
+		st      crawler.Stats
+		err     error
+	)
+	if cfg.Work != nil {
+		anchors, err = cfg.Work(ctx)
+		if err == nil && ctx.Err() == nil {
+			hook("check")
+			err = store.MarkStage(ctx, run.ID, sqlite.StageCrawl)
+		}
+		if ctx.Err() != nil {
+			err = stopped(ctx)
+		}
+	} else {
+		counts, anchors, st, err = crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
+	}
 	sum.Crawl = st
 	if err != nil || cfg.CrawlOnly {
 		return err

@@ -187,6 +187,8 @@ type Crawler struct {
 	// fetched too (from disk: free), so that every local target is judged
 	// from the crawl and never looked up at the --base URL on the network.
 	dirMode bool
+	// unit: one page of a distributed crawl is fetched (FetchUnit).
+	unit *unitSpec
 }
 
 // New returns a Crawler that records into sink.
@@ -447,8 +449,12 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 			cr.schedule(u, p.Depth)
 		}
 	}
-	for _, u := range seedURLs {
-		cr.enqueue(u, 0, true, "")
+	if c.unit != nil {
+		c.unit.start(cr)
+	} else {
+		for _, u := range seedURLs {
+			cr.enqueue(u, 0, true, "")
+		}
 	}
 	if err := q.Run(col); err != nil {
 		return cr.snapshot(), fmt.Errorf("crawl: %w", err)
@@ -520,6 +526,13 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 			cr.trapCut(kind, pattern, start, from, u, limit)
 			return nil, false
 		}
+	}
+	if cr.unit != nil && !seed {
+		// A distributed crawl: the run's shared seen set decides.
+		if !cr.unit.claimKey(key) {
+			return nil, false
+		}
+		return u, true
 	}
 	cr.mu.Lock()
 	if cr.seen[key] {
@@ -642,6 +655,12 @@ func (cr *crawl) redirect(req *http.Request, via []*http.Request) error {
 	if !ok {
 		return http.ErrUseLastResponse
 	}
+	if cr.unit != nil {
+		if !cr.unit.claimKey(key) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	if cr.seen[key] {
@@ -749,6 +768,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	}
 	cr.queue(next, r.Request.Depth+1)
 	cr.record(p)
+	if cr.unit != nil {
+		return // a distributed crawl publishes them (FetchUnit)
+	}
 	for _, u := range next {
 		cr.schedule(u, r.Request.Depth+1)
 	}

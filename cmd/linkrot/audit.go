@@ -13,6 +13,7 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/scaleout"
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
@@ -33,6 +34,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	af.register(fs)
 	var ci ciFlags
 	ci.register(fs)
+	var nf natsFlags // scale-out (scaleout.go)
+	nf.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
 	noReport := fs.Bool("no-report", false, "do not write the HTML report")
 	var outputs listFlag
@@ -143,6 +146,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
+	var nq *scaleout.Queue
+	if nf.addr != "" {
+		nc, q, err := scaleOutAudit(ctx, &nf, in, cf.maxPages)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		nq = q
+	}
 	run, resumed, err := startRun(ctx, e, store, sqlite.CommandAudit, in, cf.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
 	if err != nil {
 		return err
@@ -181,6 +193,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		Archives: func(ctx context.Context, run *audit.Run) error {
 			return runArchives(ctx, e, store, run, &af, kopts, log)
 		},
+	}
+	if nq != nil {
+		acfg.Work = coordinate(nq, store, run, in.seeds, kf.perHost, prog, log)
 	}
 	// summary prints what the run did, once, before the report.
 	printed := false

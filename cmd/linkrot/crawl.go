@@ -151,6 +151,14 @@ func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
 		return crawlInput{mode: "urls", seeds: urls}, nil
 	case len(f.sitemaps) > 0:
 		return crawlInput{mode: "sitemap", seeds: pos}, nil
+	case len(pos) > 1:
+		// Several sites crawled as one run (their hosts are its scope).
+		for _, p := range pos {
+			if !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
+				return crawlInput{}, usagef("several arguments must all be http(s) URLs: %q is not", p)
+			}
+		}
+		return crawlInput{mode: "site", seeds: pos}, nil
 	case len(pos) != 1:
 		return crawlInput{}, usagef("expected one URL or directory (or --sitemap / --urls)")
 	}

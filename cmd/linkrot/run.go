@@ -61,6 +61,7 @@ var commands = []struct {
 	{"audit", "crawl a site and check every link (the main job)", runAudit},
 	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
 	{"check", "check the targets of a crawled run", runCheck},
+	{"worker", "work on the runs linkrot audit --nats enqueues (scale-out, see README)", runWorker},
 	{"fixes", "list the links to moved resources and their replacements", runFixes},
 	{"diff", "what changed between two runs: new broken, confirmed, recovered, drifted, moved", runDiff},
 	{"runs", "list the runs in the database with their counts", runRuns},

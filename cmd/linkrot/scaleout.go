@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/scaleout"
+)
+
+// natsFlags are the scale-out flags of linkrot audit and linkrot worker.
+type natsFlags struct {
+	addr       string
+	partitions int
+	ackWait    time.Duration
+}
+
+func (f *natsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "nats", "", "scale out: the NATS JetStream server `URL` (nats://host:4222) that carries the run's work to linkrot worker processes; credentials from LINKROT_NATS_USER/LINKROT_NATS_PASSWORD, LINKROT_NATS_TOKEN or LINKROT_NATS_CREDS")
+	fs.DurationVar(&f.ackWait, "ack-wait", scaleout.DefaultAckWait, "scale out: a unit held this `long` by a worker that stopped answering (killed, cut off) goes to another worker (set by linkrot audit)")
+	fs.IntVar(&f.partitions, "partitions", scaleout.DefaultPartitions, "scale out: work partitions (hosts are spread over them; the same `number` for every process of a deployment)")
+}
+
+// check validates the flags without connecting: credentials never on the
+// command line (they would be stored with the run's arguments).
+func (f *natsFlags) check() error {
+	if f.addr == "" {
+		return nil
+	}
+	u, err := url.Parse(f.addr)
+	if err != nil || u.Host == "" {
+		return usagef("--nats %q: want nats://host:port", f.addr)
+	}
+	if u.User != nil {
+		return usagef("--nats: no credentials in the URL (they would be stored with the run); use LINKROT_NATS_USER and LINKROT_NATS_PASSWORD, LINKROT_NATS_TOKEN or LINKROT_NATS_CREDS")
+	}
+	if f.ackWait < time.Second {
+		return usagef("--ack-wait must be at least 1s")
+	}
+	if f.partitions <= 0 {
+		return usagef("--partitions must be at least 1")
+	}
+	return nil
+}
+
+// open connects to NATS and opens the work queue: an unreachable server
+// or one without JetStream is one error, before anything is written.
+func (f *natsFlags) open(ctx context.Context, name string) (*nats.Conn, *scaleout.Queue, error) {
+	nc, err := scaleout.Connect(f.addr, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	q, err := scaleout.Open(octx, nc, scaleout.Options{Partitions: f.partitions, AckWait: f.ackWait})
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("NATS at %s: %w", f.addr, err)
+	}
+	return nc, q, nil
+}
+
+// scaleOutAudit checks what linkrot audit --nats supports and connects:
+// a recursive crawl of URLs (the workers fetch them), no page budget
+// (--max-pages needs one counter for the run; not in the scale-out mode).
+func scaleOutAudit(ctx context.Context, nf *natsFlags, in crawlInput, maxPages int) (*nats.Conn, *scaleout.Queue, error) {
+	if err := nf.check(); err != nil {
+		return nil, nil, err
+	}
+	if in.mode != "site" {
+		return nil, nil, usagef("--nats: only a crawl from URLs is scaled out (not --urls, --sitemap or a directory)")
+	}
+	if maxPages > 0 {
+		return nil, nil, usagef("--nats: --max-pages is not supported in the scale-out mode")
+	}
+	return nf.open(ctx, "linkrot audit")
+}
+
+// coordinate is linkrot.Config.Work of linkrot audit --nats: the seeds to
+// the queue, the workers' progress to the display, back when the run's
+// work is drained.
+func coordinate(q *scaleout.Queue, store *sqlite.DB, run *audit.Run, seeds []string, perHost int, prog *auditProgress, log *slog.Logger) func(ctx context.Context) (map[string][]string, error) {
+	return func(ctx context.Context) (map[string][]string, error) {
+		return scaleout.Coordinate(ctx, scaleout.CoordinateConfig{
+			Queue: q, Run: run, Seeds: seeds, PerHost: perHost, Logger: log,
+			Follow: scaleout.Follow{
+				Page:    func(links int) { prog.pages.addN(int64(links)) },
+				Checked: func() { prog.checks.add() },
+			},
+			Stored: func(ctx context.Context, runID int64, u string) bool {
+				_, err := store.PageResponse(ctx, runID, u)
+				return err == nil
+			},
+		})
+	}
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/scaleout"
+)
+
+// runWorker is linkrot worker: it works on the crawl and check units of
+// every run that linkrot audit --nats enqueues on the NATS server, with
+// the run's settings read from the shared database, until SIGTERM or
+// SIGINT (units in flight are then handed back to the other workers).
+func runWorker(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "worker", "--nats URL --db DATABASE [--workers N]")
+	var nf natsFlags
+	nf.register(fs)
+	db := fs.String("db", "linkrot.db", "the shared database of the runs (the coordinating linkrot audit's --db)")
+	workers := fs.Int("workers", 8, "`number` of units (pages, checks) worked on at once by this process")
+	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	pos, cfg, err := parseCommand(e, fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if len(pos) > 0 {
+		return usagef("worker takes no arguments (got %q)", pos[0])
+	}
+	if nf.addr == "" {
+		return usagef("worker: --nats URL is required")
+	}
+	if err := nf.check(); err != nil {
+		return err
+	}
+	if *workers < 1 {
+		return usagef("--workers must be at least 1")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usagef("--log-level must be debug, info, warn or error, not %q", *logLevel)
+	}
+	log, err := newLevelLogger(e.stderr, "text", level)
+	if err != nil {
+		return err
+	}
+	nc, q, err := nf.open(ctx, "linkrot worker")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+	given := cfg.hostRules()
+	log.Info("worker started", "nats", nf.addr, "workers", *workers, "partitions", nf.partitions)
+	err = scaleout.Work(ctx, scaleout.WorkerConfig{
+		Queue: q, Store: store, Concurrency: *workers, Logger: log,
+		Setup: func(ctx context.Context, runID int64, pacer *scaleout.Pacer) (*scaleout.RunEnv, error) {
+			return workerEnv(ctx, e, store, runID, pacer, given, log)
+		},
+	})
+	log.Info("worker stopped")
+	return err
+}
+
+// workerEnv builds a worker's crawler and checker for a run from the
+// run's stored settings, exactly as linkrot audit builds them (the same
+// flags, the same host rules: header values from this worker's --config,
+// never from the database), with every request behind the shared pacer.
+func workerEnv(ctx context.Context, e *env, store *sqlite.DB, runID int64, pacer *scaleout.Pacer, given []hostConfig, log *slog.Logger) (*scaleout.RunEnv, error) {
+	run, err := store.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	_, b, err := store.RunSettings(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	var s runSettings
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("settings of run %d: %w", runID, err)
+	}
+	hosts, err := s.hostRules(runID, given)
+	if err != nil {
+		return nil, err
+	}
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	var cf crawlFlags
+	var kf checkFlags
+	cf.register(fs, false)
+	kf.register(fs, true)
+	for name, vals := range s.Flags {
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // a flag of another stage (archives, CI outputs)
+		}
+		if l, ok := f.Value.(*listFlag); ok {
+			*l = nil
+		}
+		for _, v := range vals {
+			if err := fs.Set(name, v); err != nil {
+				return nil, fmt.Errorf("settings of run %d: --%s: %w", runID, name, err)
+			}
+		}
+	}
+	cf.concurrency, cf.userAgent, cf.timeout, cf.maxRedirects = kf.perHost, kf.userAgent, kf.timeout, kf.maxRedirects
+	copts, err := cf.options(log)
+	if err != nil {
+		return nil, err
+	}
+	kopts, _, err := kf.options(log)
+	if err != nil {
+		return nil, err
+	}
+	copts.CheckMaxBody = kopts.MaxBody
+	if err := applyHostRules(hosts, &copts, &kopts); err != nil {
+		return nil, err
+	}
+	sched := politeness.New(politeness.Options{
+		PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
+		Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
+	})
+	copts.Scheduler, kopts.Scheduler = sched, sched
+	scope := runScope(ctx, store, run)
+	gate, closeGate := scope.robotsGate(kopts.UserAgent, sched)
+	if gate != nil {
+		copts.Robots, kopts.Robots = gate, gate
+		kopts.Hosts = crawlDelayRules(ctx, gate, scope.seeds, kopts.Hosts)
+	}
+	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
+	base, closeBase := check.NewTransportAllowing(kopts, kopts.AllowPrivateHosts)
+	delay := max(copts.Delay, kopts.HostDelay)
+	pacer.MaxPause = kopts.MaxRetryWait
+	pacer.Delay = func(ctx context.Context, u *url.URL) time.Duration {
+		d := delay
+		if gate != nil { // 0 for hosts outside the audited sites
+			d = max(d, gate.CrawlDelay(ctx, u))
+		}
+		return d
+	}
+	paced := pacer.Transport(base)
+	copts.Transport, kopts.Transport = paced, paced
+	return &scaleout.RunEnv{
+		Seeds:             run.Seeds,
+		Crawler:           crawler.New(copts, nil),
+		Checker:           check.New(kopts),
+		ExternalFragments: kf.externalFragments,
+		Close: func() {
+			closeGate()
+			closeBase()
+		},
+	}, nil
+}
