@@ -68,7 +68,7 @@ type WorkerConfig struct {
 	DeadAfter int
 	// Idle is the wait after a round of the partitions found no work
 	// (0: 50 ms).
-	Idle time.Duration
+	Idle   time.Duration
 	Logger *slog.Logger
 }
 

@@ -175,7 +175,7 @@ func newScaleWeb(t testing.TB, pagesA int, latency time.Duration) *scaleWeb {
 			}
 		}
 		var b strings.Builder
-		for _, j := range []int{(i + 1) % w.pagesA, (i * 7 + 3) % w.pagesA, (i * 13 + 5) % w.pagesA} {
+		for _, j := range []int{(i + 1) % w.pagesA, (i*7 + 3) % w.pagesA, (i*13 + 5) % w.pagesA} {
 			fmt.Fprintf(&b, `<a href="/p%d">p%d</a> `, j, j)
 		}
 		fmt.Fprintf(&b, `<a href="/missing%d">m</a> <a href="/p%d#top">top</a> <a href="/p%d#nowhere">bad fragment</a> `, i%5, (i+2)%w.pagesA, (i+3)%w.pagesA)
