@@ -629,7 +629,7 @@ func TestPreviousChecks_Many(t *testing.T) {
 // index, not a scan of its history or a sort.
 func TestPreviousChecks_Plan(t *testing.T) {
 	db := MustOpen(t)
-	query, args := previousChecksQuery(3, []int64{1, 2, 3})
+	query, args := db.previousChecksQuery(3, []int64{1, 2, 3})
 	rows, err := db.read.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)

@@ -16,9 +16,13 @@ import (
 )
 
 // MustOpen opens a fresh database in a temporary directory, closed when the
-// test ends.
+// test ends; under forEachBackend's postgres subtest, a fresh PostgreSQL
+// database.
 func MustOpen(tb testing.TB) *DB {
 	tb.Helper()
+	if isPostgresTest(tb) {
+		return openPostgresTest(tb)
+	}
 	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "linkrot.db"))
 	if err != nil {
 		tb.Fatal(err)
