@@ -44,7 +44,14 @@ func isPostgresTest(tb testing.TB) bool {
 // openPostgresTest opens a fresh PostgreSQL database for tb.
 func openPostgresTest(tb testing.TB) *DB {
 	tb.Helper()
-	db, err := Open(context.Background(), pgtest.DSN(tb))
+	dsn := pgtest.DSNFrom(tb, "linkrot-schema", func(dsn string) error {
+		db, err := Open(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	})
+	db, err := Open(context.Background(), dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -752,7 +752,7 @@ func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTa
 		JOIN targets t ON t.id = c.target_id
 		LEFT JOIN links l ON l.target_id = c.target_id AND l.run_id = c.run_id
 		WHERE c.run_id = ? AND c.verdict IN (` + broken + `)
-		GROUP BY c.target_id
+		GROUP BY c.target_id, t.url, c.verdict, c.status
 		ORDER BY 4 DESC, t.url
 		LIMIT ?`
 	args := append([]any{runID}, brokenArgs...)

@@ -131,7 +131,7 @@ type TargetStatus struct {
 // audit.ErrNotFound. It is safe for concurrent use.
 func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]TargetStatus, error) {
 	if perTarget <= 0 {
-		perTarget = -1
+		perTarget = noLimit
 	}
 	const linked = `(SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)`
 	var out []TargetStatus

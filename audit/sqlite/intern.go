@@ -94,7 +94,7 @@ func insertFindingSQL(compact bool) string {
 	if !compact {
 		return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment)
 	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
+	WHERE CAST(?2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
 	}
 	return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment, url_form)
 	SELECT ?1, ?2,
@@ -107,5 +107,5 @@ func insertFindingSQL(compact bool) string {
 	LEFT JOIN links l ON l.id = ?2 AND l.run_id = ?1
 	LEFT JOIN pages p ON p.id = l.page_id
 	LEFT JOIN targets t ON t.id = l.target_id
-	WHERE ?2 IS NULL OR l.id IS NOT NULL`
+	WHERE CAST(?2 AS BIGINT) IS NULL OR l.id IS NOT NULL`
 }

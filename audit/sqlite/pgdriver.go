@@ -22,6 +22,9 @@ import (
 //   - rowid (checks has no id column) becomes ctid, the row's physical
 //     address, which serves the same purpose inside one statement;
 //     instr(a, b) becomes strpos(a, b).
+//   - NULL order: every ORDER BY term gets SQLite's placement of NULLs
+//     (NULLS FIRST when ascending, NULLS LAST when descending), which is
+//     the opposite of PostgreSQL's default.
 //   - Arguments: a Go bool is passed as 0 or 1 (the schema stores booleans
 //     as integers, as SQLite does).
 //   - Strings: PostgreSQL's text cannot hold NUL bytes or invalid UTF-8,
@@ -184,9 +187,119 @@ func pgRebind(q string) string {
 			i++
 		}
 	}
-	s := b.String()
+	s := pgNullsOrder(b.String())
 	pgRewrites.Add(q, s)
 	return s
+}
+
+// pgNullsOrder adds SQLite's NULLS FIRST (ascending) or NULLS LAST
+// (descending) to each term of each ORDER BY clause of q that says none.
+func pgNullsOrder(q string) string {
+	type clause struct {
+		depth    int
+		last     string // last keyword or name of the current term, upper case
+		hasNulls bool
+	}
+	var (
+		b      strings.Builder
+		stack  []*clause
+		depth  int
+		prevUp string
+	)
+	b.Grow(len(q) + 32)
+	end := func() {
+		c := stack[len(stack)-1]
+		switch {
+		case c.hasNulls:
+		case c.last == "DESC":
+			b.WriteString(" NULLS LAST")
+		default:
+			b.WriteString(" NULLS FIRST")
+		}
+		c.last, c.hasNulls = "", false
+	}
+	pop := func() { end(); stack = stack[:len(stack)-1] }
+	top := func() *clause {
+		if len(stack) > 0 && stack[len(stack)-1].depth == depth {
+			return stack[len(stack)-1]
+		}
+		return nil
+	}
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(q) {
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(q))
+			b.WriteString(q[i:j])
+			i = j
+			continue
+		case c == '-' && strings.HasPrefix(q[i:], "--"):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j
+			continue
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
+				j++
+			}
+			word := q[i:j]
+			up := strings.ToUpper(word)
+			if t := top(); t != nil {
+				switch up {
+				case "LIMIT", "OFFSET", "FETCH", "UNION", "EXCEPT", "INTERSECT", "FOR", "WINDOW", "ROWS", "RANGE", "GROUPS":
+					pop()
+					b.WriteByte(' ')
+				case "NULLS":
+					t.hasNulls = true
+				default:
+					t.last = up
+				}
+			}
+			if up == "BY" && prevUp == "ORDER" {
+				stack = append(stack, &clause{depth: depth})
+			}
+			prevUp = up
+			b.WriteString(word)
+			i = j
+			continue
+		case c == '(':
+			depth++
+		case c == ')':
+			if top() != nil {
+				pop()
+			}
+			depth--
+		case c == ',' || c == ';':
+			if t := top(); t != nil {
+				if c == ',' {
+					end()
+				} else {
+					pop()
+				}
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	for len(stack) > 0 {
+		pop()
+	}
+	return b.String()
 }
 
 func isIdentStart(c byte) bool {
@@ -252,8 +365,10 @@ func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt,
 	return &pgStmt{st.(*stdlib.Stmt), c}, nil
 }
 
-func (c *pgConn) Close() error              { return c.c.Close() }
-func (c *pgConn) Begin() (driver.Tx, error) { return c.c.BeginTx(context.Background(), driver.TxOptions{}) }
+func (c *pgConn) Close() error { return c.c.Close() }
+func (c *pgConn) Begin() (driver.Tx, error) {
+	return c.c.BeginTx(context.Background(), driver.TxOptions{})
+}
 func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	return c.c.BeginTx(ctx, opts)
 }

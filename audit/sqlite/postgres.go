@@ -169,7 +169,9 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 		db.write.Close()
 		return nil, newerSchemaError(v)
 	}
-	if err := pgMigrate(ctx, db.write); err != nil {
+	if v == latestVersion() {
+		// current: nothing to migrate
+	} else if err := pgMigrate(ctx, db.write); err != nil {
 		db.write.Close()
 		return nil, err
 	}

@@ -318,7 +318,7 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 		_, err := tx.ExecContext(ctx, `INSERT INTO backlinks (source, target, via, linkmod, draft, client, verified_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (source, target) DO UPDATE SET via = excluded.via, linkmod = excluded.linkmod,
-				draft = max(backlinks.draft, excluded.draft), client = excluded.client, verified_at = excluded.verified_at`,
+				draft = CASE WHEN backlinks.draft > excluded.draft THEN backlinks.draft ELSE excluded.draft END, client = excluded.client, verified_at = excluded.verified_at`,
 			b.Source, b.Target, b.Via, boolInt(b.LinkMod), boolInt(b.Draft), b.Client, formatInstant(b.VerifiedAt))
 		if err != nil {
 			return fmt.Errorf("finish notification %d: backlink: %w", id, err)

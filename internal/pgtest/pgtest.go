@@ -142,9 +142,46 @@ func Shared(tb testing.TB) *Server {
 // the test ends, after the cleanups registered later (closing stores).
 func DSN(tb testing.TB) string {
 	tb.Helper()
+	return dsn(tb, "")
+}
+
+// templates are the template databases made by DSNFrom, by key.
+var templates = map[string]string{}
+
+// DSNFrom is DSN for a database that starts as a copy of a template: the
+// first call with key creates the template and runs init on its URL (init
+// must close its connections), later calls copy it (CREATE DATABASE ...
+// TEMPLATE), which is much faster than running init again.
+func DSNFrom(tb testing.TB, key string, init func(dsn string) error) string {
+	tb.Helper()
+	s := Shared(tb)
+	mu.Lock()
+	tpl, ok := templates[key]
+	if !ok {
+		tpl = fmt.Sprintf("tpl%d_%d", os.Getpid(), dbSeq.Add(1))
+		err := s.Exec(context.Background(), "CREATE DATABASE "+tpl)
+		if err == nil {
+			err = init(s.URL("postgres", "", tpl))
+		}
+		if err != nil {
+			mu.Unlock()
+			tb.Fatalf("pgtest: template %s: %v", key, err)
+		}
+		templates[key] = tpl
+	}
+	mu.Unlock()
+	return dsn(tb, tpl)
+}
+
+func dsn(tb testing.TB, template string) string {
+	tb.Helper()
 	s := Shared(tb)
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbSeq.Add(1))
-	if err := s.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if err := s.Exec(context.Background(), create); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
