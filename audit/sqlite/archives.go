@@ -21,7 +21,7 @@ import (
 
 // linkOfRun is the condition that parameter ?2 (a link ID or NULL) is a
 // link of run ?1.
-const linkOfRun = `(?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1))`
+const linkOfRun = `(CAST(?2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1))`
 
 func nullID(id int64) any {
 	if id == 0 {
@@ -265,7 +265,7 @@ func (db *DB) SaveMementos(ctx context.Context, ms []audit.Memento) error {
 	const q = `INSERT INTO mementos (run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
 		distance_ms, representative, nearest, count, first, last, error, checked_at, status, uri_r, reused)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
-		WHERE ?2 IS NOT NULL AND ` + linkOfRun
+		WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "memento", runIDsOf(ms, func(m *audit.Memento) int64 { return m.RunID }), q, len(ms),
 		func(i int) ([]any, string) {
 			m := &ms[i]
@@ -516,7 +516,7 @@ func (db *DB) SaveSuggestions(ctx context.Context, sgs []audit.Suggestion) error
 	const q = `INSERT INTO suggestions (run_id, link_id, page_url, href, text, reason, originalurl, versiondate,
 		versionurl, html)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-		WHERE ?2 IS NOT NULL AND ` + linkOfRun
+		WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "suggestion", runIDsOf(sgs, func(s *audit.Suggestion) int64 { return s.RunID }), q, len(sgs),
 		func(i int) ([]any, string) {
 			s := &sgs[i]
@@ -703,7 +703,7 @@ func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*au
 // (migration 0010). It is safe for concurrent use.
 func (db *DB) SaveSnapshotSkips(ctx context.Context, ss []audit.SnapshotSkip) error {
 	const q = `INSERT INTO snapshot_skips (run_id, link_id, source, declared, declared_datetime, reason)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE ?2 IS NOT NULL AND ` + linkOfRun
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "snapshot skip", runIDsOf(ss, func(s *audit.SnapshotSkip) int64 { return s.RunID }), q, len(ss),
 		func(i int) ([]any, string) {
 			s := &ss[i]

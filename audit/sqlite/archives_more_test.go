@@ -13,7 +13,9 @@ import (
 // TestArchives_DriftFailures: failed drift measurements round-trip, stay
 // out of the drifts table (its readers see measurements only), and
 // ClearArchives removes them with the rest.
-func TestArchives_DriftFailures(t *testing.T) {
+func TestArchives_DriftFailures(t *testing.T) { forEachBackend(t, testArchives_DriftFailures) }
+
+func testArchives_DriftFailures(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	runID, links, target := archiveRun(t, db)
@@ -49,7 +51,9 @@ func TestArchives_DriftFailures(t *testing.T) {
 // of the link's pwids, with its target; an unresolved pwid stores none.
 // The crawl's snapshot count does not include them, and ClearArchives
 // removes them.
-func TestArchives_PWIDSnapshots(t *testing.T) {
+func TestArchives_PWIDSnapshots(t *testing.T) { forEachBackend(t, testArchives_PWIDSnapshots) }
+
+func testArchives_PWIDSnapshots(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	runID, links, _ := archiveRun(t, db)
@@ -119,7 +123,9 @@ func TestArchives_PWIDSnapshots(t *testing.T) {
 // same page linking to the same target, across runs; a page that starts
 // linking to a known target in a later run has that later date, while the
 // target's first sight stays the earlier one.
-func TestLinksFirstSeen(t *testing.T) {
+func TestLinksFirstSeen(t *testing.T) { forEachBackend(t, testLinksFirstSeen) }
+
+func testLinksFirstSeen(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	day1 := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Microsecond)
@@ -172,7 +178,9 @@ func TestLinksFirstSeen(t *testing.T) {
 }
 
 // TestClearFirstSeenDrift removes only first-seen drift of the run.
-func TestClearFirstSeenDrift(t *testing.T) {
+func TestClearFirstSeenDrift(t *testing.T) { forEachBackend(t, testClearFirstSeenDrift) }
+
+func testClearFirstSeenDrift(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	runID, links, target := archiveRun(t, db)

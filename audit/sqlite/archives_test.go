@@ -36,7 +36,9 @@ func utc(y int, m time.Month, d, h, min, s, ns int) time.Time {
 	return time.Date(y, m, d, h, min, s, ns, time.UTC)
 }
 
-func TestArchives_RoundTrip(t *testing.T) {
+func TestArchives_RoundTrip(t *testing.T) { forEachBackend(t, testArchives_RoundTrip) }
+
+func testArchives_RoundTrip(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	runID, links, target := archiveRun(t, db)
@@ -140,7 +142,9 @@ func TestArchives_RoundTrip(t *testing.T) {
 	}
 }
 
-func TestArchives_NotFound(t *testing.T) {
+func TestArchives_NotFound(t *testing.T) { forEachBackend(t, testArchives_NotFound) }
+
+func testArchives_NotFound(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	runID, links, _ := archiveRun(t, db)
@@ -184,7 +188,9 @@ func TestArchives_NotFound(t *testing.T) {
 
 // TestFirstFingerprints: the reference of first-seen drift is the earliest
 // fingerprinted check of each target of the run, from any run up to it.
-func TestFirstFingerprints(t *testing.T) {
+func TestFirstFingerprints(t *testing.T) { forEachBackend(t, testFirstFingerprints) }
+
+func testFirstFingerprints(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	run1, _, target := archiveRun(t, db)

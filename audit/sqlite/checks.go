@@ -567,7 +567,7 @@ func (db *DB) CheckedTargetIDs(ctx context.Context, runID int64) (map[int64]bool
 // use.
 func (db *DB) PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error) {
 	found := make(map[int64]*audit.Check)
-	query, args := previousChecksQuery(runID, targetIDs)
+	query, args := db.previousChecksQuery(runID, targetIDs)
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		if len(targetIDs) == 0 {
 			return nil
@@ -596,7 +596,7 @@ func (db *DB) PreviousChecks(ctx context.Context, runID int64, targetIDs []int64
 // arguments: the IDs as one JSON array, so that any number of them takes one
 // parameter, then for each distinct ID a seek in checks_target_checked_at
 // from the newest check down to the first that qualifies.
-func previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
+func (db *DB) previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
 	ids := make([]byte, 0, 2+8*len(targetIDs))
 	ids = append(ids, '[')
 	for i, id := range targetIDs {
@@ -608,7 +608,7 @@ func previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
 	ids = append(ids, ']')
 	transient, transientArgs := verdictSet(notReusable)
 	query := selectCheckSQL + `
-		FROM (SELECT DISTINCT value AS id FROM json_each(?)) w
+		FROM (SELECT DISTINCT value AS id FROM ` + db.idListSQL() + ` AS ids) w
 		JOIN checks c ON c.rowid = (
 			SELECT p.rowid FROM checks p
 			WHERE p.target_id = w.id AND p.run_id < ? AND p.verdict NOT IN (` + transient + `)
@@ -743,7 +743,7 @@ func (db *DB) VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict
 // for concurrent use.
 func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTarget, error) {
 	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+		limit = noLimit
 	}
 	broken, brokenArgs := verdictSet(audit.Verdict.Broken)
 	query := `
@@ -752,7 +752,7 @@ func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTa
 		JOIN targets t ON t.id = c.target_id
 		LEFT JOIN links l ON l.target_id = c.target_id AND l.run_id = c.run_id
 		WHERE c.run_id = ? AND c.verdict IN (` + broken + `)
-		GROUP BY c.target_id
+		GROUP BY c.target_id, t.url, c.verdict, c.status
 		ORDER BY 4 DESC, t.url
 		LIMIT ?`
 	args := append([]any{runID}, brokenArgs...)

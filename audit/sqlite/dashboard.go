@@ -24,8 +24,17 @@ import (
 // write method of the returned DB fails. It takes no lock, so it can stay
 // open while `linkrot audit` writes (WAL) and while cron runs start and
 // end. A database written by a newer linkrot yields an error wrapping
-// ErrNewerSchema; one that needs migrations an error saying so.
+// ErrNewerSchema; one that needs migrations an error saying so. A
+// PostgreSQL URL opens pools whose sessions are read-only
+// (default_transaction_read_only).
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if IsPostgresURL(path) {
+		db, err := openPostgres(ctx, path, true)
+		if err != nil {
+			return nil, fmt.Errorf("open store read-only: %w", err)
+		}
+		return db, nil
+	}
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("open store read-only: invalid database path %q", path)
 	}
@@ -104,7 +113,7 @@ func (db *DB) Target(ctx context.Context, id int64) (*TargetInfo, error) {
 // every stored field (see Checks). It is safe for concurrent use.
 func (db *DB) TargetChecks(ctx context.Context, targetID int64, limit int) ([]audit.Check, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, selectCheckSQL+`
 		FROM checks c JOIN targets t ON t.id = c.target_id
@@ -143,7 +152,7 @@ type TargetLink struct {
 // all). It is safe for concurrent use.
 func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]TargetLink, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT l.run_id, l.id, p.url, l.element, l.text
@@ -175,7 +184,7 @@ func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]Tar
 // URL, Datetime, Nearest, Count, Error and CheckedAt.
 func (db *DB) TargetMementos(ctx context.Context, targetID int64, limit int) ([]audit.Memento, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, link_id, archive, url, datetime, nearest, count, error, checked_at
 		FROM mementos WHERE target_id = ? ORDER BY run_id DESC, link_id, archive LIMIT ?`, targetID, limit)
@@ -212,7 +221,7 @@ func (db *DB) TargetMementos(ctx context.Context, targetID int64, limit int) ([]
 // by Drifts.
 func (db *DB) TargetDrifts(ctx context.Context, targetID int64, limit int) ([]audit.Drift, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, link_id, kind, reference_url, reference_time, live_url,
 		simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
@@ -304,7 +313,7 @@ func (db *DB) UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]i
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT l.run_id, count(*)
 		FROM links l JOIN targets t ON t.id = l.target_id
-		WHERE l.run_id IN (SELECT value FROM json_each(?))
+		WHERE l.run_id IN `+db.idListSQL()+`
 			AND l.resource = 0 AND l.has_robust = 0 AND l.has_mset = 0 AND t.scheme IN ('http', 'https')
 		GROUP BY l.run_id`, idList(runIDs))
 	if err != nil {

@@ -11,7 +11,9 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-func TestOpenReadOnly(t *testing.T) {
+func TestOpenReadOnly(t *testing.T) { forEachBackend(t, testOpenReadOnly) }
+
+func testOpenReadOnly(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.db")

@@ -135,7 +135,7 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 // at most limit (all when limit <= 0).
 func (db *DB) PageBacklinks(ctx context.Context, pageURL string, limit int) ([]audit.Backlink, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT source, target, via, linkmod, draft, client, verified_at
 		FROM backlinks WHERE target IN (?, ?) ORDER BY verified_at DESC, id DESC LIMIT ?`,

@@ -8,7 +8,9 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-func TestDashboardWire_Reads(t *testing.T) {
+func TestDashboardWire_Reads(t *testing.T) { forEachBackend(t, testDashboardWire_Reads) }
+
+func testDashboardWire_Reads(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	run := mustCreateRun(t, db)

@@ -182,7 +182,11 @@ const driftTable = "drifts"
 // hasDrift reports whether the database has a drift table with the columns
 // Diff needs. Databases made before the archives stage existed have none.
 func (db *DB) hasDrift(ctx context.Context) (bool, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, driftTable)
+	q := `SELECT name FROM pragma_table_info(?)`
+	if db.dialect == dialectPostgres {
+		q = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+	}
+	rows, err := db.read.QueryContext(ctx, q, driftTable)
 	if err != nil {
 		return false, fmt.Errorf("drift table: %w", err)
 	}

@@ -32,7 +32,9 @@ func evidencePage(u string) *audit.Page {
 	return p
 }
 
-func TestEvidence_RoundTrip(t *testing.T) {
+func TestEvidence_RoundTrip(t *testing.T) { forEachBackend(t, testEvidence_RoundTrip) }
+
+func testEvidence_RoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	runID := mustCreateRun(t, db)
@@ -90,7 +92,9 @@ func TestEvidence_RoundTrip(t *testing.T) {
 	}
 }
 
-func TestChecks_FromCrawl(t *testing.T) {
+func TestChecks_FromCrawl(t *testing.T) { forEachBackend(t, testChecks_FromCrawl) }
+
+func testChecks_FromCrawl(t *testing.T) {
 	db := MustOpen(t)
 	runID, ids := linkedRun(t, db, "https://example.org/a", "https://example.org/b")
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -11,7 +11,9 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-func TestStore_SaveCrawlFrontier(t *testing.T) {
+func TestStore_SaveCrawlFrontier(t *testing.T) { forEachBackend(t, testStore_SaveCrawlFrontier) }
+
+func testStore_SaveCrawlFrontier(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	run := mustCreateRun(t, db)
@@ -67,7 +69,9 @@ func TestStore_SaveCrawlFrontier(t *testing.T) {
 	}
 }
 
-func TestStore_RunState(t *testing.T) {
+func TestStore_RunState(t *testing.T) { forEachBackend(t, testStore_RunState) }
+
+func testStore_RunState(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	any := ResumeQuery{Command: CommandAudit}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -85,6 +86,17 @@ func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmR
 const historyColumns = `first_seen_at, last_checked_at, last_run, last_verdict, last_ok_at,
 	failing_since, failing_since_run, failed_runs, hard_failures, last_counted_at,
 	confirmed, confirmed_at, confirmed_run, recovered, recovered_at, recovered_run`
+
+// historyUpdate is the SET clause of an upsert of target_history: every
+// column of historyColumns from the row proposed.
+var historyUpdate = func() string {
+	var set []string
+	for _, c := range strings.Split(historyColumns, ",") {
+		c = strings.TrimSpace(c)
+		set = append(set, c+" = excluded."+c)
+	}
+	return strings.Join(set, ", ")
+}()
 
 func historyArgs(h *audit.TargetHistory) []any {
 	runOrNull := func(id int64) any {
@@ -197,8 +209,9 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		return err
 	}
 
-	upsert, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO target_history (target_id, `+historyColumns+`)
-		VALUES (`+placeholders(17)+`)`)
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO target_history (target_id, `+historyColumns+`)
+		VALUES (`+placeholders(17)+`)
+		ON CONFLICT (target_id) DO UPDATE SET `+historyUpdate)
 	if err != nil {
 		return err
 	}
@@ -249,7 +262,7 @@ func (db *DB) TargetHistories(ctx context.Context, targetIDs []int64) (map[int64
 	}
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT h.target_id, `+prefixed("h.", historyColumns)+`
-		FROM (SELECT DISTINCT value AS id FROM json_each(?)) w
+		FROM (SELECT DISTINCT value AS id FROM `+db.idListSQL()+` AS ids) w
 		JOIN target_history h ON h.target_id = w.id`, idList(targetIDs))
 	if err != nil {
 		return nil, fmt.Errorf("target histories: %w", err)
@@ -336,7 +349,7 @@ func (db *DB) TargetTimeline(ctx context.Context, targetID int64) ([]TimelineEnt
 	return out, nil
 }
 
-// idList renders IDs as a JSON array, for json_each.
+// idList renders IDs as a JSON array, for idListSQL.
 func idList(ids []int64) string {
 	b := make([]byte, 0, 2+8*len(ids))
 	b = append(b, '[')

@@ -37,7 +37,7 @@ type TrendPoint struct {
 // audit.ErrNotFound. It is safe for concurrent use.
 func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	driftCount := `(SELECT count(DISTINCT d.target_id) FROM drifts d
 		WHERE d.run_id = r.id AND d.band IN ('` + audit.BandMajor + `', '` + audit.BandOffTopic + `'))`
@@ -131,7 +131,7 @@ type TargetStatus struct {
 // audit.ErrNotFound. It is safe for concurrent use.
 func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]TargetStatus, error) {
 	if perTarget <= 0 {
-		perTarget = -1
+		perTarget = noLimit
 	}
 	const linked = `(SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)`
 	var out []TargetStatus

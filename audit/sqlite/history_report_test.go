@@ -12,7 +12,9 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-func TestTrend_TargetStatuses(t *testing.T) {
+func TestTrend_TargetStatuses(t *testing.T) { forEachBackend(t, testTrend_TargetStatuses) }
+
+func testTrend_TargetStatuses(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	const a, b = "https://example.org/a", "https://example.org/b"

@@ -67,7 +67,9 @@ func changeURLs(cs []audit.Change) []string {
 	return out
 }
 
-func TestHistory_NightlyRuns(t *testing.T) {
+func TestHistory_NightlyRuns(t *testing.T) { forEachBackend(t, testHistory_NightlyRuns) }
+
+func testHistory_NightlyRuns(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	const (
@@ -184,7 +186,9 @@ func TestHistory_NightlyRuns(t *testing.T) {
 // TestHistory_CatchUp checks that runs recorded before history existed
 // (complete, never applied) are folded in, in order, by the first
 // ApplyHistory, and that unfinished runs are not.
-func TestHistory_CatchUp(t *testing.T) {
+func TestHistory_CatchUp(t *testing.T) { forEachBackend(t, testHistory_CatchUp) }
+
+func testHistory_CatchUp(t *testing.T) {
 	db := MustOpen(t)
 	const u = "https://example.org/dead"
 	run1, ids := nightlyRun(t, db, 0, map[string]audit.Verdict{u: audit.VerdictGone}, true)
@@ -203,7 +207,9 @@ func TestHistory_CatchUp(t *testing.T) {
 
 // TestHistory_OlderRunAfterNewer checks that applying an older run after a
 // newer one leaves the histories alone.
-func TestHistory_OlderRunAfterNewer(t *testing.T) {
+func TestHistory_OlderRunAfterNewer(t *testing.T) { forEachBackend(t, testHistory_OlderRunAfterNewer) }
+
+func testHistory_OlderRunAfterNewer(t *testing.T) {
 	db := MustOpen(t)
 	const u = "https://example.org/x"
 	run1, ids := nightlyRun(t, db, 0, map[string]audit.Verdict{u: audit.VerdictNotFound}, false)
@@ -218,7 +224,9 @@ func TestHistory_OlderRunAfterNewer(t *testing.T) {
 	}
 }
 
-func TestHistory_Errors(t *testing.T) {
+func TestHistory_Errors(t *testing.T) { forEachBackend(t, testHistory_Errors) }
+
+func testHistory_Errors(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	if _, err := db.ApplyHistory(ctx, 99, audit.DefaultConfirmRule); !errors.Is(err, audit.ErrNotFound) {
@@ -242,7 +250,9 @@ func TestHistory_Errors(t *testing.T) {
 
 // TestDiff_Drift checks the drift part of a diff against rows of the
 // archives stage's drifts table.
-func TestDiff_Drift(t *testing.T) {
+func TestDiff_Drift(t *testing.T) { forEachBackend(t, testDiff_Drift) }
+
+func testDiff_Drift(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	const (
@@ -272,7 +282,9 @@ func TestDiff_Drift(t *testing.T) {
 	}
 }
 
-func TestPrune(t *testing.T) {
+func TestPrune(t *testing.T) { forEachBackend(t, testPrune) }
+
+func testPrune(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	const u = "https://example.org/dead"

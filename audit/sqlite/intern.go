@@ -60,7 +60,7 @@ func insertLinkSQL(compact bool) string {
 		cols += `, url_form`
 		vals += `, ?`
 	}
-	return `INSERT INTO links (` + cols + `) VALUES (` + vals + `)`
+	return `INSERT INTO links (` + cols + `) VALUES (` + vals + `) RETURNING id`
 }
 
 // linkTargetJoin joins the target of the link aliased l as lt, for
@@ -70,8 +70,8 @@ const linkTargetJoin = ` LEFT JOIN targets lt ON lt.id = l.target_id `
 // hrefSQL and rawHrefSQL are the href and raw href of the link aliased l
 // as written (needs linkTargetJoin).
 const (
-	hrefSQL    = `(CASE WHEN l.url_form & 1 THEN lt.url || CASE WHEN l.fragment <> '' THEN '#' || l.fragment ELSE '' END ELSE l.href END)`
-	rawHrefSQL = `(CASE WHEN l.url_form & 2 THEN ` + hrefSQL + ` ELSE l.raw_href END)`
+	hrefSQL    = `(CASE WHEN (l.url_form & 1) <> 0 THEN lt.url || CASE WHEN l.fragment <> '' THEN '#' || l.fragment ELSE '' END ELSE l.href END)`
+	rawHrefSQL = `(CASE WHEN (l.url_form & 2) <> 0 THEN ` + hrefSQL + ` ELSE l.raw_href END)`
 )
 
 // findingJoin joins the link of the finding aliased f, its page and its
@@ -82,8 +82,8 @@ const findingJoin = ` LEFT JOIN links fl ON fl.id = f.link_id LEFT JOIN pages fp
 // findingPageSQL and findingTargetSQL are the page URL and target of the
 // finding aliased f as saved (needs findingJoin).
 const (
-	findingPageSQL   = `(CASE WHEN f.url_form & 1 THEN fp.url ELSE f.page_url END)`
-	findingTargetSQL = `(CASE WHEN f.url_form & 2 THEN ft.url ELSE f.target END)`
+	findingPageSQL   = `(CASE WHEN (f.url_form & 1) <> 0 THEN fp.url ELSE f.page_url END)`
+	findingTargetSQL = `(CASE WHEN (f.url_form & 2) <> 0 THEN ft.url ELSE f.target END)`
 )
 
 // insertFindingSQL inserts a finding; the link, when given, must belong to
@@ -94,7 +94,7 @@ func insertFindingSQL(compact bool) string {
 	if !compact {
 		return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment)
 	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-	WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
+	WHERE CAST(?2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
 	}
 	return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment, url_form)
 	SELECT ?1, ?2,
@@ -107,5 +107,5 @@ func insertFindingSQL(compact bool) string {
 	LEFT JOIN links l ON l.id = ?2 AND l.run_id = ?1
 	LEFT JOIN pages p ON p.id = l.page_id
 	LEFT JOIN targets t ON t.id = l.target_id
-	WHERE ?2 IS NULL OR l.id IS NOT NULL`
+	WHERE CAST(?2 AS BIGINT) IS NULL OR l.id IS NOT NULL`
 }

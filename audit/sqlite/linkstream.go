@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -104,24 +105,13 @@ func (db *DB) EachLink(ctx context.Context, runID int64, fn func(*StoredLink) er
 	return nil
 }
 
-// subCursor walks rows ordered by link ID beside the links (a merge join).
-type subCursor struct {
-	rows   *sql.Rows
-	linkID int64 // of the current row; 0 when done
-	scan   func(*sql.Rows) (int64, error)
-	err    error
-}
-
-func (c *subCursor) next() {
-	if c.rows.Next() {
-		c.linkID, c.err = c.scan(c.rows)
-		return
-	}
-	c.linkID, c.err = 0, c.rows.Err()
-}
+// linkChunk is how many links eachLink reads at a time: each chunk's
+// links and their snapshots, mset datetimes and diagnostics are read by
+// queries that finish before the next starts (PostgreSQL, unlike SQLite,
+// cannot interleave result sets on one connection), then handed out.
+const linkChunk = 2048
 
 func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink) error) error {
-	var cur StoredLink
 	var (
 		snapRow struct {
 			source, u, raw string
@@ -138,7 +128,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 	}{
 		{`SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
 			FROM snapshots s JOIN links l ON l.id = s.link_id
-			WHERE l.run_id = ? ORDER BY s.link_id, s.source, s.ord`,
+			WHERE l.run_id = ? AND s.link_id BETWEEN ? AND ? ORDER BY s.link_id, s.source, s.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &snapRow.source, &snapRow.u, &snapRow.dt, &snapRow.dateOnly, &snapRow.raw, &snapRow.rel)
 				return id, err
@@ -170,7 +160,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 			}},
 		{`SELECT m.link_id, m.datetime
 			FROM mset_temporal m JOIN links l ON l.id = m.link_id
-			WHERE l.run_id = ? ORDER BY m.link_id, m.ord`,
+			WHERE l.run_id = ? AND m.link_id BETWEEN ? AND ? ORDER BY m.link_id, m.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &tempRow)
 				return id, err
@@ -187,7 +177,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return nil
 			}},
 		{`SELECT link_id, field, code, message FROM diagnostics
-			WHERE run_id = ? AND link_id IS NOT NULL ORDER BY link_id, ord`,
+			WHERE run_id = ? AND link_id BETWEEN ? AND ? ORDER BY link_id, ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &diagRow.Field, &diagRow.Code, &diagRow.Message)
 				return id, err
@@ -197,31 +187,6 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return nil
 			}},
 	}
-	cursors := make([]*subCursor, len(subs))
-	for i, s := range subs {
-		rows, err := tx.QueryContext(ctx, s.query, runID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		c := &subCursor{rows: rows, scan: s.scan}
-		c.next()
-		if c.err != nil {
-			return c.err
-		}
-		cursors[i] = c
-	}
-
-	rows, err := tx.QueryContext(ctx, `
-		SELECT l.id, l.page_id, l.target_id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
-			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
-			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw,
-			l.line, l.col, l.line_hash
-		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.id`, runID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	var (
 		target                       sql.NullInt64
 		rel                          string
@@ -230,53 +195,86 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		vdRaw, vuRaw, msetRaw        sql.NullString
 		inferred, dateOnly           sql.NullBool
 	)
-	for rows.Next() {
-		cur = StoredLink{}
-		l := &cur.Link
-		if err := rows.Scan(&cur.ID, &cur.PageID, &target, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
-			&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
-			&vdRaw, &vuRaw, &hasMset, &msetRaw, &l.Line, &l.Column, &l.LineHash); err != nil {
+	chunk := make([]StoredLink, 0, linkChunk)
+	index := make(map[int64]int, linkChunk)
+	var after int64
+	for {
+		chunk = chunk[:0]
+		clear(index)
+		rows, err := tx.QueryContext(ctx, `
+			SELECT l.id, l.page_id, l.target_id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
+				l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
+				l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw,
+				l.line, l.col, l.line_hash
+			FROM links l`+linkTargetJoin+`WHERE l.run_id = ? AND l.id > ? ORDER BY l.id LIMIT ?`, runID, after, linkChunk)
+		if err != nil {
 			return err
 		}
-		cur.TargetID = target.Int64
-		if rel != "" {
-			l.Rel = strings.Split(rel, " ")
-		}
-		if hasRobust {
-			vd, err := parseSpecTime(vdate)
-			if err != nil {
-				return fmt.Errorf("link %d: versiondate: %w", cur.ID, err)
+		for rows.Next() {
+			chunk = append(chunk, StoredLink{})
+			cur := &chunk[len(chunk)-1]
+			l := &cur.Link
+			if err := rows.Scan(&cur.ID, &cur.PageID, &target, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
+				&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
+				&vdRaw, &vuRaw, &hasMset, &msetRaw, &l.Line, &l.Column, &l.LineHash); err != nil {
+				rows.Close()
+				return err
 			}
-			l.Robust = &audit.Robust{
-				OriginalURL:      original.String,
-				OriginalInferred: inferred.Bool,
-				OriginalRaw:      originalRaw.String,
-				VersionDate:      vd,
-				VersionDateOnly:  dateOnly.Bool,
-				VersionDateRaw:   vdRaw.String,
-				VersionURLRaw:    vuRaw.String,
+			cur.TargetID = target.Int64
+			if rel != "" {
+				l.Rel = strings.Split(rel, " ")
 			}
-		}
-		if hasMset {
-			l.Mset = &audit.Mset{Raw: msetRaw.String}
-		}
-		for i, c := range cursors {
-			for c.linkID != 0 && c.linkID < cur.ID {
-				c.next() // a row of a link not in order: cannot happen (same run)
-			}
-			for c.linkID == cur.ID && c.linkID != 0 {
-				if err := subs[i].apply(l); err != nil {
-					return fmt.Errorf("link %d: %w", cur.ID, err)
+			if hasRobust {
+				vd, err := parseSpecTime(vdate)
+				if err != nil {
+					rows.Close()
+					return fmt.Errorf("link %d: versiondate: %w", cur.ID, err)
 				}
-				c.next()
+				l.Robust = &audit.Robust{
+					OriginalURL:      original.String,
+					OriginalInferred: inferred.Bool,
+					OriginalRaw:      originalRaw.String,
+					VersionDate:      vd,
+					VersionDateOnly:  dateOnly.Bool,
+					VersionDateRaw:   vdRaw.String,
+					VersionURLRaw:    vuRaw.String,
+				}
 			}
-			if c.err != nil {
-				return c.err
+			if hasMset {
+				l.Mset = &audit.Mset{Raw: msetRaw.String}
 			}
+			index[cur.ID] = len(chunk) - 1
 		}
-		if err := fn(&cur); err != nil {
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
+		if len(chunk) == 0 {
+			return nil
+		}
+		first, last := chunk[0].ID, chunk[len(chunk)-1].ID
+		for _, sub := range subs {
+			if err := eachRow(ctx, tx, sub.query, []any{runID, first, last}, func(r *sql.Rows) error {
+				id, err := sub.scan(r)
+				if err != nil {
+					return err
+				}
+				i, ok := index[id]
+				if !ok {
+					return nil // a row of a link not in the run: cannot happen
+				}
+				if err := sub.apply(&chunk[i].Link); err != nil {
+					return fmt.Errorf("link %d: %w", id, err)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		for i := range chunk {
+			if err := fn(&chunk[i]); err != nil {
+				return err
+			}
+		}
+		after = last
 	}
-	return rows.Err()
 }

@@ -13,7 +13,9 @@ import (
 // order, with their Robust Links, mset data and diagnostics, tied to
 // PageList's page IDs and to their targets; PageList's pages are Pages'
 // without links and evidence.
-func TestEachLink(t *testing.T) {
+func TestEachLink(t *testing.T) { forEachBackend(t, testEachLink) }
+
+func testEachLink(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	other := mustCreateRun(t, db)

@@ -132,6 +132,9 @@ func (db *DB) TryLock(ctx context.Context, opts LockOptions) (*Lock, error) {
 		return nil, fmt.Errorf("lock database: %w", err)
 	}
 	defer tx.Rollback()
+	if err := db.lockTx(ctx, tx); err != nil {
+		return nil, fmt.Errorf("lock database: %w", err)
+	}
 	owner, err := readLockOwner(ctx, tx)
 	now := time.Now()
 	switch {
@@ -146,9 +149,12 @@ func (db *DB) TryLock(ctx context.Context, opts LockOptions) (*Lock, error) {
 		l.TookOver = owner
 	}
 	pid := os.Getpid()
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_lock
+	if _, err := tx.ExecContext(ctx, `INSERT INTO run_lock
 		(id, token, pid, pid_start, host, command, run_id, acquired_at, heartbeat_at)
-		VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+		VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, pid_start = excluded.pid_start,
+			host = excluded.host, command = excluded.command, run_id = NULL,
+			acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
 		l.token, pid, processStart(pid), host, opts.Command, formatInstant(now), formatInstant(now)); err != nil {
 		return nil, fmt.Errorf("lock database: %w", err)
 	}

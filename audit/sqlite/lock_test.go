@@ -26,9 +26,12 @@ func mustLock(tb testing.TB, db *DB, opts LockOptions) *Lock {
 // setLockRow replaces the lock row, as another process would have left it.
 func setLockRow(tb testing.TB, db *DB, pid int, pidStart, host string, heartbeat time.Time) {
 	tb.Helper()
-	if _, err := db.write.Exec(`INSERT OR REPLACE INTO run_lock
+	if _, err := db.write.Exec(`INSERT INTO run_lock
 		(id, token, pid, pid_start, host, command, run_id, acquired_at, heartbeat_at)
-		VALUES (1, 'other', ?, ?, ?, 'audit', 7, ?, ?)`,
+		VALUES (1, 'other', ?, ?, ?, 'audit', 7, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, pid_start = excluded.pid_start,
+			host = excluded.host, command = excluded.command, run_id = excluded.run_id,
+			acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
 		pid, pidStart, host, formatInstant(heartbeat.Add(-time.Hour)), formatInstant(heartbeat)); err != nil {
 		tb.Fatal(err)
 	}
@@ -48,7 +51,9 @@ func deadPID(tb testing.TB) int {
 	return cmd.Process.Pid
 }
 
-func TestLock_Exclusive(t *testing.T) {
+func TestLock_Exclusive(t *testing.T) { forEachBackend(t, testLock_Exclusive) }
+
+func testLock_Exclusive(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	l := mustLock(t, db, LockOptions{Command: "audit"})
@@ -87,7 +92,9 @@ func TestLock_Exclusive(t *testing.T) {
 }
 
 // TestLock_Stale checks the take-over of locks whose process is gone.
-func TestLock_Stale(t *testing.T) {
+func TestLock_Stale(t *testing.T) { forEachBackend(t, testLock_Stale) }
+
+func testLock_Stale(t *testing.T) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	tests := []struct {
@@ -162,7 +169,9 @@ func TestLock_Busy(t *testing.T) {
 
 // TestLock_Lost checks that a holder whose lock was taken over learns it
 // at its next heartbeat.
-func TestLock_Lost(t *testing.T) {
+func TestLock_Lost(t *testing.T) { forEachBackend(t, testLock_Lost) }
+
+func testLock_Lost(t *testing.T) {
 	db := MustOpen(t)
 	lost := make(chan struct{})
 	l := mustLock(t, db, LockOptions{Heartbeat: 10 * time.Millisecond, OnLost: func() { close(lost) }})

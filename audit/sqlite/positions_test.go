@@ -8,7 +8,9 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-func TestStore_Positions(t *testing.T) {
+func TestStore_Positions(t *testing.T) { forEachBackend(t, testStore_Positions) }
+
+func testStore_Positions(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	run := mustCreateRun(t, db)

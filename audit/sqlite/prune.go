@@ -99,6 +99,13 @@ func (db *DB) Prune(ctx context.Context, opts PruneOptions) (PruneResult, error)
 // needs the database to itself for its duration: readers in other
 // processes make it wait (busy_timeout) or fail with SQLITE_BUSY.
 func (db *DB) Vacuum(ctx context.Context) error {
+	if db.dialect == dialectPostgres {
+		// VACUUM FULL rewrites the tables, returning the space.
+		if _, err := db.write.ExecContext(ctx, `VACUUM (FULL, ANALYZE)`); err != nil {
+			return fmt.Errorf("vacuum: %w", err)
+		}
+		return nil
+	}
 	if _, err := db.write.ExecContext(ctx, `VACUUM`); err != nil {
 		return fmt.Errorf("vacuum: %w", err)
 	}

@@ -30,7 +30,7 @@ type RunSummary struct {
 // (limit <= 0: all), with their counts. It is safe for concurrent use.
 func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	broken, brokenArgs := verdictSet(audit.Verdict.Broken)
 	args := append(brokenArgs, limit)

@@ -82,14 +82,11 @@ func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}
-	res, err := db.write.ExecContext(ctx,
+	var id int64
+	err = db.write.QueryRowContext(ctx,
 		`INSERT INTO runs (started_at, status, mode, seeds, args, version, error)
-		 VALUES (?, ?, ?, ?, ?, ?, '')`,
-		formatInstant(r.StartedAt), string(audit.RunRunning), r.Mode, seeds, args, r.Version)
-	if err != nil {
-		return fmt.Errorf("create run: %w", err)
-	}
-	id, err := res.LastInsertId()
+		 VALUES (?, ?, ?, ?, ?, ?, '') RETURNING id`,
+		formatInstant(r.StartedAt), string(audit.RunRunning), r.Mode, seeds, args, r.Version).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}

@@ -162,7 +162,7 @@ func (db *DB) UnfinishedRun(ctx context.Context, q ResumeQuery) (*audit.Run, err
 		SELECT `+prefixed("r.", runColumns)+`
 		FROM runs r JOIN run_settings s ON s.run_id = r.id
 		WHERE s.command = ?1 AND (?2 = '' OR s.fingerprint = ?2)
-			AND (r.status IN ('running', 'interrupted') OR (?3 AND r.status = 'complete'
+			AND (r.status IN ('running', 'interrupted') OR (?3 = 1 AND r.status = 'complete'
 				AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?4)))
 			AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?5)
 		ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,

@@ -16,7 +16,9 @@ import (
 // command asked for, not abandoned, and (WithReport) complete runs whose
 // report was never written; NewerCompleteRun finds the complete run that
 // makes an older unfinished one stale.
-func TestStore_ResumeCandidates(t *testing.T) {
+func TestStore_ResumeCandidates(t *testing.T) { forEachBackend(t, testStore_ResumeCandidates) }
+
+func testStore_ResumeCandidates(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	settings := func(id int64, command, fp string) {

@@ -155,9 +155,9 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 			content_type, charset, size, truncated, parsed, title, base, fetch_error,
 			fetched_at, duration_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (run_id, url) DO NOTHING`},
+			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`},
 		{&s.insTarget, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
-			VALUES (?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`},
 		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
 		{&s.insRedirect, `INSERT INTO redirects (page_id, hop, from_url, to_url, status)
 			VALUES (?, ?, ?, ?, ?)`},
@@ -272,11 +272,15 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 			s.shared.Add(norm, id) // committed before this transaction began
 		}
 	case errors.Is(err, sql.ErrNoRows):
-		var res sql.Result
-		if res, err = s.insTarget.ExecContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now); err == nil {
-			id, err = res.LastInsertId()
+		err = s.insTarget.QueryRowContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Another process committed the URL meanwhile (PostgreSQL:
+			// writers of other processes do not wait for this
+			// transaction as SQLite's do): use its row.
+			err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+		} else {
+			s.created = append(s.created, norm)
 		}
-		s.created = append(s.created, norm)
 	}
 	if err != nil {
 		return targetOf{}, fmt.Errorf("target %s: %w", quote(norm), err)
@@ -290,18 +294,13 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.insPage.ExecContext(ctx, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
+	var pageID int64
+	err = s.insPage.QueryRowContext(ctx, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
 		p.Status, p.ContentType, p.Charset, p.Size, boolInt(p.Truncated), boolInt(p.Parsed),
-		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds())
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
+		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds()).Scan(&pageID)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil // the run already has this URL: keep the first
 	}
-	pageID, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}
@@ -406,12 +405,8 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 	if s.compact {
 		args = append(args, form)
 	}
-	res, err := s.insLink.ExecContext(ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	linkID, err := res.LastInsertId()
-	if err != nil {
+	var linkID int64
+	if err := s.insLink.QueryRowContext(ctx, args...).Scan(&linkID); err != nil {
 		return 0, err
 	}
 

@@ -62,16 +62,31 @@ type DB struct {
 	// on an older schema leave it false.
 	compact   bool
 	targetIDs *lru.Cache[string, int64]
+	// dialect is SQLite's or PostgreSQL's (postgres.go).
+	dialect dialect
 }
 
 // Open opens the database at path, creating the file if it does not exist,
-// and applies the migrations it lacks. It returns an error wrapping
+// and applies the migrations it lacks. A path that is a postgres:// or
+// postgresql:// URL opens that PostgreSQL database instead (see
+// openPostgres), creating its tables if it has none. It returns an error wrapping
 // ErrNewerSchema, and leaves the file untouched, when the database was
 // written by a newer version of linkrot.
 //
 // path names a file; the special name ":memory:" is not supported (the read
 // and write pools would see two different databases).
 func Open(ctx context.Context, path string) (*DB, error) {
+	if IsPostgresURL(path) {
+		db, err := openPostgres(ctx, path, false)
+		if err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		if db.targetIDs, err = lru.New[string, int64](targetCacheSize); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		return db, nil
+	}
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("open store: invalid database path %q", path)
 	}
@@ -140,7 +155,8 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Path returns the absolute path of the database file.
+// Path returns the absolute path of the database file; for PostgreSQL,
+// its URL without password or parameters.
 func (db *DB) Path() string { return db.path }
 
 // dsn returns the driver name for the file at the absolute path abs with
@@ -169,7 +185,21 @@ func fileURI(abs string) string {
 // IntegrityCheck runs PRAGMA integrity_check and PRAGMA foreign_key_check
 // and returns an error wrapping ErrIntegrity, quoting SQLite's first
 // messages, when either reports a problem.
+//
+// On PostgreSQL, which enforces foreign keys and constraints on every
+// write and checks its pages itself, it only checks that the database
+// answers and has the schema this linkrot knows.
 func (db *DB) IntegrityCheck(ctx context.Context) error {
+	if db.dialect == dialectPostgres {
+		v, err := pgSchemaVersion(ctx, db.read)
+		if err != nil {
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		if v != latestVersion() {
+			return fmt.Errorf("integrity check: %w: schema version %d, want %d", ErrIntegrity, v, latestVersion())
+		}
+		return nil
+	}
 	var problems []string
 	rows, err := db.read.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {

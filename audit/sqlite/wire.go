@@ -159,19 +159,15 @@ func (db *DB) EnqueueWire(ctx context.Context, reqs []*audit.WireRequest) error 
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO wire_inbox
 		(received_at, framing, method, source, target, repl, linkmod, client, state, attempts, not_before, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, '')`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, '') RETURNING id`)
 	if err != nil {
 		return fmt.Errorf("enqueue notifications: %w", err)
 	}
 	defer stmt.Close()
 	for _, r := range reqs {
-		res, err := stmt.ExecContext(ctx, formatInstant(r.ReceivedAt), r.Framing, r.Method, r.Source, r.Target,
-			r.Repl, boolInt(r.LinkMod), r.Client, formatInstant(r.NotBefore))
-		if err != nil {
+		if err := stmt.QueryRowContext(ctx, formatInstant(r.ReceivedAt), r.Framing, r.Method, r.Source, r.Target,
+			r.Repl, boolInt(r.LinkMod), r.Client, formatInstant(r.NotBefore)).Scan(&r.ID); err != nil {
 			return fmt.Errorf("enqueue notification %s %s: %w", r.Method, quote(r.Source), err)
-		}
-		if r.ID, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("enqueue notifications: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -248,7 +244,7 @@ func (db *DB) QueuedWire(ctx context.Context, now time.Time, limit int, busy map
 // when limit <= 0).
 func (db *DB) WireRequests(ctx context.Context, limit int) ([]*audit.WireRequest, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rs, err := db.wireQuery(ctx, `SELECT `+wireColumns+` FROM wire_inbox ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
@@ -322,7 +318,7 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 		_, err := tx.ExecContext(ctx, `INSERT INTO backlinks (source, target, via, linkmod, draft, client, verified_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (source, target) DO UPDATE SET via = excluded.via, linkmod = excluded.linkmod,
-				draft = max(backlinks.draft, excluded.draft), client = excluded.client, verified_at = excluded.verified_at`,
+				draft = CASE WHEN backlinks.draft > excluded.draft THEN backlinks.draft ELSE excluded.draft END, client = excluded.client, verified_at = excluded.verified_at`,
 			b.Source, b.Target, b.Via, boolInt(b.LinkMod), boolInt(b.Draft), b.Client, formatInstant(b.VerifiedAt))
 		if err != nil {
 			return fmt.Errorf("finish notification %d: backlink: %w", id, err)
@@ -420,7 +416,7 @@ func (db *DB) HasPendingLink(ctx context.Context, source, target string) (bool, 
 // newest first, at most limit (all when limit <= 0).
 func (db *DB) LiveChecks(ctx context.Context, targetURL string, limit int) ([]audit.LiveCheck, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT id, coalesce(inbox_id, 0), reason, url, verdict, status, final_url, detail,
 		sha256, simhash, words, prev_sha256, band, checked_at FROM live_checks
@@ -607,8 +603,8 @@ func (db *DB) FindingByID(ctx context.Context, id int64) (*audit.Finding, error)
 	var v string
 	err := db.read.QueryRowContext(ctx, `
 		SELECT f.run_id, coalesce(f.link_id, 0),
-			CASE WHEN f.url_form & 1 THEN p.url ELSE f.page_url END,
-			CASE WHEN f.url_form & 2 THEN t.url ELSE f.target END, f.verdict
+			CASE WHEN (f.url_form & 1) <> 0 THEN p.url ELSE f.page_url END,
+			CASE WHEN (f.url_form & 2) <> 0 THEN t.url ELSE f.target END, f.verdict
 		FROM findings f
 		LEFT JOIN links l ON l.id = f.link_id
 		LEFT JOIN pages p ON p.id = l.page_id

@@ -1,0 +1,64 @@
+package sqlite
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/linkrot/linkrot/internal/pgtest"
+)
+
+// The store's contract tests run against both backends: a test wrapped in
+// forEachBackend runs once as the subtest "sqlite" and once as
+// "postgres", and MustOpen, called inside, opens a fresh database of the
+// subtest's backend (a temporary file, or a new database on the test
+// binary's throwaway PostgreSQL cluster, see internal/pgtest). Tests not
+// wrapped are SQLite-only by nature (file locking, pragmas, fixture
+// files of old versions); each says so.
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// backends are the subtest names of forEachBackend.
+var backends = []string{"sqlite", "postgres"}
+
+// forEachBackend runs fn as a subtest per backend.
+func forEachBackend(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b, fn)
+	}
+}
+
+// isPostgresTest reports whether tb runs under forEachBackend's postgres
+// subtest.
+func isPostgresTest(tb testing.TB) bool {
+	for _, part := range strings.Split(tb.Name(), "/") {
+		if part == "postgres" {
+			return true
+		}
+	}
+	return false
+}
+
+// openPostgresTest opens a fresh PostgreSQL database for tb.
+func openPostgresTest(tb testing.TB) *DB {
+	tb.Helper()
+	dsn := pgtest.DSNFrom(tb, "linkrot-schema", func(dsn string) error {
+		db, err := Open(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	})
+	db, err := Open(context.Background(), dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return db
+}

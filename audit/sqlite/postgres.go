@@ -1,0 +1,271 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"net"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// dialect is the SQL engine behind a DB. The store's SQL is written once,
+// for SQLite; the few places where PostgreSQL needs other text ask the
+// dialect, and pgdriver.go adapts the rest (placeholders, values).
+type dialect int
+
+const (
+	dialectSQLite dialect = iota
+	dialectPostgres
+)
+
+// IsPostgresURL reports whether name (a --db value) names a PostgreSQL
+// database (postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgresURL(name string) bool {
+	l := strings.ToLower(name)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// Postgres reports whether the database is a PostgreSQL database.
+func (db *DB) Postgres() bool { return db.dialect == dialectPostgres }
+
+// idListSQL is a subquery yielding the column value, one row per ID of a
+// JSON array of integers bound to its one parameter (see idList).
+func (db *DB) idListSQL() string {
+	if db.dialect == dialectPostgres {
+		return `(SELECT CAST(j.value AS BIGINT) AS value FROM json_array_elements_text(CAST(? AS json)) AS j(value))`
+	}
+	return `(SELECT value FROM json_each(?))`
+}
+
+//go:embed migrations/postgres/*.sql
+var pgMigrationFiles embed.FS
+
+// pgMigrations returns the PostgreSQL text of the migrations, by version:
+// the same files (names) as the SQLite ones, translated (see
+// migrations/postgres/0001_init.sql).
+var pgMigrations = sync.OnceValue(func() []migration {
+	var ms []migration
+	for _, m := range migrations() {
+		b, err := pgMigrationFiles.ReadFile(path.Join("migrations/postgres", m.name))
+		if err != nil {
+			panic(fmt.Sprintf("sqlite: PostgreSQL text of migration %q: %v", m.name, err))
+		}
+		ms = append(ms, migration{version: m.version, name: m.name, sql: string(b)})
+	}
+	if entries, _ := fs.ReadDir(pgMigrationFiles, "migrations/postgres"); len(entries) != len(ms) {
+		panic(fmt.Sprintf("sqlite: %d PostgreSQL migrations for %d SQLite ones", len(entries), len(ms)))
+	}
+	return ms
+})
+
+// pgLockKey is the key of the transaction-level advisory lock that
+// serialises migrations and run-lock changes between processes sharing a
+// PostgreSQL database ("linkrot" in ASCII).
+const pgLockKey = 0x6c696e6b726f74
+
+// pgConnectTimeout bounds connecting when the URL sets no connect_timeout.
+const pgConnectTimeout = 15 * time.Second
+
+// pgRedacted returns the URL without its password, for messages and Path.
+func pgRedacted(cfg *pgx.ConnConfig) string {
+	host := cfg.Host
+	if !strings.HasPrefix(host, "/") {
+		host = net.JoinHostPort(host, fmt.Sprint(cfg.Port))
+	}
+	return fmt.Sprintf("postgres://%s@%s/%s", cfg.User, host, cfg.Database)
+}
+
+// pgPool opens a database/sql pool of wrapped pgx connections.
+func pgPool(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
+	c := cfg.Copy()
+	if c.RuntimeParams == nil {
+		c.RuntimeParams = map[string]string{}
+	}
+	if readOnly {
+		c.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	c.RuntimeParams["application_name"] = "linkrot"
+	return sql.OpenDB(pgConnector{stdlib.GetConnector(*c)})
+}
+
+// pgError turns a connection or server error into one line saying what
+// failed, without the password (pgx never prints it).
+func pgError(cfg *pgx.ConnConfig, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			return fmt.Errorf("PostgreSQL %s: authentication failed for user %q (check PGPASSWORD, PGPASSFILE or the config file): %w", pgRedacted(cfg), cfg.User, err)
+		case "3D000":
+			return fmt.Errorf("PostgreSQL %s: database %q does not exist: %w", pgRedacted(cfg), cfg.Database, err)
+		}
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("PostgreSQL %s unreachable: %w", pgRedacted(cfg), err)
+	}
+	return fmt.Errorf("PostgreSQL %s: %w", pgRedacted(cfg), err)
+}
+
+// openPostgres opens the PostgreSQL database of the URL dsn: credentials
+// come from the URL, the environment (PGPASSWORD, PGPASSFILE, ...) or
+// ~/.pgpass, as libpq's. read-write: the migrations it lacks are applied
+// first; readOnly: the schema must be current and every transaction is
+// read-only.
+func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err // pgconn's parse errors redact the password
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = pgConnectTimeout
+	}
+	db := &DB{path: pgRedacted(cfg), dialect: dialectPostgres}
+	if readOnly {
+		pool := pgPool(cfg, true)
+		n := max(4, runtime.GOMAXPROCS(0))
+		pool.SetMaxOpenConns(n)
+		pool.SetMaxIdleConns(n)
+		v, err := pgSchemaVersion(ctx, pool)
+		if err != nil {
+			pool.Close()
+			return nil, pgError(cfg, err)
+		}
+		switch latest := latestVersion(); {
+		case v > latest:
+			pool.Close()
+			return nil, newerSchemaError(v)
+		case v < latest:
+			pool.Close()
+			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
+		}
+		db.write, db.read, db.compact = pool, pool, true
+		return db, nil
+	}
+
+	db.write = pgPool(cfg, false)
+	// One writer connection, as on SQLite: this process's writers queue in
+	// Go; other processes' transactions are PostgreSQL's business.
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	v, err := pgSchemaVersion(ctx, db.write)
+	if err != nil {
+		db.write.Close()
+		return nil, pgError(cfg, err)
+	}
+	if v > latestVersion() { // before anything is written
+		db.write.Close()
+		return nil, newerSchemaError(v)
+	}
+	if v == latestVersion() {
+		// current: nothing to migrate
+	} else if err := pgMigrate(ctx, db.write); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	db.compact = true
+	db.read = pgPool(cfg, true)
+	n := max(4, runtime.GOMAXPROCS(0))
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	return db, nil
+}
+
+// pgSchemaVersion reads the schema version of a PostgreSQL database: the
+// one row of schema_version, 0 when the table does not exist (a new
+// database). It writes nothing.
+func pgSchemaVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var exists bool
+	if err := q.QueryRowContext(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, err
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// pgMigrate applies the migrations the database lacks, each in its own
+// transaction that holds the advisory lock pgLockKey, reads the version
+// again and records the new one: two processes migrating a database at
+// once apply each migration once, and a failed migration leaves nothing
+// behind (PostgreSQL's DDL is transactional).
+func pgMigrate(ctx context.Context, db *sql.DB) error {
+	for _, m := range pgMigrations() {
+		if err := pgApply(ctx, db, m); err != nil {
+			return fmt.Errorf("migrate %04d: %w", m.version, err)
+		}
+	}
+	return nil
+}
+
+func pgApply(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgLockKey)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var have int
+	switch err := tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&have); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	switch {
+	case have > latestVersion():
+		return newerSchemaError(have)
+	case have >= m.version:
+		return nil // applied before, or by another process meanwhile
+	case have != m.version-1:
+		return fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, m.version); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// lockTx serialises, on PostgreSQL, the transactions of every process
+// that read the run lock and then write it (SQLite's BEGIN IMMEDIATE does
+// it there): the transaction takes the advisory lock pgLockKey.
+func (db *DB) lockTx(ctx context.Context, tx *sql.Tx) error {
+	if db.dialect != dialectPostgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgLockKey))
+	return err
+}
+
+// noLimit is the LIMIT of a query meant to have none: the largest count
+// both engines accept (SQLite's -1 is an error on PostgreSQL).
+const noLimit = math.MaxInt
