@@ -52,7 +52,7 @@ type CoordinateConfig struct {
 // findings stage needs. Killed and started again on the same run, it
 // re-attaches: the seen set and the queue are where they were.
 func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, error) {
-	q, run := c.Queue, c.Run.ID
+	q, run, key := c.Queue, c.Run.ID, RunKey(c.Run)
 	log := c.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -63,7 +63,7 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 	if err := q.EnsureConsumers(ctx, c.PerHost); err != nil {
 		return nil, err
 	}
-	sub, err := q.nc.Subscribe(ProgressPrefix+"."+strconv.FormatInt(run, 10), func(m *nats.Msg) {
+	sub, err := q.nc.Subscribe(ProgressPrefix+"."+key, func(m *nats.Msg) {
 		s := string(m.Data)
 		switch {
 		case strings.HasPrefix(s, "p ") && c.Follow.Page != nil:
@@ -83,18 +83,18 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			return nil, fmt.Errorf("seed %q is not an absolute http(s) URL", s)
 		}
 		su.Fragment, su.RawFragment = "", ""
-		key, err := audit.NormalizeURL(su.String())
+		norm, err := audit.NormalizeURL(su.String())
 		if err != nil {
 			return nil, fmt.Errorf("seed %q: %w", s, err)
 		}
-		won, _, err := q.Claim(ctx, run, 'c', key, "seed", "")
+		won, _, err := q.Claim(ctx, key, 'c', norm, "seed", "")
 		if err != nil {
 			return nil, err
 		}
-		if !won && c.Stored != nil && c.Stored(ctx, run, key) {
+		if !won && c.Stored != nil && c.Stored(ctx, run, norm) {
 			continue
 		}
-		if err := q.Publish(ctx, Unit{Run: run, Kind: KindCrawl, URL: su.String()}); err != nil {
+		if err := q.Publish(ctx, Unit{Run: run, Key: key, Kind: KindCrawl, URL: su.String()}); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +102,7 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 	// Drained: no unit of the run in the stream, twice in a row (a unit
 	// leaves the stream when acked, after what it produced was published).
 	zero := 0
-	lastLog := time.Now()
+	lastLog, lastErr := time.Now(), time.Time{}
 	t := time.NewTicker(c.Poll)
 	defer t.Stop()
 	for zero < 2 {
@@ -111,9 +111,16 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			return nil, ctx.Err()
 		case <-t.C:
 		}
-		n, err := q.Pending(ctx, run)
+		n, err := q.Pending(ctx, key)
 		if err != nil {
-			return nil, err
+			// The server restarting or a connection being re-established:
+			// the work is in the stream, wait for it.
+			if time.Since(lastErr) > 10*time.Second {
+				log.Warn("progress of the run not readable: retrying", "run", run, "err", err)
+				lastErr = time.Now()
+			}
+			zero = 0
+			continue
 		}
 		if n == 0 {
 			zero++
@@ -125,5 +132,16 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			log.Info("waiting for the workers", "run", run, "units_left", n)
 		}
 	}
-	return q.Anchors(ctx, run)
+	for {
+		anchors, err := q.Anchors(ctx, key)
+		if err == nil || ctx.Err() != nil {
+			return anchors, err
+		}
+		log.Warn("anchors not readable: retrying", "run", run, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }

@@ -11,11 +11,13 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/politeness"
 )
 
@@ -46,6 +48,8 @@ const (
 	DefaultDeadAfter = 5
 	// dupWindow is the stream's Nats-Msg-Id deduplication window.
 	dupWindow = 2 * time.Hour
+	// runTTL is how long a run's seen set and anchors are kept.
+	runTTL = 30 * 24 * time.Hour
 )
 
 // Kind is what a unit of work does.
@@ -63,7 +67,10 @@ const (
 
 // Unit is one message of the work queue.
 type Unit struct {
+	// Run is the run's ID in the store; Key names it on the queue
+	// (RunKey).
 	Run   int64  `json:"run"`
+	Key   string `json:"key"`
 	Kind  Kind   `json:"kind"`
 	URL   string `json:"url"`
 	Depth int    `json:"depth,omitempty"`
@@ -91,8 +98,15 @@ func Partition(host string, n int) int {
 }
 
 // Subject returns the subject of a run's partition.
-func Subject(run int64, part int) string {
-	return SubjectPrefix + "." + strconv.FormatInt(run, 10) + "." + strconv.Itoa(part)
+func Subject(key string, part int) string {
+	return SubjectPrefix + "." + key + "." + strconv.Itoa(part)
+}
+
+// RunKey names a run on the queue: its ID and a digest of its start and
+// seeds, so that the runs of two databases sharing a NATS server (or of a
+// database made again) never share a seen set. Subject- and key-safe.
+func RunKey(run *audit.Run) string {
+	return strconv.FormatInt(run.ID, 10) + "-" + digest(strconv.FormatInt(run.StartedAt.Unix(), 10)+"\x00"+strings.Join(run.Seeds, "\x00"))[:12]
 }
 
 // ConsumerName returns the durable consumer of a partition.
@@ -107,7 +121,7 @@ func digest(s string) string {
 // MsgID returns the Nats-Msg-Id of a unit: the same unit published twice
 // (a redelivered parent publishing its children again) is stored once.
 func MsgID(u Unit) string {
-	return strconv.FormatInt(u.Run, 10) + "." + string(u.Kind) + "." + digest(u.URL)
+	return u.Key + "." + string(u.Kind) + "." + digest(u.URL)
 }
 
 // Options configures the queue.
@@ -202,7 +216,11 @@ func Open(ctx context.Context, nc *nats.Conn, o Options) (*Queue, error) {
 		{&q.hosts, HostsBucket, "linkrot: next request slot and pause of each host"},
 		{&q.anchors, AnchorsBucket, "linkrot: anchors of targets checked live"},
 	} {
-		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b.name, Description: b.desc, Storage: jetstream.FileStorage})
+		cfg := jetstream.KeyValueConfig{Bucket: b.name, Description: b.desc, Storage: jetstream.FileStorage}
+		if b.name != HostsBucket {
+			cfg.TTL = runTTL // a run's entries are of no use after it
+		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("jetstream: key-value bucket %s: %w", b.name, err)
 		}
@@ -271,7 +289,7 @@ func (q *Queue) Publish(ctx context.Context, u Unit) error {
 	if err != nil {
 		return err
 	}
-	subj := Subject(u.Run, Partition(u.Host(), q.o.Partitions))
+	subj := Subject(u.Key, Partition(u.Host(), q.o.Partitions))
 	if _, err := q.js.Publish(ctx, subj, b, jetstream.WithMsgID(MsgID(u))); err != nil {
 		return fmt.Errorf("publish %s unit %s: %w", u.Kind, u.URL, err)
 	}
@@ -281,8 +299,8 @@ func (q *Queue) Publish(ctx context.Context, u Unit) error {
 // Pending returns how many units of a run are in the stream: queued or
 // being worked on (a unit leaves the work-queue stream when it is acked,
 // after the units it produced were published).
-func (q *Queue) Pending(ctx context.Context, run int64) (uint64, error) {
-	filter := SubjectPrefix + "." + strconv.FormatInt(run, 10) + ".>"
+func (q *Queue) Pending(ctx context.Context, key string) (uint64, error) {
+	filter := SubjectPrefix + "." + key + ".>"
 	info, err := q.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
 	if err != nil {
 		return 0, fmt.Errorf("jetstream: stream info: %w", err)

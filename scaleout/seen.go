@@ -5,17 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The seen set of a run lives in SeenBucket, one key per URL and role:
 //
-//	r<run>.c.<digest>  a page admitted to the crawl (crawler.Claim keys)
-//	r<run>.t.<digest>  a target routed: value "crawl" (judged from its
+//	r<key>.c.<digest>  a page admitted to the crawl (crawler.Claim keys)
+//	r<key>.t.<digest>  a target routed: value "crawl" (judged from its
 //	                   page's response) or "live" (a check unit)
-//	r<run>.d.<digest>  a crawled page stored (its own URLs: request URL,
+//	r<key>.d.<digest>  a crawled page stored (its own URLs: request URL,
 //	                   redirect hops, final URL)
 //
 // A claim is a KV Create: the first writer wins. Its value names the
@@ -30,14 +29,14 @@ type claim struct {
 	Value string `json:"v,omitempty"`
 }
 
-func seenKey(run int64, role byte, u string) string {
-	return "r" + strconv.FormatInt(run, 10) + "." + string(role) + "." + digest(u)
+func seenKey(run string, role byte, u string) string {
+	return "r" + run + "." + string(role) + "." + digest(u)
 }
 
 // Claim claims u in role ('c', 't') of a run for owner with value. It
 // reports whether owner holds the claim (it won now, or it had won
 // before) and the claim's value (the winner's).
-func (q *Queue) Claim(ctx context.Context, run int64, role byte, u, owner, value string) (bool, string, error) {
+func (q *Queue) Claim(ctx context.Context, run string, role byte, u, owner, value string) (bool, string, error) {
 	key := seenKey(run, role, u)
 	b, _ := json.Marshal(claim{Owner: owner, Value: value})
 	for range 3 {
@@ -65,7 +64,7 @@ func (q *Queue) Claim(ctx context.Context, run int64, role byte, u, owner, value
 }
 
 // Seen returns the value of u's claim in role, and whether it exists.
-func (q *Queue) Seen(ctx context.Context, run int64, role byte, u string) (string, bool, error) {
+func (q *Queue) Seen(ctx context.Context, run string, role byte, u string) (string, bool, error) {
 	e, err := q.seen.Get(ctx, seenKey(run, role, u))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return "", false, nil
@@ -81,7 +80,7 @@ func (q *Queue) Seen(ctx context.Context, run int64, role byte, u string) (strin
 }
 
 // markDone records that the page at u (one of its own URLs) is stored.
-func (q *Queue) markDone(ctx context.Context, run int64, u string) error {
+func (q *Queue) markDone(ctx context.Context, run string, u string) error {
 	b, _ := json.Marshal(claim{Owner: "page"})
 	if _, err := q.seen.Put(ctx, seenKey(run, 'd', u), b); err != nil {
 		return fmt.Errorf("seen set: mark %s: %w", u, err)
@@ -97,7 +96,7 @@ type anchorsEntry struct {
 
 // SaveAnchors keeps the anchors of a target checked live for the
 // findings stage (#fragment links).
-func (q *Queue) SaveAnchors(ctx context.Context, run int64, u string, anchors []string) error {
+func (q *Queue) SaveAnchors(ctx context.Context, run string, u string, anchors []string) error {
 	if anchors == nil {
 		anchors = []string{}
 	}
@@ -105,18 +104,18 @@ func (q *Queue) SaveAnchors(ctx context.Context, run int64, u string, anchors []
 	if err != nil {
 		return err
 	}
-	if _, err := q.anchors.Put(ctx, "r"+strconv.FormatInt(run, 10)+"."+digest(u), b); err != nil {
+	if _, err := q.anchors.Put(ctx, "r"+run+"."+digest(u), b); err != nil {
 		return fmt.Errorf("anchors of %s: %w", u, err)
 	}
 	return nil
 }
 
 // Anchors returns the anchors the workers kept for a run, by target URL.
-func (q *Queue) Anchors(ctx context.Context, run int64) (map[string][]string, error) {
+func (q *Queue) Anchors(ctx context.Context, run string) (map[string][]string, error) {
 	out := map[string][]string{}
-	lister, err := q.anchors.ListKeysFiltered(ctx, "r"+strconv.FormatInt(run, 10)+".*")
+	lister, err := q.anchors.ListKeysFiltered(ctx, "r"+run+".*")
 	if err != nil {
-		return nil, fmt.Errorf("anchors of run %d: %w", run, err)
+		return nil, fmt.Errorf("anchors of run %s: %w", run, err)
 	}
 	for key := range lister.Keys() {
 		e, err := q.anchors.Get(ctx, key)
@@ -125,12 +124,12 @@ func (q *Queue) Anchors(ctx context.Context, run int64) (map[string][]string, er
 		}
 		if err != nil {
 			lister.Stop()
-			return nil, fmt.Errorf("anchors of run %d: %w", run, err)
+			return nil, fmt.Errorf("anchors of run %s: %w", run, err)
 		}
 		var a anchorsEntry
 		if err := json.Unmarshal(e.Value(), &a); err != nil {
 			lister.Stop()
-			return nil, fmt.Errorf("anchors of run %d: %w", run, err)
+			return nil, fmt.Errorf("anchors of run %s: %w", run, err)
 		}
 		out[a.URL] = a.Anchors
 	}
@@ -139,17 +138,17 @@ func (q *Queue) Anchors(ctx context.Context, run int64) (map[string][]string, er
 
 // Forget deletes a run's seen set and anchors (after its findings are
 // derived; a later resume has nothing left to route).
-func (q *Queue) Forget(ctx context.Context, run int64) error {
-	prefix := "r" + strconv.FormatInt(run, 10) + ".>"
+func (q *Queue) Forget(ctx context.Context, run string) error {
+	prefix := "r" + run + ".>"
 	for _, kv := range []jetstream.KeyValue{q.seen, q.anchors} {
 		lister, err := kv.ListKeysFiltered(ctx, prefix)
 		if err != nil {
-			return fmt.Errorf("forget run %d: %w", run, err)
+			return fmt.Errorf("forget run %s: %w", run, err)
 		}
 		for key := range lister.Keys() {
 			if err := kv.Purge(ctx, key); err != nil {
 				lister.Stop()
-				return fmt.Errorf("forget run %d: %w", run, err)
+				return fmt.Errorf("forget run %s: %w", run, err)
 			}
 		}
 	}

@@ -169,7 +169,7 @@ func (w *Worker) loop(ctx context.Context, cons []jetstream.Consumer, start int)
 // stopping or failed, given up (dead letter) after DeadAfter deliveries.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, ackWait time.Duration) {
 	var u Unit
-	if err := json.Unmarshal(msg.Data(), &u); err != nil || u.Run == 0 || u.URL == "" {
+	if err := json.Unmarshal(msg.Data(), &u); err != nil || u.Run == 0 || u.Key == "" || u.URL == "" {
 		w.log.Error("malformed unit dropped", "subject", msg.Subject(), "err", err)
 		_ = msg.Term()
 		return
@@ -268,7 +268,7 @@ func (w *Worker) crawl(ctx context.Context, env *RunEnv, u Unit) error {
 	q := w.c.Queue
 	me := owner(u)
 	claimFn := func(ctx context.Context, key string) (bool, error) {
-		won, _, err := q.Claim(ctx, u.Run, 'c', key, me, "")
+		won, _, err := q.Claim(ctx, u.Key, 'c', key, me, "")
 		return won, err
 	}
 	res, err := env.Crawler.FetchUnit(ctx, env.Seeds, u.URL, u.Depth, claimFn)
@@ -297,28 +297,28 @@ func (w *Worker) crawl(ctx context.Context, env *RunEnv, u Unit) error {
 			return err
 		}
 	}
-	w.progress(u.Run, "p "+strconv.Itoa(len(p.Links)))
+	w.progress(u.Key, "p "+strconv.Itoa(len(p.Links)))
 	// The page's own URLs: targets routed to it are judged from its
 	// response (whoever comes second of this page and the target's
 	// router does it; both doing it writes the same row).
 	for _, n := range own {
-		if err := q.markDone(ctx, u.Run, n); err != nil {
+		if err := q.markDone(ctx, u.Key, n); err != nil {
 			return err
 		}
 	}
 	for _, n := range own {
-		v, ok, err := q.Seen(ctx, u.Run, 't', n)
+		v, ok, err := q.Seen(ctx, u.Key, 't', n)
 		if err != nil {
 			return err
 		}
 		if ok && v == "crawl" {
-			if err := w.judge(ctx, env, u.Run, n, known[n]); err != nil {
+			if err := w.judge(ctx, env, u, n, known[n]); err != nil {
 				return err
 			}
 		}
 	}
 	for _, e := range res.Next {
-		if err := q.Publish(ctx, Unit{Run: u.Run, Kind: KindCrawl, URL: e.URL, Depth: e.Depth}); err != nil {
+		if err := q.Publish(ctx, Unit{Run: u.Run, Key: u.Key, Kind: KindCrawl, URL: e.URL, Depth: e.Depth}); err != nil {
 			return err
 		}
 	}
@@ -335,33 +335,34 @@ func (w *Worker) crawl(ctx context.Context, env *RunEnv, u Unit) error {
 func (w *Worker) route(ctx context.Context, env *RunEnv, u Unit, t string) error {
 	q := w.c.Queue
 	value := "live"
-	if _, crawled, err := q.Seen(ctx, u.Run, 'c', t); err != nil {
+	if _, crawled, err := q.Seen(ctx, u.Key, 'c', t); err != nil {
 		return err
 	} else if crawled {
 		value = "crawl"
 	}
-	won, v, err := q.Claim(ctx, u.Run, 't', t, owner(u), value)
+	won, v, err := q.Claim(ctx, u.Key, 't', t, owner(u), value)
 	if err != nil || !won {
 		return err
 	}
 	if v == "live" {
-		return q.Publish(ctx, Unit{Run: u.Run, Kind: KindCheck, URL: t})
+		return q.Publish(ctx, Unit{Run: u.Run, Key: u.Key, Kind: KindCheck, URL: t})
 	}
 	// Judged from its page: by the page's unit when it is still to
 	// come, by this one when the page is stored already.
-	if _, done, err := q.Seen(ctx, u.Run, 'd', t); err != nil || !done {
+	if _, done, err := q.Seen(ctx, u.Key, 'd', t); err != nil || !done {
 		return err
 	}
-	return w.judgeStored(ctx, env, u.Run, t)
+	return w.judgeStored(ctx, env, u, t)
 }
 
 // judgeStored judges a target from the stored response of its page, or
 // checks it live when the store has none for its URL (a page reached
 // through a redirect).
-func (w *Worker) judgeStored(ctx context.Context, env *RunEnv, run int64, t string) error {
+func (w *Worker) judgeStored(ctx context.Context, env *RunEnv, u Unit, t string) error {
+	run := u.Run
 	p, err := w.c.Store.PageResponse(ctx, run, t)
 	if errors.Is(err, audit.ErrNotFound) {
-		return w.c.Queue.Publish(ctx, Unit{Run: run, Kind: KindCheck, URL: t})
+		return w.c.Queue.Publish(ctx, Unit{Run: run, Key: u.Key, Kind: KindCheck, URL: t})
 	}
 	if err != nil {
 		return err
@@ -373,20 +374,20 @@ func (w *Worker) judgeStored(ctx context.Context, env *RunEnv, run int64, t stri
 			return w.c.Store.PageContent(ctx, run, pageURL)
 		}).Lookup(t)
 	}
-	return w.judge(ctx, env, run, t, k)
+	return w.judge(ctx, env, u, t, k)
 }
 
 // judge stores the check of target t judged from the crawl's response k,
 // or publishes a check unit when there is none.
-func (w *Worker) judge(ctx context.Context, env *RunEnv, run int64, t string, k *check.Known) error {
+func (w *Worker) judge(ctx context.Context, env *RunEnv, u Unit, t string, k *check.Known) error {
 	if k == nil {
-		return w.c.Queue.Publish(ctx, Unit{Run: run, Kind: KindCheck, URL: t})
+		return w.c.Queue.Publish(ctx, Unit{Run: u.Run, Key: u.Key, Kind: KindCheck, URL: t})
 	}
 	c := env.Checker.CheckOne(ctx, check.Target{URL: t, Known: k, WantAnchors: env.wantAnchors(t)})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return w.save(ctx, env, run, c)
+	return w.save(ctx, env, u, c)
 }
 
 // check checks a target live.
@@ -395,14 +396,14 @@ func (w *Worker) check(ctx context.Context, env *RunEnv, u Unit) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return w.save(ctx, env, u.Run, c)
+	return w.save(ctx, env, u, c)
 }
 
 // save stores a check (and the anchors findings need).
-func (w *Worker) save(ctx context.Context, env *RunEnv, run int64, c audit.Check) error {
-	c.RunID = run
+func (w *Worker) save(ctx context.Context, env *RunEnv, u Unit, c audit.Check) error {
+	c.RunID = u.Run
 	if c.Anchors != nil && !c.FromCrawl && env.wantAnchors(c.URL) {
-		if err := w.c.Queue.SaveAnchors(ctx, run, c.URL, c.Anchors); err != nil {
+		if err := w.c.Queue.SaveAnchors(ctx, u.Key, c.URL, c.Anchors); err != nil {
 			return err
 		}
 	}
@@ -414,7 +415,7 @@ func (w *Worker) save(ctx context.Context, env *RunEnv, run int64, c audit.Check
 	if len(lost) > 0 {
 		w.log.Warn("check of a target the run does not link to: not stored", "url", c.URL)
 	}
-	w.progress(run, "c")
+	w.progress(u.Key, "c")
 	return nil
 }
 
@@ -431,10 +432,10 @@ func (w *Worker) deadLetter(ctx context.Context, u Unit, delivered int) error {
 		if err := w.c.Store.SaveCrawl(ctx, u.Run, []*audit.Page{p}, nil); err != nil {
 			return err
 		}
-		if err := w.c.Queue.markDone(ctx, u.Run, u.URL); err != nil {
+		if err := w.c.Queue.markDone(ctx, u.Key, u.URL); err != nil {
 			return err
 		}
-		if v, ok, err := w.c.Queue.Seen(ctx, u.Run, 't', u.URL); err != nil || !ok || v != "crawl" {
+		if v, ok, err := w.c.Queue.Seen(ctx, u.Key, 't', u.URL); err != nil || !ok || v != "crawl" {
 			return err
 		}
 	case KindCheck:
@@ -448,8 +449,8 @@ func (w *Worker) deadLetter(ctx context.Context, u Unit, delivered int) error {
 
 // progress tells a following coordinator (display only: core NATS, may
 // be lost).
-func (w *Worker) progress(run int64, what string) {
-	_ = w.c.Queue.nc.Publish(ProgressPrefix+"."+strconv.FormatInt(run, 10), []byte(what))
+func (w *Worker) progress(key string, what string) {
+	_ = w.c.Queue.nc.Publish(ProgressPrefix+"."+key, []byte(what))
 }
 
 // ownURLs returns the normalized URLs a page answers for: its request

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,13 +15,34 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/internal/pgtest"
 )
 
-// startNATS starts an embedded NATS server with JetStream on loopback,
-// stopped when the test ends.
-func startNATS(t testing.TB) *server.Server {
+// natsServer is an embedded NATS server with JetStream on loopback.
+type natsServer struct {
+	*server.Server
+	opts server.Options
+}
+
+// startNATS starts an embedded NATS server, stopped when the test ends.
+func startNATS(t testing.TB) *natsServer {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	ns := &natsServer{opts: server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true}}
+	ns.start(t)
+	ns.opts.Port = ns.Addr().(*net.TCPAddr).Port // a restart keeps it
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	return ns
+}
+
+func (ns *natsServer) start(t testing.TB) {
+	t.Helper()
+	opts := ns.opts
+	s, err := server.NewServer(&opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +51,16 @@ func startNATS(t testing.TB) *server.Server {
 		s.Shutdown()
 		t.Fatal("NATS server not ready")
 	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
+	ns.Server = s
+}
+
+// restart stops the server and starts it again on the same port and
+// store directory.
+func (ns *natsServer) restart(t testing.TB) {
+	t.Helper()
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	ns.start(t)
 }
 
 // hostMeter counts what one host of a test web receives: requests in
@@ -200,6 +227,7 @@ func (w *scaleWeb) reset() {
 	for _, m := range w.meters() {
 		m.reset()
 	}
+	w.trap, w.trapOnce = "", sync.Once{}
 }
 
 // checkPoliteness asserts what every host received: never more than
@@ -305,10 +333,37 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 	web.reset()
 
 	ns := startNATS(t)
+	t.Run("SQLiteFile", func(t *testing.T) {
+		// One machine: the processes share a SQLite file.
+		db := filepath.Join(t.TempDir(), "shared.db")
+		openDB(t, db).Close() // the database exists before the workers open it
+		scaleOutRun(t, web, ns, db, common, perHost, wantChecks, wantFindings, nil)
+	})
+	t.Run("PostgreSQLAndRestarts", func(t *testing.T) {
+		// Many machines: PostgreSQL; while a worker is killed, PostgreSQL
+		// and the NATS server restart too (NATS on its store directory).
+		dsn := pgtest.DSN(t)
+		db, err := sqlite.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		scaleOutRun(t, web, ns, dsn, common, perHost, wantChecks, wantFindings, func() {
+			if err := pgtest.Shared(t).Restart(); err != nil {
+				t.Fatalf("restart PostgreSQL: %v", err)
+			}
+			ns.restart(t)
+		})
+	})
+}
+
+// scaleOutRun audits web with three worker processes and a coordinating
+// linkrot audit --nats on db; the first worker is killed while it holds a
+// page (then disrupt runs, when not nil). The verdicts and findings must
+// be want*, the hosts' limits hold.
+func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common []string, perHost int, wantChecks, wantFindings []string, disrupt func()) {
+	web.reset()
 	natsURL := ns.ClientURL()
-	db := filepath.Join(t.TempDir(), "shared.db")
-	// The database exists before the workers open it.
-	openDB(t, db).Close()
 	// The first worker alone until it holds the page /p7 (its request
 	// blocks): then the others start, and it is killed mid-unit.
 	web.trap, web.reached, web.release = "/p7", make(chan struct{}), make(chan struct{})
@@ -323,13 +378,18 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 		t.Fatalf("/p7 never fetched:\n%s", workers[0].errText())
 	}
 	for range 2 {
-		workers = append(workers, startChild(t, "", workerArgs...))
+		w := startChild(t, "", workerArgs...)
+		w.waitLine(t, "worker started")
+		workers = append(workers, w)
 	}
 	if err := workers[0].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-workers[0].done
 	close(web.release)
+	if disrupt != nil {
+		disrupt()
+	}
 	select {
 	case <-coord.done:
 	case <-time.After(3 * time.Minute):
