@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/linkrot/linkrot/internal/pgtest"
 )
 
 // The kill and lock tests run linkrot as a real process: the test binary
@@ -44,7 +46,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL server of the tests that started one
 }
 
 // child is linkrot running as a separate process.
