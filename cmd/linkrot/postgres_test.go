@@ -175,3 +175,43 @@ func pgExec(ctx context.Context, dsn, sql string) (int64, error) {
 	tag, err := conn.Exec(ctx, sql)
 	return tag.RowsAffected(), err
 }
+
+// TestPostgres_Commands: the commands that read and write a database work
+// on PostgreSQL as they do on SQLite: crawl then check, then every report
+// format, fixes, suggest, runs, diff, prune with vacuum.
+func TestPostgres_Commands(t *testing.T) {
+	rot := crawltest.NewRot(t)
+	db := pgtest.DSN(t)
+	dir := t.TempDir()
+	steps := []struct {
+		args []string
+		want string // in stdout
+	}{
+		{[]string{"crawl", rot.URL + "/", "--db", db}, ""},
+		{[]string{"check", "--db", db, "--allow-private", "--timeout", "1s", "--retries", "0", "--no-archives"}, "not-found"},
+		{[]string{"audit", rot.URL + "/", "--db", db, "--allow-private", "--timeout", "1s", "--retries", "0", "--no-archives",
+			"--report", filepath.Join(dir, "html")}, "Since run"},
+		{[]string{"report", "--db", db, "--format", "markdown"}, "not-found"},
+		{[]string{"report", "--db", db, "--format", "csv"}, "not-found"},
+		{[]string{"report", "--db", db, "--format", "sarif"}, "not-found"},
+		{[]string{"report", "--db", db, "--format", "junit"}, "not-found"},
+		{[]string{"report", "--db", db, "--out", filepath.Join(dir, "html2")}, ""},
+		{[]string{"fixes", "--db", db, "--format", "json"}, "new-url.html"},
+		{[]string{"suggest", "--db", db, "--format", "json"}, ""},
+		{[]string{"runs", "--db", db}, "complete"},
+		{[]string{"diff", "--db", db}, "compared with run 1"},
+		{[]string{"prune", "--db", db, "--keep", "1", "--vacuum"}, "Vacuumed"},
+		{[]string{"runs", "--db", db, "--format", "json"}, `"ID": 2`},
+	}
+	for _, s := range steps {
+		code, stdout, stderr := run(t, "", s.args...)
+		if (code != exitOK && code != exitFindings) || !strings.Contains(stdout, s.want) {
+			t.Fatalf("%v: exit %d, want %q in stdout\n%.3000s\n%s", s.args[0:3], code, s.want, stdout, stderr)
+		}
+	}
+	for _, f := range []string{"html/index.html", "html2/index.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !strings.Contains(string(b), "not-found") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
