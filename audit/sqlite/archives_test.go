@@ -221,6 +221,8 @@ func testFirstFingerprints(t *testing.T) {
 
 // TestArchives_V1Fixture: a database written with schema 1 migrates to
 // the archives tables, and their records attach to its old links.
+//
+// SQLite-only: it migrates a committed SQLite file of schema 1.
 func TestArchives_V1Fixture(t *testing.T) {
 	ctx := context.Background()
 	src, err := os.ReadFile(v1Fixture)

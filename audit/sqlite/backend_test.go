@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,4 +62,26 @@ func openPostgresTest(tb testing.TB) *DB {
 		}
 	})
 	return db
+}
+
+// testDBName returns the name of a fresh database for tb, for tests that
+// open it themselves (several DB values on one database): a file in a
+// temporary directory, or under forEachBackend's postgres subtest the URL
+// of a fresh PostgreSQL database.
+func testDBName(tb testing.TB) string {
+	tb.Helper()
+	if isPostgresTest(tb) {
+		return pgtest.DSN(tb)
+	}
+	return filepath.Join(tb.TempDir(), "linkrot.db")
+}
+
+// missingDBName names a database that does not exist: a file, or a
+// PostgreSQL database never created.
+func missingDBName(tb testing.TB) string {
+	tb.Helper()
+	if isPostgresTest(tb) {
+		return pgtest.Shared(tb).URL("postgres", "", "no_such_database")
+	}
+	return filepath.Join(tb.TempDir(), "missing.db")
 }

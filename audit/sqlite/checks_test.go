@@ -662,6 +662,8 @@ func testPreviousChecks_Many(t *testing.T) {
 
 // TestPreviousChecks_Plan checks that each target is a seek in the cache
 // index, not a scan of its history or a sort.
+//
+// SQLite-only: it reads SQLite's EXPLAIN QUERY PLAN.
 func TestPreviousChecks_Plan(t *testing.T) {
 	db := MustOpen(t)
 	query, args := db.previousChecksQuery(3, []int64{1, 2, 3})
@@ -968,6 +970,8 @@ func testChecks_Batcher(t *testing.T) {
 
 // TestMigrate_FromV1 upgrades a database holding only migration 0001, built
 // here with raw SQL, and checks that its rows survive.
+//
+// SQLite-only: it builds a schema-1 SQLite file by hand (PostgreSQL databases start at the current schema).
 func TestMigrate_FromV1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v1.db")
@@ -1043,6 +1047,8 @@ var v1FixtureRun = struct {
 // tables). With LINKROT_WRITE_V1_FIXTURE=1 it regenerates the committed
 // file; otherwise it writes a fresh copy and checks that it holds the same
 // rows as the committed one.
+//
+// SQLite-only: it writes the SQLite fixture file.
 func TestWriteV1Fixture(t *testing.T) {
 	target := v1Fixture
 	if os.Getenv("LINKROT_WRITE_V1_FIXTURE") != "1" {
@@ -1159,6 +1165,8 @@ func sameRows(t *testing.T, committed, fresh string) {
 
 // TestMigrate_V1Fixture opens a copy of the committed version-1 database
 // and checks that it is migrated to the latest version with its rows kept.
+//
+// SQLite-only: it migrates the committed SQLite fixture file.
 func TestMigrate_V1Fixture(t *testing.T) {
 	ctx := context.Background()
 	src, err := os.Open(v1Fixture)

@@ -108,6 +108,8 @@ func testIntern_RoundTrip(t *testing.T) {
 // TestIntern_Migrate: links and findings written verbatim by schema 7 are
 // rewritten by migration 0008 into the interned form, and read back the
 // same.
+//
+// SQLite-only: it builds a schema-7 SQLite file by hand.
 func TestIntern_Migrate(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v7.db")

@@ -138,6 +138,8 @@ func testLock_Stale(t *testing.T) {
 
 // TestLock_Busy checks that TryLock waits for another connection's write
 // transaction (busy_timeout) instead of failing with SQLITE_BUSY.
+//
+// SQLite-only: busy_timeout and SQLITE_BUSY (PostgreSQL's TryLock waits on an advisory lock; TestPostgres_LockConcurrent).
 func TestLock_Busy(t *testing.T) {
 	db := MustOpen(t)
 	other := rawDB(t, db.Path(), "_pragma=busy_timeout(1000)")

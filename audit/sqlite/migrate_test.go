@@ -1,5 +1,9 @@
 package sqlite
 
+// The tests of this file are SQLite-only: they read and write SQLite files,
+// pragmas and user_version directly. PostgreSQL has its own in
+// postgres_test.go.
+
 import (
 	"bytes"
 	"context"

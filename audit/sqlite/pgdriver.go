@@ -2,13 +2,16 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -370,7 +373,12 @@ func (c *pgConn) Begin() (driver.Tx, error) {
 	return c.c.BeginTx(context.Background(), driver.TxOptions{})
 }
 func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return c.c.BeginTx(ctx, opts)
+	if opts.ReadOnly && sql.IsolationLevel(opts.Isolation) == sql.LevelDefault {
+		// A read transaction sees one snapshot, as SQLite's does.
+		opts.Isolation = driver.IsolationLevel(sql.LevelRepeatableRead)
+	}
+	tx, err := c.c.BeginTx(ctx, opts)
+	return tx, badConn(err)
 }
 func (c *pgConn) Ping(ctx context.Context) error         { return c.c.Ping(ctx) }
 func (c *pgConn) ResetSession(ctx context.Context) error { return c.c.ResetSession(ctx) }
@@ -385,15 +393,30 @@ func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.c.ExecContext(ctx, pgRebind(query), args)
+	res, err := c.c.ExecContext(ctx, pgRebind(query), args)
+	return res, badConn(err)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := c.c.QueryContext(ctx, pgRebind(query), args)
 	if err != nil {
-		return nil, err
+		return nil, badConn(err)
 	}
 	return pgRows{rows}, nil
+}
+
+// badConn turns the error of a connection the server has closed while it
+// sat idle in the pool (a restart: the server's "terminating connection"
+// was waiting in the socket, the statement never ran) into
+// driver.ErrBadConn, on which database/sql retries on a new connection.
+// Inside a transaction database/sql does not retry: the transaction
+// fails.
+func badConn(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03") {
+		return driver.ErrBadConn
+	}
+	return err
 }
 
 // pgStmt is a prepared statement whose rows are unescaped.

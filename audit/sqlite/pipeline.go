@@ -146,8 +146,15 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			curID   int64
 			pending []LinkRef
 		)
-		// One statement for every target's check: parsed once.
-		stmt, err := tx.PrepareContext(ctx, selectCheckSQL+`
+		// One statement for every target's check: parsed once. On
+		// PostgreSQL it runs on another connection of the read pool: one
+		// connection cannot start a query while the links' result set is
+		// open (the run's checks are written before this stage).
+		prepare := tx.PrepareContext
+		if db.dialect == dialectPostgres {
+			prepare = db.read.PrepareContext
+		}
+		stmt, err := prepare(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
 			WHERE c.run_id = ? AND c.target_id = ?`)
 		if err != nil {

@@ -103,6 +103,20 @@ func pgPool(cfg *pgx.ConnConfig, readOnly bool) *sql.DB {
 // pgError turns a connection or server error into one line saying what
 // failed, without the password (pgx never prints it).
 func pgError(cfg *pgx.ConnConfig, err error) error {
+	return oneLineError{pgErrorLines(cfg, err)}
+}
+
+// oneLineError is an error whose message is on one line: pgx puts each
+// address it tried on a line of its own.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(e.err.Error(), "\n", "; ")), " ")
+}
+
+func (e oneLineError) Unwrap() error { return e.err }
+
+func pgErrorLines(cfg *pgx.ConnConfig, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -125,12 +139,9 @@ func pgError(cfg *pgx.ConnConfig, err error) error {
 // first; readOnly: the schema must be current and every transaction is
 // read-only.
 func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := parsePGConfig(dsn)
 	if err != nil {
-		return nil, err // pgconn's parse errors redact the password
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = pgConnectTimeout
+		return nil, err
 	}
 	db := &DB{path: pgRedacted(cfg), dialect: dialectPostgres}
 	if readOnly {
@@ -181,6 +192,19 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 	return db, nil
+}
+
+// parsePGConfig parses a PostgreSQL URL, taking what it lacks from the
+// environment as libpq does (PGPASSWORD, PGPASSFILE, PGHOST, ...).
+func parsePGConfig(dsn string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err // pgconn's parse errors redact the password
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = pgConnectTimeout
+	}
+	return cfg, nil
 }
 
 // pgSchemaVersion reads the schema version of a PostgreSQL database: the

@@ -118,6 +118,8 @@ func testStore_ResumeCandidates(t *testing.T) {
 // settings carry a secret header migrates to one where the complete run
 // has no report left to write, the interrupted one has its archives stage
 // done, and the secret is nowhere in the file.
+//
+// SQLite-only: it builds a schema-4 SQLite file by hand.
 func TestMigrate_ResumeStages(t *testing.T) {
 	ctx := context.Background()
 	path := t.TempDir() + "/v4.db"

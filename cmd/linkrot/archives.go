@@ -494,7 +494,11 @@ func openCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.C
 		if len(paths) > 1 {
 			name = fmt.Sprintf("warc%d", i+1)
 		}
-		c, err := warc.Open(name, []string{p}, warc.Options{IndexDir: dbPath + ".warc-index"})
+		indexDir := dbPath + ".warc-index"
+		if sqlite.IsPostgresURL(dbPath) {
+			indexDir = "linkrot.warc-index" // no file to put it beside: the current directory
+		}
+		c, err := warc.Open(name, []string{p}, warc.Options{IndexDir: indexDir})
 		if err != nil {
 			return nil, usagef("--archive-warc: %v", err)
 		}
@@ -510,7 +514,7 @@ func openCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.C
 // runSuggest lists the Robust Link suggestions of a run.
 func runSuggest(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "suggest", "[--run N] [--format html|json|csv]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	runID := fs.Int64("run", 0, "run (default: the latest)")
 	format := fs.String("format", "html", "html (paste-ready links, grouped by page), json or csv")
 	reason := fs.String("reason", "", "only this reason: no-robustness-data, broken-with-memento or use-identifier")

@@ -28,7 +28,7 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 	ping := fs.Bool("ping", false, "ask each archive once (TimeGate, then TimeMap) and print one line per archive")
 	pingURL := fs.String("ping-url", archive.DefaultPingURL, "the resource --ping asks about")
 	timeout := fs.Duration("timeout", 20*time.Second, "--ping: time allowed per archive")
-	db := fs.String("db", "linkrot.db", "SQLite database `path` (its index directory holds --archive-warc indexes)")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL (its index directory, beside a file, holds --archive-warc indexes)")
 	allowPrivate := fs.Bool("allow-private", false, "--ping: allow archives on loopback or private addresses")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

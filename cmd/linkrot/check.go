@@ -130,7 +130,7 @@ func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict
 func runCheck(ctx context.Context, e *env, args []string) error {
 	var f checkFlags
 	fs := newFlagSet(e, "check", "[--run N] [flags]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	runID := fs.Int64("run", 0, "run whose targets to check (default: the latest)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")

@@ -147,8 +147,8 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath str
 		ref = "git " + f.baseline
 	case f.baselineDB != "":
 		other, before := store, run.ID
-		if !sameFile(f.baselineDB, dbPath) {
-			if _, err := os.Stat(f.baselineDB); err != nil {
+		if f.baselineDB != dbPath && !sameFile(f.baselineDB, dbPath) {
+			if _, err := os.Stat(f.baselineDB); err != nil && !sqlite.IsPostgresURL(f.baselineDB) {
 				return nil, usagef("--baseline-db: %v", err)
 			}
 			db, err := sqlite.Open(ctx, f.baselineDB)

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(pgtest.Main(m)) // m.Run, then the PostgreSQL of the tests stopped
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL server of the tests that started one
 }
 
 // child is linkrot running as a separate process.

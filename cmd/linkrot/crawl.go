@@ -49,7 +49,7 @@ type crawlFlags struct {
 // both stages have (--concurrency, --user-agent, --timeout,
 // --max-redirects) are registered by checkFlags instead.
 func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
-	fs.StringVar(&f.db, "db", "linkrot.db", "SQLite database `path`")
+	fs.StringVar(&f.db, "db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	fs.Var(&f.sitemaps, "sitemap", "crawl from a sitemap `URL` (index and .gz too; repeatable); its URLs are seeds")
 	fs.StringVar(&f.urls, "urls", "", "extract the pages listed in `FILE` (one URL per line, - for stdin), no recursion")
 	fs.StringVar(&f.base, "base", "", "`URL` under which a local build directory is served (crawl DIR)")

@@ -16,11 +16,13 @@ import (
 )
 
 // TestCron_Nightly runs linkrot audit three times like a nightly cron job
-// with --fail-on new, then looks at the result with diff, runs and prune.
-func TestCron_Nightly(t *testing.T) {
+// with --fail-on new, then looks at the result with diff, runs and prune,
+// on SQLite and on PostgreSQL.
+func TestCron_Nightly(t *testing.T) { forEachBackend(t, testCronNightly) }
+
+func testCronNightly(t *testing.T, db string) {
 	ctx := context.Background()
 	s := newCronSite(t)
-	db := filepath.Join(t.TempDir(), "linkrot.db")
 	args := []string{"audit", s.site.URL + "/", "--db", db, "--allow-private", "--timeout", "5s", "--retries", "0",
 		"--no-archives", "--no-report", "--fail-on", "new", "--confirm-spacing", "0"}
 
@@ -185,7 +187,12 @@ func TestParseAge(t *testing.T) {
 // same dead URL. Auditing site B confirms it (its second failure); the next
 // audit of site A lists it as newly confirmed since A's previous run, and
 // --fail-on new exits 1 with it: the exit code and the "Since" line agree.
+// On SQLite and on PostgreSQL.
 func TestCron_FailOnNewSharedTarget(t *testing.T) {
+	forEachBackend(t, testCronFailOnNewSharedTarget)
+}
+
+func testCronFailOnNewSharedTarget(t *testing.T, db string) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(dead.Close)
 	site := func(name string) *httptest.Server {
@@ -201,7 +208,6 @@ func TestCron_FailOnNewSharedTarget(t *testing.T) {
 		return s
 	}
 	a, b := site("A"), site("B")
-	db := filepath.Join(t.TempDir(), "linkrot.db")
 	audit := func(s *httptest.Server) (int, string) {
 		t.Helper()
 		code, stdout, stderr := run(t, "", "audit", s.URL+"/", "--db", db, "--allow-private", "--retries", "0", "--no-archives", "--no-report",

@@ -15,7 +15,7 @@ import (
 // runDiff is linkrot diff: what changed between two runs.
 func runDiff(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "diff", "[--from RUN] [--to RUN] [--format text|json]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	from := fs.Int64("from", 0, "the older run (default: the run before --to of the same site)")
 	to := fs.Int64("to", 0, "the newer run (default: the latest)")
 	format := fs.String("format", "text", "text or json")

@@ -18,7 +18,7 @@ import (
 // moved resource, the page to edit, the old URL and its replacement.
 func runFixes(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "fixes", "[--run N] [--format text|json|unlinkr]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	runID := fs.Int64("run", 0, "run (default: the latest)")
 	format := fs.String("format", "text", "text, json, or unlinkr (the UNLINKR lines of the HTTP link-maintenance protocol)")
 	pos, err := parseInterleaved(fs, args)

@@ -19,7 +19,7 @@ import (
 // (LINKMOD, where they asked for it), from the site run's verdicts.
 func runNotify(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "notify", "[--db PATH] [--framing auto|draft|http] [--dry-run]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	framing := fs.String("framing", "auto", "auto (the draft framing only to receivers known to accept it), draft or http")
 	hostDelay := fs.Duration("host-delay", time.Second, "least time between two notifications to one host")
 	timeout := fs.Duration("timeout", 10*time.Second, "bound on one notification: connect, send, answer")

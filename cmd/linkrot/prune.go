@@ -17,7 +17,7 @@ import (
 func runPrune(ctx context.Context, e *env, args []string) error {
 	var jf jobFlags
 	fs := newFlagSet(e, "prune", "--keep N | --older-than AGE [--vacuum] [--dry-run]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	keep := fs.Int("keep", 0, "keep the newest `N` runs")
 	var older ageFlag
 	fs.Var(&older, "older-than", "remove runs started longer ago than this `age` (90d, 12w, 36h); with --keep, a run goes only when both allow it")

@@ -25,14 +25,17 @@ const (
 )
 
 // defaultReportDir is where the HTML report goes: linkrot-report beside the
-// database.
+// database; for a PostgreSQL database, in the current directory.
 func defaultReportDir(db string) string {
+	if sqlite.IsPostgresURL(db) {
+		return "linkrot-report"
+	}
 	return filepath.Join(filepath.Dir(db), "linkrot-report")
 }
 
 func runReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "report", "[--db PATH] [--run N] [--out DIR|FILE] [--format html|json|csv|junit|markdown|sarif|github]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	runID := fs.Int64("run", 0, "run to report (default: the latest)")
 	out := fs.String("out", "", "html: the report `directory` (default linkrot-report beside the database); other formats: a file (default: standard output)")
 	format := fs.String("format", "html", "html, json, csv, junit, markdown, sarif or github (GitHub Actions annotations)")

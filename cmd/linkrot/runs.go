@@ -17,7 +17,7 @@ import (
 // their counts and, for a run being written, the process writing it.
 func runRuns(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "runs", "[--limit N] [--format text|json]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	limit := fs.Int("limit", 20, "show the latest `N` runs (0: all)")
 	format := fs.String("format", "text", "text or json")
 	pos, _, err := parseCommand(e, fs, args)

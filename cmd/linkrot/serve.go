@@ -28,7 +28,7 @@ const tokenEnv = "LINKROT_SERVE_TOKEN"
 // endpoint (draft framing, HTTP/1.1 framing, Webmention) on one listener.
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "serve", "[--db PATH] [--listen ADDR] [flags]")
-	db := fs.String("db", "linkrot.db", "SQLite database `path`")
+	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on (host:port)")
 	tokenFile := fs.String("token-file", "", "read the token of the dashboard's actions from `file` (or set "+tokenEnv+"); without one the dashboard is read-only")
 	publicURL := fs.String("public-url", "", "the server's `URL` as the internet sees it, for the Webmention Link header (default: the path alone)")
