@@ -388,6 +388,11 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 	<-workers[0].done
 	close(web.release)
 	if disrupt != nil {
+		select {
+		case <-coord.done:
+			t.Fatalf("the run ended before the restarts:\n%s", coord.errText())
+		default:
+		}
 		disrupt()
 	}
 	select {
