@@ -106,7 +106,7 @@ func Subject(key string, part int) string {
 // seeds, so that the runs of two databases sharing a NATS server (or of a
 // database made again) never share a seen set. Subject- and key-safe.
 func RunKey(run *audit.Run) string {
-	return strconv.FormatInt(run.ID, 10) + "-" + digest(strconv.FormatInt(run.StartedAt.Unix(), 10)+"\x00"+strings.Join(run.Seeds, "\x00"))[:12]
+	return strconv.FormatInt(run.ID, 10) + "-" + digest(strconv.FormatInt(run.StartedAt.Unix(), 10) + "\x00" + strings.Join(run.Seeds, "\x00"))[:12]
 }
 
 // ConsumerName returns the durable consumer of a partition.
