@@ -337,7 +337,11 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 		// One machine: the processes share a SQLite file.
 		db := filepath.Join(t.TempDir(), "shared.db")
 		openDB(t, db).Close() // the database exists before the workers open it
-		scaleOutRun(t, web, ns, db, common, perHost, wantChecks, wantFindings, nil)
+		// The coordinator is killed too, and re-attached with --resume.
+		scaleOutRun(t, web, ns, db, common, perHost, wantChecks, wantFindings, func(coord *child, args []string) *child {
+			coord.kill(t)
+			return startChild(t, "", append([]string{"audit", "--resume"}, args[1:]...)...)
+		})
 	})
 	t.Run("PostgreSQLAndRestarts", func(t *testing.T) {
 		// Many machines: PostgreSQL; while a worker is killed, PostgreSQL
@@ -348,11 +352,12 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		scaleOutRun(t, web, ns, dsn, common, perHost, wantChecks, wantFindings, func() {
+		scaleOutRun(t, web, ns, dsn, common, perHost, wantChecks, wantFindings, func(coord *child, _ []string) *child {
 			if err := pgtest.Shared(t).Restart(); err != nil {
 				t.Fatalf("restart PostgreSQL: %v", err)
 			}
 			ns.restart(t)
+			return coord
 		})
 	})
 }
@@ -361,7 +366,7 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 // linkrot audit --nats on db; the first worker is killed while it holds a
 // page (then disrupt runs, when not nil). The verdicts and findings must
 // be want*, the hosts' limits hold.
-func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common []string, perHost int, wantChecks, wantFindings []string, disrupt func()) {
+func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common []string, perHost int, wantChecks, wantFindings []string, disrupt func(coord *child, args []string) *child) {
 	web.reset()
 	natsURL := ns.ClientURL()
 	// The first worker alone until it holds the page /p7 (its request
@@ -369,7 +374,8 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 	web.trap, web.reached, web.release = "/p7", make(chan struct{}), make(chan struct{})
 	workerArgs := []string{"worker", "--nats", natsURL, "--db", db, "--workers", "3", "--log-level", "info"}
 	workers := []*child{startChild(t, "", workerArgs...)}
-	coord := startChild(t, "", append([]string{"audit", "--nats", natsURL, "--ack-wait", "3s", "--db", db}, common...)...)
+	coordArgs := append([]string{"audit", "--nats", natsURL, "--ack-wait", "3s", "--db", db}, common...)
+	coord := startChild(t, "", coordArgs...)
 	select {
 	case <-web.reached:
 	case <-coord.done:
@@ -393,7 +399,7 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 			t.Fatalf("the run ended before the restarts:\n%s", coord.errText())
 		default:
 		}
-		disrupt()
+		coord = disrupt(coord, coordArgs)
 	}
 	select {
 	case <-coord.done:
@@ -434,6 +440,41 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 			}
 		case <-time.After(30 * time.Second):
 			t.Errorf("worker did not stop on SIGTERM")
+		}
+	}
+}
+
+// TestScaleOut_Errors: an unreachable NATS server is one line and an exit
+// code, with nothing written; credentials on the command line are refused.
+func TestScaleOut_Errors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "nats://" + l.Addr().String()
+	l.Close()
+	site := httptest.NewServer(http.NotFoundHandler())
+	defer site.Close()
+	db := filepath.Join(t.TempDir(), "l.db")
+	code, _, stderr := run(t, "", "audit", "--nats", dead, "--db", db, site.URL+"/")
+	if code != exitFailure || !strings.Contains(stderr, "connect to NATS at "+dead) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("unreachable NATS: exit %d, stderr %q: want %d and one line", code, stderr, exitFailure)
+	}
+	if r, err := openDB(t, db).LatestRun(context.Background()); err == nil {
+		t.Errorf("run %d written although NATS was unreachable", r.ID)
+	}
+	code, _, stderr = run(t, "", "worker", "--nats", dead, "--db", db)
+	if code != exitFailure || !strings.Contains(stderr, "connect to NATS at "+dead) {
+		t.Errorf("worker, unreachable NATS: exit %d, stderr %q", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"audit", "--nats", "nats://user:secret@127.0.0.1:4222", "--db", db, site.URL + "/"},
+		{"worker", "--nats", "nats://user:secret@127.0.0.1:4222", "--db", db},
+		{"worker", "--db", db},
+		{"audit", "--nats", dead, "--max-pages", "5", "--db", db, site.URL + "/"},
+	} {
+		if code, _, stderr := run(t, "", args...); code != exitUsage {
+			t.Errorf("%q: exit %d (%s), want %d", args, code, stderr, exitUsage)
 		}
 	}
 }
