@@ -27,7 +27,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func openDB(t *testing.T, path string) *sqlite.DB {
+func openDB(t testing.TB, path string) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
