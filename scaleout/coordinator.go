@@ -103,6 +103,8 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 	// leaves the stream when acked, after what it produced was published).
 	zero := 0
 	lastLog, lastErr := time.Now(), time.Time{}
+	// A run whose queue does not move for a while: no worker is running.
+	lastN, movedAt, hinted := uint64(0), time.Now(), false
 	t := time.NewTicker(c.Poll)
 	defer t.Stop()
 	for zero < 2 {
@@ -126,6 +128,12 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			zero++
 		} else {
 			zero = 0
+		}
+		if n != lastN {
+			lastN, movedAt = n, time.Now()
+		} else if n > 0 && !hinted && time.Since(movedAt) > 30*time.Second {
+			hinted = true
+			log.Warn("no unit of the run was done for 30s: is a linkrot worker running on this NATS server and database?", "run", run, "units_left", n)
 		}
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
