@@ -133,7 +133,7 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			lastN, movedAt = n, time.Now()
 		} else if n > 0 && !hinted && time.Since(movedAt) > 30*time.Second {
 			hinted = true
-			log.Warn("no unit of the run was done for 30s: is a linkrot worker running on this NATS server and database?", "run", run, "units_left", n)
+			log.Warn("the run's queue has not changed for 30s: is a linkrot worker running on this NATS server and database?", "run", run, "units_left", n)
 		}
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
