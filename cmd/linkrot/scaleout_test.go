@@ -115,9 +115,18 @@ type scaleWeb struct {
 
 	// trap, when set, is a path of A whose first request blocks until
 	// release is closed; reached is closed when it arrives.
+	tmu              sync.Mutex
 	trap             string
-	trapOnce         sync.Once
+	trapped          bool
 	reached, release chan struct{}
+}
+
+// setTrap makes the first request of path block until release is closed.
+func (w *scaleWeb) setTrap(path string) (reached, release chan struct{}) {
+	w.tmu.Lock()
+	defer w.tmu.Unlock()
+	w.trap, w.trapped, w.reached, w.release = path, false, make(chan struct{}), make(chan struct{})
+	return w.reached, w.release
 }
 
 func newScaleWeb(t testing.TB, pagesA int, latency time.Duration) *scaleWeb {
@@ -175,12 +184,18 @@ func newScaleWeb(t testing.TB, pagesA int, latency time.Duration) *scaleWeb {
 	})))
 	w.a = httptest.NewServer(w.ma.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var i int
-		if w.trap != "" && r.URL.Path == w.trap {
-			first := false
-			w.trapOnce.Do(func() { first = true; close(w.reached) })
+		w.tmu.Lock()
+		first := w.trap != "" && r.URL.Path == w.trap && !w.trapped
+		release := w.release
+		if first {
+			w.trapped = true
+			close(w.reached)
+		}
+		w.tmu.Unlock()
+		{
 			if first {
 				select {
-				case <-w.release:
+				case <-release:
 				case <-r.Context().Done():
 					return
 				}
@@ -227,7 +242,9 @@ func (w *scaleWeb) reset() {
 	for _, m := range w.meters() {
 		m.reset()
 	}
-	w.trap, w.trapOnce = "", sync.Once{}
+	w.tmu.Lock()
+	w.trap = ""
+	w.tmu.Unlock()
 }
 
 // checkPoliteness asserts what every host received: never more than
@@ -371,13 +388,13 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 	natsURL := ns.ClientURL()
 	// The first worker alone until it holds the page /p7 (its request
 	// blocks): then the others start, and it is killed mid-unit.
-	web.trap, web.reached, web.release = "/p7", make(chan struct{}), make(chan struct{})
+	reached, release := web.setTrap("/p7")
 	workerArgs := []string{"worker", "--nats", natsURL, "--db", db, "--workers", "3", "--log-level", "info"}
 	workers := []*child{startChild(t, "", workerArgs...)}
 	coordArgs := append([]string{"audit", "--nats", natsURL, "--ack-wait", "3s", "--db", db}, common...)
 	coord := startChild(t, "", coordArgs...)
 	select {
-	case <-web.reached:
+	case <-reached:
 	case <-coord.done:
 		t.Fatalf("coordinator ended before /p7 was fetched: exit %d\n%s", coord.code, coord.errText())
 	case <-time.After(time.Minute):
@@ -392,7 +409,7 @@ func scaleOutRun(t *testing.T, web *scaleWeb, ns *natsServer, db string, common 
 		t.Fatal(err)
 	}
 	<-workers[0].done
-	close(web.release)
+	close(release)
 	if disrupt != nil {
 		select {
 		case <-coord.done:
