@@ -250,6 +250,7 @@ var volatileFlags = map[string]bool{
 	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
 	"confirm-after": true, "confirm-spacing": true, "max-time": true, "output": true,
 	"format": true, "sarif": true, "baseline": true, "baseline-db": true, // CI outputs (ci.go)
+	"nats": true, "partitions": true, "ack-wait": true, // where the work goes (scaleout.go)
 }
 
 func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {
