@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -30,6 +31,8 @@ import (
 //     the opposite of PostgreSQL's default.
 //   - Arguments: a Go bool is passed as 0 or 1 (the schema stores booleans
 //     as integers, as SQLite does).
+//   - COPY: the statement copyMarker with one *copyRows argument copies
+//     the rows with pgx's CopyFrom on the connection (pgcopy.go).
 //   - Strings: PostgreSQL's text cannot hold NUL bytes or invalid UTF-8,
 //     both of which the store keeps verbatim (hostile pages). A string
 //     argument holding either, or the escape rune pgEscape itself, is
@@ -393,6 +396,12 @@ func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if query == copyMarker && len(args) == 1 {
+		if t, ok := args[0].Value.(*copyRows); ok {
+			n, err := c.c.Conn().CopyFrom(ctx, pgx.Identifier{t.table}, t.cols, pgx.CopyFromRows(t.rows))
+			return driver.RowsAffected(n), err
+		}
+	}
 	res, err := c.c.ExecContext(ctx, pgRebind(query), args)
 	return res, badConn(err)
 }

@@ -17,7 +17,7 @@ import (
 // position records where link linkID is in its page's source; nothing is
 // written for a link without a position.
 func (s *saver) position(ctx context.Context, linkID int64, l *audit.Link) error {
-	if l.Line <= 0 {
+	if l.Line <= 0 || s.pg != nil { // PostgreSQL: in the link's COPY row
 		return nil
 	}
 	if s.updPosition == nil {

@@ -84,6 +84,11 @@ func (db *DB) RunSettings(ctx context.Context, runID int64) (fingerprint string,
 // MarkStage records that a stage of a run finished. Marking it again keeps
 // the first time. An unknown run yields an error wrapping
 // audit.ErrNotFound.
+//
+// On PostgreSQL it then runs ANALYZE: a stage writes many rows (a new
+// database's tables go from empty to thousands of rows in one crawl),
+// and the planner chooses its joins from the statistics, which autovacuum
+// refreshes only about a minute later.
 func (db *DB) MarkStage(ctx context.Context, runID int64, stage string) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -95,6 +100,11 @@ func (db *DB) MarkStage(ctx context.Context, runID int64, stage string) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mark stage %s: %w", stage, err)
+	}
+	if db.dialect == dialectPostgres {
+		if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
+			return fmt.Errorf("mark stage %s: analyze: %w", stage, err)
+		}
 	}
 	return nil
 }
