@@ -297,6 +297,11 @@ func requireRuns(ctx context.Context, tx *sql.Tx, ids []int64) error {
 // rolls everything back, at the first error or when ctx is done.
 func (db *DB) writeBatch(ctx context.Context, runIDs []int64, query string, n int,
 	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
+	return db.retryTx(ctx, func() error { return db.writeBatchOnce(ctx, runIDs, query, n, save) })
+}
+
+func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, n int,
+	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err

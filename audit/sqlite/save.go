@@ -36,7 +36,7 @@ func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) e
 	if len(pages) == 0 {
 		return nil
 	}
-	if err := db.savePages(ctx, runID, pages); err != nil {
+	if err := db.retryTx(ctx, func() error { return db.savePages(ctx, runID, pages) }); err != nil {
 		return fmt.Errorf("save pages: %w", err)
 	}
 	return nil
