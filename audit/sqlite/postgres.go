@@ -162,6 +162,10 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
 		}
+		if err := loadPGNotNull(ctx, pool); err != nil {
+			pool.Close()
+			return nil, pgError(cfg, err)
+		}
 		db.write, db.read, db.compact = pool, pool, true
 		return db, nil
 	}
@@ -185,6 +189,10 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 	} else if err := pgMigrate(ctx, db.write); err != nil {
 		db.write.Close()
 		return nil, err
+	}
+	if err := loadPGNotNull(ctx, db.write); err != nil {
+		db.write.Close()
+		return nil, pgError(cfg, err)
 	}
 	db.compact = true
 	db.read = pgPool(cfg, true)
