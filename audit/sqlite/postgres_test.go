@@ -229,7 +229,13 @@ func TestPostgres_OpenReadOnlyOlderSchema(t *testing.T) {
 		t.Errorf("write through the read-only DB: %v, want a read-only transaction error", err)
 	}
 	ro.Close()
+	if err := w.IntegrityCheck(ctx); err != nil {
+		t.Errorf("IntegrityCheck of a current database: %v", err)
+	}
 	setSchemaVersion(t, w, latestVersion()-1)
+	if err := w.IntegrityCheck(ctx); !errors.Is(err, ErrIntegrity) {
+		t.Errorf("IntegrityCheck of a database at another version: %v, want ErrIntegrity", err)
+	}
 	if db, err := OpenReadOnly(ctx, dsn); err == nil {
 		db.Close()
 		t.Fatal("OpenReadOnly of an older schema succeeded")
