@@ -9,7 +9,6 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 )
 
@@ -111,7 +110,7 @@ type Summary struct {
 	// Checks counts the checking stage (nil when it did not finish).
 	Checks *audit.CheckCounts
 	// Top are the most linked broken targets.
-	Top []sqlite.BrokenTarget
+	Top []audit.BrokenTarget
 	// Incomplete is true when the run was interrupted (signal, MaxTime).
 	Incomplete bool
 	// ReportOnly is true when the run was complete and only its report
@@ -215,7 +214,7 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 	if sum.Incomplete || cfg.CrawlOnly {
 		return sum, err
 	}
-	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+	if err := store.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
 		return sum, err
 	}
 	return sum, nil
@@ -271,10 +270,10 @@ type Finisher interface {
 // runStages runs the stages the run has not finished, in order.
 func runStages(ctx context.Context, cfg Config, store Store, progress Progress, hook func(string), stages map[string]time.Time, sum *Summary, log *slog.Logger) error {
 	run := cfg.Run
-	_, crawled := stages[sqlite.StageCrawl]
+	_, crawled := stages[audit.StageCrawl]
 	if cfg.CheckOnly {
 		crawled = true
-		delete(stages, sqlite.StageArchives)
+		delete(stages, audit.StageArchives)
 	} else {
 		hook("crawl")
 	}
@@ -301,17 +300,17 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	if sum.Top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
 		return err
 	}
-	if err := store.MarkStage(ctx, run.ID, sqlite.StageCheck); err != nil {
+	if err := store.MarkStage(ctx, run.ID, audit.StageCheck); err != nil {
 		return err
 	}
-	if _, done := stages[sqlite.StageArchives]; done {
+	if _, done := stages[audit.StageArchives]; done {
 		log.Info("archives stage finished before: skipped", "run", run.ID)
 	} else if cfg.Archives != nil {
 		hook("archives")
 		if err := cfg.Archives(ctx, run); err != nil {
 			return err
 		}
-		if err := store.MarkStage(ctx, run.ID, sqlite.StageArchives); err != nil {
+		if err := store.MarkStage(ctx, run.ID, audit.StageArchives); err != nil {
 			return err
 		}
 	}
@@ -321,7 +320,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 
 // historyStore applies a run to the targets' histories.
 type historyStore interface {
-	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (sqlite.HistoryResult, error)
+	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (audit.HistoryResult, error)
 }
 
 // historyStage folds the run's checks into the targets' histories (once

@@ -43,8 +43,8 @@ type Store interface {
 	RunningRuns(ctx context.Context) ([]sqlite.RunProgress, error)
 
 	Pages(ctx context.Context, runID int64) ([]*audit.Page, error)
-	LinkRefs(ctx context.Context, runID int64) ([]sqlite.LinkRef, error)
-	Targets(ctx context.Context, runID int64) ([]sqlite.TargetRef, error)
+	LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error)
+	Targets(ctx context.Context, runID int64) ([]audit.TargetRef, error)
 	Checks(ctx context.Context, runID int64) ([]audit.Check, error)
 	RunFindingRefs(ctx context.Context, runID int64) ([]sqlite.FindingRef, error)
 	RunHistories(ctx context.Context, runID int64) (map[int64]audit.TargetHistory, error)

@@ -135,7 +135,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandAudit, fs, hosts); err != nil {
+		if in, hosts, err = restoreSettings(ctx, store, audit.CommandAudit, fs, hosts); err != nil {
 			return err
 		}
 		if err := build(); err != nil {
@@ -143,7 +143,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	run, resumed, err := startRun(ctx, e, store, sqlite.CommandAudit, in, cf.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
+	run, resumed, err := startRun(ctx, e, store, audit.CommandAudit, in, cf.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
 	if err != nil {
 		return err
 	}

@@ -240,7 +240,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []sqlite.BrokenTarget) {
+func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget) {
 	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.Targets, r.Fetched, r.FromCrawl, r.Reused)
 	var parts []string
 	for _, v := range audit.Verdicts {

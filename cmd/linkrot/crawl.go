@@ -260,7 +260,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandCrawl, fs, hosts); err != nil {
+		if in, hosts, err = restoreSettings(ctx, store, audit.CommandCrawl, fs, hosts); err != nil {
 			return err
 		}
 		if err := build(); err != nil {
@@ -268,7 +268,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	run, resumed, err := startRun(ctx, e, store, sqlite.CommandCrawl, in, f.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
+	run, resumed, err := startRun(ctx, e, store, audit.CommandCrawl, in, f.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
 	if err != nil {
 		return err
 	}

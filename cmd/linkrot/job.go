@@ -327,7 +327,7 @@ func (s runSettings) hostRules(runID int64, given []hostConfig) ([]hostConfig, e
 // run's input and host rules, whose header values come from given (the
 // configuration file's rules, see runSettings.hostRules).
 func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *flag.FlagSet, given []hostConfig) (crawlInput, []hostConfig, error) {
-	run, err := store.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, WithReport: command == sqlite.CommandAudit})
+	run, err := store.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, WithReport: command == audit.CommandAudit})
 	if errors.Is(err, audit.ErrNotFound) {
 		return crawlInput{}, nil, usagef("--resume without a URL: no interrupted run to resume in %s", store.Path())
 	}
@@ -373,7 +373,7 @@ func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *
 // it so, its data stays) and the next candidate considered. It returns an
 // error wrapping audit.ErrNotFound when there is nothing to resume.
 func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp string, maxAge time.Duration, log *slog.Logger) (*audit.Run, error) {
-	q := sqlite.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == sqlite.CommandAudit}
+	q := sqlite.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == audit.CommandAudit}
 	for {
 		run, err := store.UnfinishedRun(ctx, q)
 		if err != nil {
@@ -394,7 +394,7 @@ func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp str
 		if run.Status == audit.RunComplete {
 			// Only its report was left to write: nothing to abandon, the
 			// newer run's report supersedes it.
-			if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+			if err := store.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
 				return nil, err
 			}
 			continue
