@@ -61,8 +61,10 @@ type Config struct {
 	// MaxTime bounds the run (0: no limit). When it is over, the run stops
 	// as interrupted, and the report of what was done is still written.
 	MaxTime time.Duration
-	// Archives is the archives stage, run after the checks (nil: none).
-	Archives func(ctx context.Context, run *audit.Run) error
+	// Archives is the archives stage (nil: none). It is streamed: begun
+	// before the checks, handed each target whose live check is stored,
+	// and finished after the checks (see Archiver).
+	Archives Archiver
 	// Report writes the run's report (nil: none), given the run's
 	// summary. sum.Incomplete is true when the run was interrupted (signal
 	// or MaxTime): the report shows what was done, and ctx is then not
@@ -74,6 +76,28 @@ type Config struct {
 	// "check", "archives", "history", "report"): tests stop a process
 	// at a chosen point with it.
 	StageHook func(stage string)
+}
+
+// Archiver is the archives stage of a run (robust.Stage implements it).
+// Audit calls Begin before the checks start, Checked from the run's
+// writer with each check once it is stored (with the links to its
+// target), Finish after the checks and findings (it finishes the targets
+// not looked up yet and stores the stage's results; the run then records
+// the stage "archives" as done), and Close in every case at the end. A
+// resumed run whose archives stage is done calls none of them.
+type Archiver interface {
+	// Begin starts the stage for run; ctx bounds the lookups it starts
+	// while the checks run.
+	Begin(ctx context.Context, run *audit.Run) error
+	// Checked hands over a target whose live verdict is in. It must not
+	// block: the queue behind it is bounded, and what does not fit is
+	// left to Finish.
+	Checked(c *audit.Check)
+	// Finish completes the stage after the checks.
+	Finish(ctx context.Context) error
+	// Close stops what the stage started without finishing it; it may be
+	// called after Finish.
+	Close()
 }
 
 // Progress is told how a run advances. Audit calls it from many
@@ -277,7 +301,18 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	} else {
 		hook("crawl")
 	}
-	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
+	// The archives stage streams: begun now, fed by the checks.
+	var archiver Archiver
+	if _, done := stages[audit.StageArchives]; done {
+		log.Info("archives stage finished before: skipped", "run", run.ID)
+	} else if cfg.Archives != nil && !cfg.CrawlOnly {
+		archiver = cfg.Archives
+		defer archiver.Close()
+		if err := archiver.Begin(ctx, run); err != nil {
+			return fmt.Errorf("archives: %w", err)
+		}
+	}
+	counts, anchors, st, err := crawlAndCheck(ctx, cfg, store, progress, archiver, !crawled, hook, log)
 	sum.Crawl = st
 	if err != nil || cfg.CrawlOnly {
 		return err
@@ -303,11 +338,9 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	if err := store.MarkStage(ctx, run.ID, audit.StageCheck); err != nil {
 		return err
 	}
-	if _, done := stages[audit.StageArchives]; done {
-		log.Info("archives stage finished before: skipped", "run", run.ID)
-	} else if cfg.Archives != nil {
+	if archiver != nil {
 		hook("archives")
-		if err := cfg.Archives(ctx, run); err != nil {
+		if err := archiver.Finish(ctx); err != nil {
 			return err
 		}
 		if err := store.MarkStage(ctx, run.ID, audit.StageArchives); err != nil {

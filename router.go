@@ -574,7 +574,7 @@ func (r *router) route(u, freshURL string, fresh *check.Known) {
 // crawlAndCheck runs the crawl (when crawl is true) and the checks of the
 // run's targets at once, all through one writer. For a resumed run it
 // first routes the targets the run stored but did not check.
-func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
+func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, archiver Archiver, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
 	run := cfg.Run
 	r := &router{
 		cfg: &cfg, store: store, run: run, log: log, progress: progress,
@@ -640,6 +640,13 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			}
 			if err != nil {
 				return err
+			}
+			if archiver != nil {
+				// Stored, with the links to their targets: the archive
+				// lookups of broken targets start now.
+				for i := range checks {
+					archiver.Checked(&checks[i])
+				}
 			}
 		}
 		for _, it := range items {

@@ -50,8 +50,8 @@ type archiveFlags struct {
 	maxSnaps    int
 	maxAge      time.Duration
 
-	summary *robust.Summary // set by runArchives, printed by printSummary
-	offline bool            // --no-archives: the summary has first-seen drift only
+	stg     *robust.Stage // set by stage, its summary printed by printSummary
+	offline bool          // --no-archives: the summary has first-seen drift only
 }
 
 func (f *archiveFlags) register(fs *flag.FlagSet) {
@@ -142,47 +142,35 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 	return archives, reg, rate, nil
 }
 
-// runArchives is the archives stage of a run (see package robust): it
-// reads the run's links and checks, asks the archives, and stores what it
-// finds through batched writers, replacing what an earlier pass stored for
-// the run. Network failures are results; an error means the stage itself
-// could not go on (store failure, cancellation).
-func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, f *archiveFlags, kopts check.Options, log *slog.Logger) error {
+// stage configures the archives stage of run (robust.Stage, streamed by
+// linkrot.Audit). The returned function releases the stage's transport.
+func (f *archiveFlags) stage(ctx context.Context, store archiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
+	th, err := f.thresholds()
+	if err != nil {
+		return nil, nil, err
+	}
 	if f.noArchives {
 		log.Info("archives stage skipped (--no-archives): first-seen drift only")
-		return firstSeenDriftOnly(ctx, store, run, f, log)
+		f.stg, f.offline = &robust.Stage{Store: store, Options: robust.Options{Offline: true, Thresholds: th, Logger: log}}, true
+		return f.stg, func() {}, nil
 	}
 	archives, reg, fetchRate, err := f.config()
 	if err != nil {
-		return err
-	}
-	th, err := f.thresholds()
-	if err != nil {
-		return err
-	}
-	in, err := archiveInput(ctx, store, run)
-	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
 	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
-	defer closeRT()
 	var rt http.RoundTripper = guarded
 	if len(f.warcs) > 0 {
 		cols, err := openCollections(f.warcs, store.Path(), log)
 		if err != nil {
-			return err
+			closeRT()
+			return nil, nil, err
 		}
 		for _, c := range cols {
 			archives = append(archives, c.Archive())
 		}
 		rt = warc.Transport(guarded, cols...)
-	}
-	var known []audit.Memento
-	if f.maxAge > 0 {
-		if known, err = store.KnownLookups(ctx, run.ID, time.Now().Add(-f.maxAge)); err != nil {
-			return err
-		}
 	}
 	client := archive.NewClient(archive.Options{
 		Archives:      archives,
@@ -192,80 +180,38 @@ func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, 
 		UserAgent:     kopts.UserAgent,
 		OtherHostRate: fetchRate,
 		Logger:        log,
+		// The run's scheduler: lookups run beside the live checks, and
+		// a host has one budget whoever asks it.
+		Scheduler: kopts.Scheduler,
 	})
-	// Save Page Now requests an interrupted pass of the stage sent are
-	// kept (ClearArchives leaves them) and never sent again.
-	prior, err := store.SaveRequests(ctx, run.ID)
-	if err != nil {
-		return err
+	f.stg = &robust.Stage{
+		Store:  store,
+		MaxAge: f.maxAge,
+		Options: robust.Options{
+			Client:       client,
+			Archives:     archives,
+			Registry:     reg,
+			MaxDistance:  f.maxDistance,
+			TimeMaps:     f.timemap,
+			Shingle:      f.shingle,
+			Thresholds:   th,
+			SaveMissing:  f.saveMissing,
+			Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
+			Workers:      f.workers,
+			MaxSnapshots: f.maxSnaps,
+			MaxBody:      kopts.MaxBody,
+			SiteHosts:    linkrot.SiteHosts(run),
+			Identifiers:  pageIdentifiers,
+			Logger:       log,
+		},
 	}
-	sent := make(map[string]bool, len(prior))
-	for _, r := range prior {
-		sent[r.URL] = true
-	}
-	if err := store.ClearArchives(ctx, run.ID); err != nil {
-		return err
-	}
+	return f.stg, closeRT, nil
+}
 
-	wctx := context.WithoutCancel(ctx)
-	wo := audit.WriterOptions{BatchSize: 500}
-	snaps := audit.NewBatcher(wctx, store.SaveSnapshotChecks, wo)
-	mems := audit.NewBatcher(wctx, store.SaveMementos, wo)
-	drifts := audit.NewBatcher(wctx, store.SaveDrifts, wo)
-	driftFails := audit.NewBatcher(wctx, store.SaveDriftFailures, wo)
-	idents := audit.NewBatcher(wctx, store.SaveIdentifierChecks, wo)
-	suggs := audit.NewBatcher(wctx, store.SaveSuggestions, wo)
-	saves := audit.NewBatcher(wctx, store.SaveSaveRequests, wo)
-	skips := audit.NewBatcher(wctx, store.SaveSnapshotSkips, wo)
-	sink := robust.Sink{
-		SnapshotCheck: snaps.Add,
-		Memento:       mems.Add,
-		Drift:         drifts.Add,
-		DriftFailure:  driftFails.Add,
-		Identifier:    idents.Add,
-		Suggestion:    suggs.Add,
-		Save:          saves.Add,
-		SnapshotSkip:  skips.Add,
-	}
-	opts := robust.Options{
-		Client:       client,
-		Archives:     archives,
-		Registry:     reg,
-		MaxDistance:  f.maxDistance,
-		TimeMaps:     f.timemap,
-		Shingle:      f.shingle,
-		Thresholds:   th,
-		SaveMissing:  f.saveMissing,
-		Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
-		Saved:        func(u string) bool { return sent[u] },
-		Workers:      f.workers,
-		MaxSnapshots: f.maxSnaps,
-		Known:        known,
-		MaxBody:      kopts.MaxBody,
-		SiteHosts:    linkrot.SiteHosts(run),
-		Identifiers:  pageIdentifiers,
-		Logger:       log,
-	}
-	names := make([]string, len(archives))
-	for i, a := range archives {
-		names[i] = a.Name
-	}
-	log.Info("archives stage", "run", run.ID, "links", len(in.Links), "archives", strings.Join(names, ","))
-	sum, runErr := robust.Run(ctx, opts, in, sink)
-	var errs []error
-	for _, b := range []interface{ Close() error }{snaps, mems, drifts, driftFails, idents, suggs, saves, skips} {
-		errs = append(errs, b.Close())
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("save archive results: %w", err)
-	}
-	if sum != nil {
-		for _, r := range prior {
-			sum.Saves[r.Status]++
-		}
-	}
-	f.summary = sum
-	return runErr
+// archiveStore is what the archives stage needs of the database.
+type archiveStore interface {
+	robust.Store
+	Path() string
 }
 
 // archiveTransport returns the options of the stage's guarded transport
@@ -303,37 +249,6 @@ func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, arch
 	return topts, private
 }
 
-// firstSeenDriftOnly is the archives stage under --no-archives: first-seen
-// drift (each fingerprinted target against its first fingerprint), which
-// needs no network, replacing what an earlier pass measured for the run.
-func firstSeenDriftOnly(ctx context.Context, store *sqlite.DB, run *audit.Run, f *archiveFlags, log *slog.Logger) error {
-	th, err := f.thresholds()
-	if err != nil {
-		return err
-	}
-	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	checks, err := store.Checks(ctx, run.ID)
-	if err != nil {
-		return fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
-		return err
-	}
-	if err := store.ClearFirstSeenDrift(ctx, run.ID); err != nil {
-		return err
-	}
-	drifts := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveDrifts, audit.WriterOptions{BatchSize: 500})
-	sum, runErr := robust.Run(ctx, robust.Options{Offline: true, Thresholds: th, Logger: log}, in, robust.Sink{Drift: drifts.Add})
-	if err := drifts.Close(); err != nil {
-		return fmt.Errorf("save drift: %w", err)
-	}
-	f.summary, f.offline = sum, true
-	return runErr
-}
-
 // pageIdentifiers reads rel="identifier" and rel="cite-as" links from a
 // live page with the crawler's extractor. body is UTF-8 already.
 func pageIdentifiers(body []byte, _ string, pageURL *url.URL, header http.Header) []audit.Identifier {
@@ -344,72 +259,13 @@ func pageIdentifiers(body []byte, _ string, pageURL *url.URL, header http.Header
 	return ex.Identifiers
 }
 
-// archiveInput loads what the stage needs of a run.
-func archiveInput(ctx context.Context, store *sqlite.DB, run *audit.Run) (robust.Input, error) {
-	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	pages, err := store.Pages(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load pages: %w", err)
-	}
-	refs, err := store.LinkRefs(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load links: %w", err)
-	}
-	targets, err := store.Targets(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load targets: %w", err)
-	}
-	targetURL := make(map[int64]string, len(targets))
-	for _, t := range targets {
-		targetURL[t.ID] = t.URL
-	}
-	checks, err := store.Checks(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.FirstSeen, err = store.TargetsFirstSeen(ctx, run.ID); err != nil {
-		return in, err
-	}
-	if in.LinkFirstSeen, err = store.LinksFirstSeen(ctx, run.ID); err != nil {
-		return in, err
-	}
-	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
-		return in, err
-	}
-	// Pages and LinkRefs both list links by page, then document order.
-	k := 0
-	for _, p := range pages {
-		if len(p.Identifiers) > 0 {
-			in.Pages = append(in.Pages, robust.OwnPage{URL: p.URL, Identifiers: p.Identifiers})
-		}
-		first := len(in.Links)
-		for _, l := range p.Links {
-			if k >= len(refs) || refs[k].Href != l.Href || refs[k].PageURL != p.URL {
-				return in, fmt.Errorf("load links: pages and link rows disagree at link %d", k)
-			}
-			r := refs[k]
-			k++
-			in.Links = append(in.Links, robust.Link{ID: r.LinkID, PageURL: p.URL, Link: l, TargetID: r.TargetID, TargetURL: targetURL[r.TargetID]})
-		}
-		for _, w := range p.PWIDs {
-			if w.Link >= 0 && first+w.Link < len(in.Links) {
-				in.Links[first+w.Link].PWIDs = append(in.Links[first+w.Link].PWIDs, w)
-			}
-		}
-	}
-	if k != len(refs) {
-		return in, fmt.Errorf("load links: %d link rows, %d links in pages", len(refs), k)
-	}
-	return in, nil
-}
-
 // printSummary writes the archives stage's summary lines (nothing when the
 // stage did not run).
 func (f *archiveFlags) printSummary(w io.Writer) {
-	s := f.summary
+	if f.stg == nil {
+		return
+	}
+	s := f.stg.Summary()
 	if s == nil {
 		return
 	}

@@ -167,6 +167,11 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		dir = defaultReportDir(cf.db)
 	}
 	prog := newAuditProgress(e.stderr, log)
+	archives, closeArchives, err := af.stage(ctx, store, run, kopts, log)
+	if err != nil {
+		return err
+	}
+	defer closeArchives()
 	acfg := linkrot.Config{
 		Run:               run,
 		Input:             linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: cf.sitemaps, Files: in.files},
@@ -178,9 +183,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		MaxTime:           *maxTime,
 		Logger:            log,
 		StageHook:         stageHook,
-		Archives: func(ctx context.Context, run *audit.Run) error {
-			return runArchives(ctx, e, store, run, &af, kopts, log)
-		},
+		Archives:          archives,
 	}
 	// summary prints what the run did, once, before the report.
 	printed := false

@@ -212,6 +212,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		// scheduler before the first check.
 		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
 	}
+	archives, closeArchives, err := af.stage(ctx, store, run, opts, log)
+	if err != nil {
+		return err
+	}
+	defer closeArchives()
 	sum, err := linkrot.Audit(ctx, linkrot.Config{
 		Run:               run,
 		CheckOnly:         true,
@@ -220,9 +225,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		ExternalFragments: f.externalFragments,
 		Confirm:           rule,
 		Logger:            log,
-		Archives: func(ctx context.Context, run *audit.Run) error {
-			return runArchives(ctx, e, store, run, &af, opts, log)
-		},
+		Archives:          archives,
 	}, store, nil)
 	if sum != nil && sum.Checks != nil {
 		printCheckSummary(e.stdout, *sum.Checks, sum.Top)
