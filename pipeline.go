@@ -17,13 +17,13 @@ type Input struct {
 	// Mode is "site" (crawl from Seeds), "urls" (fetch Seeds, no
 	// recursion), "dir" (crawl the local directory Dir served as Seeds[0])
 	// or "sitemap" (crawl from Sitemaps, with Seeds as extra seeds).
-	Mode     string
-	Seeds    []string
-	Dir      string
-	Sitemaps []string
+	Mode     string   `json:"mode"`
+	Seeds    []string `json:"seeds"`
+	Dir      string   `json:"dir,omitempty"`
+	Sitemaps []string `json:"sitemaps,omitempty"`
 	// Files, in mode "dir", are the only files of Dir crawled (as pages of
 	// Seeds[0]); empty: the whole directory.
-	Files []string
+	Files []string `json:"files,omitempty"`
 }
 
 // Config is the configuration of one audit run. The zero value of each

@@ -1,5 +1,7 @@
 package audit
 
+import "time"
+
 // Stage names: a run records each stage it finished (a store's
 // MarkStage), so that a resumed run skips them. Other stages may use any
 // name.
@@ -72,4 +74,56 @@ type HistoryResult struct {
 	Targets   int
 	Confirmed int
 	Recovered int
+}
+
+// TrendPoint counts one run for the trend across runs.
+type TrendPoint struct {
+	ID         int64
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Status     RunStatus
+	Pages      int
+	Links      int
+	// Checked counts the run's checks (one per target); Broken those
+	// with a broken verdict (Verdict.Broken); Drifted the distinct
+	// targets whose drift band is major or off-topic.
+	Checked int
+	Broken  int
+	Drifted int
+}
+
+// TargetStatus is a target's status across the runs up to a given one.
+type TargetStatus struct {
+	TargetID int64
+	// FirstSeen is the start of the run that first linked to the target
+	// (when that run was deleted, the time the target was first stored).
+	FirstSeen    time.Time
+	FirstSeenRun int64 // 0 when the run that first saw it was deleted
+	// FirstBroken is the first of Checks with a broken verdict; LastOK the
+	// last with ok, redirected or moved. Zero when there is none among
+	// Checks: older runs, and pruned ones, are summarised by
+	// TargetHistories instead.
+	FirstBroken    time.Time
+	FirstBrokenRun int64
+	LastOK         time.Time
+	LastOKRun      int64
+	// Checks are the target's checks in the site's latest runs, oldest
+	// first.
+	Checks []StatusEntry
+}
+
+// Occurrence is a link occurrence as the baseline rule compares it: the
+// link's target (its normalized URL, NormalizeURL) and the hash of
+// the text of the line holding it (LineHash).
+type Occurrence struct {
+	Target   string
+	LineHash string
+}
+
+// StatusEntry is one check of a target.
+type StatusEntry struct {
+	RunID     int64
+	CheckedAt time.Time // the run's start when the check has no time
+	Verdict   Verdict
+	Status    int
 }

@@ -38,7 +38,7 @@ type Store interface {
 	RunSummaries(ctx context.Context, limit int) ([]sqlite.RunSummary, error)
 	Run(ctx context.Context, runID int64) (*audit.Run, error)
 	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
-	Trend(ctx context.Context, runID int64, limit int) ([]sqlite.TrendPoint, error)
+	Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendPoint, error)
 	UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]int, error)
 	RunningRuns(ctx context.Context) ([]sqlite.RunProgress, error)
 

@@ -22,7 +22,6 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/drift"
 	"github.com/linkrot/linkrot/audit/robust"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/audit/warc"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
@@ -33,43 +32,32 @@ import (
 // stored arguments.
 const spnAuthEnv = "LINKROT_SPN2_AUTH"
 
-// archiveFlags are the flags of the archives stage (audit and check).
+// archiveFlags are the flags of the archives stage (audit and check),
+// writing into the settings' Archives.
 type archiveFlags struct {
-	archives    listFlag
-	pwids       listFlag
-	noArchives  bool
-	timemap     bool
-	maxDistance time.Duration
-	saveMissing bool
-	savePoll    time.Duration
-	workers     int
-	fetchRate   string
-	shingle     int
-	th          drift.Thresholds
-	warcs       listFlag
-	maxSnaps    int
-	maxAge      time.Duration
+	*linkrot.ArchiveSettings
 
 	stg     *robust.Stage // set by stage, its summary printed by printSummary
 	offline bool          // --no-archives: the summary has first-seen drift only
 }
 
-func (f *archiveFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.archives, "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
-	fs.Var(&f.warcs, "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
-	fs.IntVar(&f.maxSnaps, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
-	fs.DurationVar(&f.maxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
-	fs.Var(&f.pwids, "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
-	fs.BoolVar(&f.noArchives, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
-	fs.BoolVar(&f.timemap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
-	fs.DurationVar(&f.maxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
-	fs.BoolVar(&f.saveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
-	fs.DurationVar(&f.savePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
-	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
-	fs.StringVar(&f.fetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
-	fs.IntVar(&f.shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
-	f.th = drift.DefaultThresholds()
-	for _, d := range f.th.Fields() {
+func (f *archiveFlags) register(fs *flag.FlagSet, s *linkrot.Settings) {
+	f.ArchiveSettings = &s.Archives
+	fs.Var((*listFlag)(&f.Archives), "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
+	fs.Var((*listFlag)(&f.WARCs), "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
+	fs.IntVar(&f.MaxSnapshots, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
+	fs.DurationVar(&f.MaxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
+	fs.Var((*listFlag)(&f.PWIDs), "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
+	fs.BoolVar(&f.Off, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
+	fs.BoolVar(&f.TimeMap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
+	fs.DurationVar(&f.MaxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
+	fs.BoolVar(&f.SaveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
+	fs.DurationVar(&f.SavePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
+	fs.IntVar(&f.Workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
+	fs.StringVar(&f.FetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
+	fs.IntVar(&f.Shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
+	f.Thresholds = drift.DefaultThresholds()
+	for _, d := range f.Thresholds.Fields() {
 		if d.Int != nil {
 			fs.IntVar(d.Int, d.Flag, *d.Int, d.Usage)
 		} else {
@@ -82,7 +70,7 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 // field holds its flag's value (the default unless set, 0 when set to 0),
 // so they are used exactly.
 func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
-	th := f.th
+	th := f.Thresholds
 	th.Exact = true
 	if err := th.Validate(); err != nil {
 		var re *drift.RangeError
@@ -99,7 +87,7 @@ func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, error) {
 	var archives []archive.Archive
 	names := map[string]bool{}
-	for _, spec := range f.archives {
+	for _, spec := range f.Archives {
 		a, err := archive.ParseArchive(spec)
 		if err != nil {
 			return nil, nil, 0, usagef("--archive: %v", err)
@@ -110,7 +98,7 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 		names[a.Name] = true
 		archives = append(archives, a)
 	}
-	if len(archives) == 0 && len(f.warcs) == 0 {
+	if len(archives) == 0 && len(f.WARCs) == 0 {
 		// With --archive-warc alone, only the local collections are asked:
 		// a researcher measuring drift against their own crawl adds
 		// public archives with --archive ia, --archive arquivo.
@@ -122,18 +110,18 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 		}
 	}
 	reg := archive.DefaultRegistry()
-	for _, p := range f.pwids {
+	for _, p := range f.PWIDs {
 		id, tmpl, err := archive.ParseRegistryEntry(p)
 		if err != nil {
 			return nil, nil, 0, usagef("--pwid-archive: %v", err)
 		}
 		reg[id] = tmpl
 	}
-	rate, err := archive.ParseRate(f.fetchRate)
+	rate, err := archive.ParseRate(f.FetchRate)
 	if err != nil {
 		return nil, nil, 0, usagef("--fetch-rate: %v", err)
 	}
-	if f.maxDistance <= 0 || f.workers < 1 || f.shingle < 1 {
+	if f.MaxDistance <= 0 || f.Workers < 1 || f.Shingle < 1 {
 		return nil, nil, 0, usagef("--max-memento-distance, --archive-workers and --drift-shingle must be positive")
 	}
 	if _, err := f.thresholds(); err != nil {
@@ -149,7 +137,7 @@ func (f *archiveFlags) stage(ctx context.Context, store archiveStore, run *audit
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.noArchives {
+	if f.Off {
 		log.Info("archives stage skipped (--no-archives): first-seen drift only")
 		f.stg, f.offline = &robust.Stage{Store: store, Options: robust.Options{Offline: true, Thresholds: th, Logger: log}}, true
 		return f.stg, func() {}, nil
@@ -161,8 +149,8 @@ func (f *archiveFlags) stage(ctx context.Context, store archiveStore, run *audit
 	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
 	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
 	var rt http.RoundTripper = guarded
-	if len(f.warcs) > 0 {
-		cols, err := openCollections(f.warcs, store.Path(), log)
+	if len(f.WARCs) > 0 {
+		cols, err := openCollections(f.WARCs, store.Path(), log)
 		if err != nil {
 			closeRT()
 			return nil, nil, err
@@ -186,19 +174,19 @@ func (f *archiveFlags) stage(ctx context.Context, store archiveStore, run *audit
 	})
 	f.stg = &robust.Stage{
 		Store:  store,
-		MaxAge: f.maxAge,
+		MaxAge: f.MaxAge,
 		Options: robust.Options{
 			Client:       client,
 			Archives:     archives,
 			Registry:     reg,
-			MaxDistance:  f.maxDistance,
-			TimeMaps:     f.timemap,
-			Shingle:      f.shingle,
+			MaxDistance:  f.MaxDistance,
+			TimeMaps:     f.TimeMap,
+			Shingle:      f.Shingle,
 			Thresholds:   th,
-			SaveMissing:  f.saveMissing,
-			Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
-			Workers:      f.workers,
-			MaxSnapshots: f.maxSnaps,
+			SaveMissing:  f.SaveMissing,
+			Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.SavePoll},
+			Workers:      f.Workers,
+			MaxSnapshots: f.MaxSnapshots,
 			MaxBody:      kopts.MaxBody,
 			SiteHosts:    linkrot.SiteHosts(run),
 			Identifiers:  pageIdentifiers,
@@ -228,12 +216,12 @@ func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, arch
 		return topts, nil
 	}
 	var endpoints []string
-	if len(f.archives) > 0 {
+	if len(f.Archives) > 0 {
 		for _, a := range archives {
 			endpoints = append(endpoints, a.TimeGate, a.TimeMap, a.Save)
 		}
 	}
-	for _, p := range f.pwids {
+	for _, p := range f.PWIDs {
 		if _, tmpl, err := archive.ParseRegistryEntry(p); err == nil {
 			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
 		}
@@ -388,9 +376,9 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--reason must be no-robustness-data, broken-with-memento or use-identifier")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	run, err := pickRun(ctx, store, *runID)

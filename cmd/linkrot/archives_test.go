@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
 	"github.com/linkrot/linkrot/audit/archive/archivetest"
@@ -585,7 +586,7 @@ func TestArchiveFlags_Usage(t *testing.T) {
 func TestArchiveFlags_Thresholds(t *testing.T) {
 	var f archiveFlags
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	f.register(fs)
+	f.register(fs, &linkrot.Settings{})
 	if err := fs.Parse([]string{"--drift-major-simhash", "0", "--drift-offtopic-cosine", "0", "--drift-major-wordcount", "1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +620,7 @@ func TestArchiveTransport(t *testing.T) {
 	other.Add(archivetest.Memento{Original: "http://example.org/", Time: ts("2024-01-01T00:00:00Z"), Body: "<p>x</p>"})
 	var f archiveFlags
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	f.register(fs)
+	f.register(fs, &linkrot.Settings{})
 	if err := fs.Parse([]string{"--archive", fa.Flag("fx", "6000/min"), "--pwid-archive", "fx.archive=" + fa.URL + "/web/{timestamp}{raw}/{item}"}); err != nil {
 		t.Fatal(err)
 	}
