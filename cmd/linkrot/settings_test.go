@@ -36,7 +36,7 @@ func TestAudit_ResumeStoredSettings(t *testing.T) {
 	defer site.Close()
 
 	for _, tc := range []struct {
-		name  string
+		name   string
 		extra  []string
 		resume bool     // the stored run is resumed (else a new one starts)
 		want   []string // pages crawled
