@@ -49,8 +49,9 @@
 // A run's settings are a Settings value: plain data a front end fills
 // (the linkrot command from its flags and configuration file), stored
 // with the run (JSON) so that a resumed run gets the same ones, from
-// which Settings.CrawlOptions and Settings.CheckOptions build the
-// Config's options; no flag package is involved. Audit's stores are
+// which Settings.CrawlOptions, Settings.CheckOptions and
+// ArchiveSettings.Stage build the Config's options and archives stage; no
+// flag package is involved. Audit's stores are
 // small interfaces (Store, FindingsStore, Finisher, ...) over the domain
 // types of package audit; audit/sqlite implements them.
 //

@@ -25,7 +25,8 @@ const SettingsVersion = 1
 // end fills them (the linkrot command from its flags and configuration
 // file, a worker or a server from a request), the run stores them (JSON,
 // Store.SaveRunSettings) so that resuming it uses the same ones, and
-// CrawlOptions and CheckOptions build the Config's options from them. A
+// CrawlOptions, CheckOptions and Archives.Stage build the Config's
+// options and archives stage from them. A
 // zero field means the package default of the option it sets (a zero
 // crawl-trap guard, Check.Retries or Check.Workers: see their fields);
 // the linkrot command's defaults are its flags'. Header values of host
@@ -87,8 +88,8 @@ type CheckSettings struct {
 	MaxAge            time.Duration `json:"max_age"`
 }
 
-// ArchiveSettings are the settings of the archives stage (robust.Stage,
-// configured by the front end).
+// ArchiveSettings are the settings of the archives stage: Stage builds
+// the stage (robust.Stage) from them.
 type ArchiveSettings struct {
 	// Off runs the stage offline: first-seen drift only.
 	Off bool `json:"off"`
@@ -293,7 +294,7 @@ func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
 func (h HostSettings) Excludes() ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
 	for _, ex := range h.Exclude {
-		re, err := HostExcludeRegexp(h.Match, ex)
+		re, err := hostExcludeRegexp(h.Match, ex)
 		if err != nil {
 			return nil, fmt.Errorf("host %s: exclude %q: %v", h.Match, ex, err)
 		}
@@ -302,10 +303,10 @@ func (h HostSettings) Excludes() ([]*regexp.Regexp, error) {
 	return out, nil
 }
 
-// HostExcludeRegexp turns a host rule's path regexp into one over whole
+// hostExcludeRegexp turns a host rule's path regexp into one over whole
 // URLs of the matching hosts: the path pattern applies to what follows the
 // authority, its ^ anchoring at the path's start.
-func HostExcludeRegexp(match, pathRE string) (*regexp.Regexp, error) {
+func hostExcludeRegexp(match, pathRE string) (*regexp.Regexp, error) {
 	if _, err := regexp.Compile(pathRE); err != nil {
 		return nil, err
 	}

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -22,8 +20,6 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/drift"
 	"github.com/linkrot/linkrot/audit/robust"
-	"github.com/linkrot/linkrot/audit/warc"
-	"github.com/linkrot/linkrot/crawler/extract"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -66,18 +62,11 @@ func (f *archiveFlags) register(fs *flag.FlagSet, s *linkrot.Settings) {
 	}
 }
 
-// thresholds checks the drift threshold flags and returns them. Every
-// field holds its flag's value (the default unless set, 0 when set to 0),
-// so they are used exactly.
+// thresholds checks the drift threshold flags and returns them.
 func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
-	th := f.Thresholds
-	th.Exact = true
-	if err := th.Validate(); err != nil {
-		var re *drift.RangeError
-		if errors.As(err, &re) {
-			return th, usagef("--%s %v: want a value from %v to %v", re.Field.Flag, re.Value, re.Field.Lo, re.Field.Hi)
-		}
-		return th, err
+	th, err := f.DriftThresholds()
+	if err != nil {
+		return th, usagef("%v", err)
 	}
 	return th, nil
 }
@@ -85,166 +74,26 @@ func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 // config checks the flags and builds the stage's configuration, without
 // any network access.
 func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, error) {
-	var archives []archive.Archive
-	names := map[string]bool{}
-	for _, spec := range f.Archives {
-		a, err := archive.ParseArchive(spec)
-		if err != nil {
-			return nil, nil, 0, usagef("--archive: %v", err)
-		}
-		if names[a.Name] {
-			return nil, nil, 0, usagef("--archive: name %q given twice", a.Name)
-		}
-		names[a.Name] = true
-		archives = append(archives, a)
-	}
-	if len(archives) == 0 && len(f.WARCs) == 0 {
-		// With --archive-warc alone, only the local collections are asked:
-		// a researcher measuring drift against their own crawl adds
-		// public archives with --archive ia, --archive arquivo.
-		archives = archive.Defaults()
-	}
-	for _, a := range archives {
-		if a.Shutdown != "" {
-			slog.Warn("archive is shut down", "archive", a.Name, "why", a.Shutdown)
-		}
-	}
-	reg := archive.DefaultRegistry()
-	for _, p := range f.PWIDs {
-		id, tmpl, err := archive.ParseRegistryEntry(p)
-		if err != nil {
-			return nil, nil, 0, usagef("--pwid-archive: %v", err)
-		}
-		reg[id] = tmpl
-	}
-	rate, err := archive.ParseRate(f.FetchRate)
+	archives, reg, rate, err := f.Resolve()
 	if err != nil {
-		return nil, nil, 0, usagef("--fetch-rate: %v", err)
-	}
-	if f.MaxDistance <= 0 || f.Workers < 1 || f.Shingle < 1 {
-		return nil, nil, 0, usagef("--max-memento-distance, --archive-workers and --drift-shingle must be positive")
-	}
-	if _, err := f.thresholds(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, usagef("%v", err)
 	}
 	return archives, reg, rate, nil
 }
 
-// stage configures the archives stage of run (robust.Stage, streamed by
-// linkrot.Audit). The returned function releases the stage's transport.
-func (f *archiveFlags) stage(ctx context.Context, store archiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
-	th, err := f.thresholds()
-	if err != nil {
-		return nil, nil, err
-	}
+// stage configures the archives stage of run (linkrot.ArchiveSettings.Stage,
+// streamed by linkrot.Audit), the Save Page Now keys from $LINKROT_SPN2_AUTH.
+// The returned function releases the stage's transport.
+func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
 	if f.Off {
 		log.Info("archives stage skipped (--no-archives): first-seen drift only")
-		f.stg, f.offline = &robust.Stage{Store: store, Options: robust.Options{Offline: true, Thresholds: th, Logger: log}}, true
-		return f.stg, func() {}, nil
 	}
-	archives, reg, fetchRate, err := f.config()
+	stg, done, err := f.Stage(ctx, store, run, kopts, os.Getenv(spnAuthEnv), log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usagef("%v", err)
 	}
-	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
-	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
-	var rt http.RoundTripper = guarded
-	if len(f.WARCs) > 0 {
-		cols, err := openCollections(f.WARCs, store.Path(), log)
-		if err != nil {
-			closeRT()
-			return nil, nil, err
-		}
-		for _, c := range cols {
-			archives = append(archives, c.Archive())
-		}
-		rt = warc.Transport(guarded, cols...)
-	}
-	client := archive.NewClient(archive.Options{
-		Archives:      archives,
-		Transport:     rt,
-		Timeout:       kopts.Timeout,
-		MaxRetryWait:  kopts.MaxRetryWait,
-		UserAgent:     kopts.UserAgent,
-		OtherHostRate: fetchRate,
-		Logger:        log,
-		// The run's scheduler: lookups run beside the live checks, and
-		// a host has one budget whoever asks it.
-		Scheduler: kopts.Scheduler,
-	})
-	f.stg = &robust.Stage{
-		Store:  store,
-		MaxAge: f.MaxAge,
-		Options: robust.Options{
-			Client:       client,
-			Archives:     archives,
-			Registry:     reg,
-			MaxDistance:  f.MaxDistance,
-			TimeMaps:     f.TimeMap,
-			Shingle:      f.Shingle,
-			Thresholds:   th,
-			SaveMissing:  f.SaveMissing,
-			Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.SavePoll},
-			Workers:      f.Workers,
-			MaxSnapshots: f.MaxSnapshots,
-			MaxBody:      kopts.MaxBody,
-			SiteHosts:    linkrot.SiteHosts(run),
-			Identifiers:  pageIdentifiers,
-			Logger:       log,
-		},
-	}
-	return f.stg, closeRT, nil
-}
-
-// archiveStore is what the archives stage needs of the database.
-type archiveStore interface {
-	robust.Store
-	Path() string
-}
-
-// archiveTransport returns the options of the stage's guarded transport
-// and the endpoints allowed to be private. Loopback and private addresses
-// are allowed everywhere with --allow-private; else only for the audited
-// site's own origins and the archives the user configured (--archive,
-// --pwid-archive) that are there: a snapshot URL, identifier or redirect
-// naming another private host stays refused, even when the site itself
-// lives on loopback.
-func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
-	topts := kopts
-	topts.Robots = nil // archives are not the site
-	if topts.AllowPrivate {
-		return topts, nil
-	}
-	var endpoints []string
-	if len(f.Archives) > 0 {
-		for _, a := range archives {
-			endpoints = append(endpoints, a.TimeGate, a.TimeMap, a.Save)
-		}
-	}
-	for _, p := range f.PWIDs {
-		if _, tmpl, err := archive.ParseRegistryEntry(p); err == nil {
-			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
-		}
-	}
-	// The audited site's own origins, exactly (an archive stage fetch
-	// of the site's pages), never the rest of its network.
-	private := seedOrigins(run.Seeds, true)
-	for _, u := range endpoints {
-		if h := linkrot.HostOf(u); h != "" && linkrot.HostsArePrivate(ctx, map[string]bool{h: true}) {
-			private = append(private, u)
-		}
-	}
-	return topts, private
-}
-
-// pageIdentifiers reads rel="identifier" and rel="cite-as" links from a
-// live page with the crawler's extractor. body is UTF-8 already.
-func pageIdentifiers(body []byte, _ string, pageURL *url.URL, header http.Header) []audit.Identifier {
-	ex, _, err := extract.Parse(body, "text/html; charset=utf-8", pageURL, header, extract.Options{})
-	if err != nil {
-		return nil
-	}
-	return ex.Identifiers
+	f.stg, f.offline = stg, f.Off
+	return stg, done, nil
 }
 
 // printSummary writes the archives stage's summary lines (nothing when the
@@ -326,29 +175,6 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// openCollections opens the --archive-warc collections, their indexes
-// kept in "<database>.warc-index" beside the database. Each path is its
-// own collection, named warc (one path) or warc1, warc2, ...
-func openCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.Collection, error) {
-	var cols []*warc.Collection
-	for i, p := range paths {
-		name := "warc"
-		if len(paths) > 1 {
-			name = fmt.Sprintf("warc%d", i+1)
-		}
-		c, err := warc.Open(name, []string{p}, warc.Options{IndexDir: dbPath + ".warc-index"})
-		if err != nil {
-			return nil, usagef("--archive-warc: %v", err)
-		}
-		for _, d := range c.Diagnostics() {
-			log.Warn("WARC record not read", "collection", name, "record", d.String())
-		}
-		log.Info("local web archive", "archive", name, "path", p, "captures", c.Len(), "unreadable", len(c.Diagnostics()))
-		cols = append(cols, c)
-	}
-	return cols, nil
 }
 
 // runSuggest lists the Robust Link suggestions of a run.

@@ -27,7 +27,7 @@ type siteScope struct {
 // runScope reads a run's scope from its seeds and stored settings (a run
 // without settings has its seeds only).
 func runScope(ctx context.Context, store settingsReader, run *audit.Run) siteScope {
-	sc := siteScope{origins: seedOrigins(run.Seeds, true), seeds: seedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
+	sc := siteScope{origins: linkrot.SeedOrigins(run.Seeds, true), seeds: linkrot.SeedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
 	if _, b, err := store.RunSettings(ctx, run.ID); err == nil {
 		if s, err := linkrot.ParseSettings(b); err == nil {
 			sc.allowDomains = s.Crawl.AllowDomains
@@ -35,32 +35,6 @@ func runScope(ctx context.Context, store settingsReader, run *audit.Run) siteSco
 		}
 	}
 	return sc
-}
-
-// seedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
-// directory crawl count by their base). With twins, a seed on a default
-// port brings the other scheme's default port too, as the crawl's scope
-// does (http://site/ commonly redirects to https://site/).
-func seedOrigins(seeds []string, twins bool) []string {
-	var out []string
-	for _, s := range seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			continue
-		}
-		out = append(out, u.Scheme+"://"+u.Host+"/")
-		if twins && u.Port() == "" {
-			other := "https"
-			if u.Scheme == "https" {
-				other = "http"
-			}
-			out = append(out, other+"://"+u.Host+"/")
-		}
-	}
-	return out
 }
 
 // privateHosts are the hosts the checker may reach on a loopback or
