@@ -190,9 +190,6 @@ func (st *Stage) Finish(ctx context.Context) error {
 	opts := st.Options
 	opts.Saved = func(u string) bool { return sent[u] }
 	opts.pre = st.pre
-	if st.pre != nil {
-		opts.Workers = st.pre.s.o.Workers
-	}
 	if opts.Logger != nil {
 		names := make([]string, len(opts.Archives))
 		for i, a := range opts.Archives {
