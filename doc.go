@@ -1,8 +1,8 @@
 // Package linkrot is the linkrot pipeline as a library: one run of an
 // audit, end to end. Audit crawls a site, checks every unique target as
 // soon as the crawl discovers it, stores everything through one batched
-// writer, derives findings, looks up archives, updates the targets'
-// histories and finishes the run; cmd/linkrot is a thin front end that maps
+// writer, derives findings, looks up archives (starting while the checks
+// run), updates the targets' histories and finishes the run; cmd/linkrot is a thin front end that maps
 // flags and the configuration file onto a Config, and a test, a worker
 // process or a server can run the same pipeline.
 //
@@ -29,13 +29,35 @@
 //	               slot per request; soft-404 probes)
 //	                            |
 //	 pages, frontier, checks    v
-//	----------------------> audit.Batcher -> single SQLite writer
+//	----------------------> audit.Batcher -> single writer (Store)
+//	                            |
+//	                            | each check once stored
+//	                            v
+//	               Archiver.Checked (robust.Stage): broken
+//	               targets' nearest-memento questions, bounded
+//	               queue per archive, asked while the checks
+//	               go on (same politeness.Scheduler budgets)
 //	                            |
 //	          after the crawl and the checks are done:
 //	                            v
 //	 findings (audit.LinkFindings over the links streamed from
-//	 the store, one target at a time) -> archives -> history
-//	 -> run finished (complete / interrupted / failed) -> report
+//	 the store, one target at a time) -> Archiver.Finish (takes
+//	 the answers asked ahead, asks the rest; snapshots, drift,
+//	 identifiers, suggestions) -> history -> run finished
+//	 (complete / interrupted / failed) -> report
+//
+// A run's settings are a Settings value: plain data a front end fills
+// (the linkrot command from its flags and configuration file), stored
+// with the run (JSON) so that a resumed run gets the same ones, from
+// which Settings.CrawlOptions, Settings.CheckOptions and
+// ArchiveSettings.Stage build the Config's options and archives stage; no
+// flag package is involved. Audit's stores are
+// small interfaces (Store, FindingsStore, Finisher, ...) over the domain
+// types of package audit; audit/sqlite implements them.
+//
+// Example shows one way to run an audit from Go: open a store, create
+// the run and store its Settings, build the Config from them, and call
+// Audit.
 //
 // Nothing holds all pages, links or responses of a run: a page's
 // response lives until the targets waiting for it are judged (a link that

@@ -45,15 +45,31 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	run := &audit.Run{StartedAt: time.Now().UTC(), Mode: "site", Seeds: []string{site.URL + "/"}}
+	// The run's settings: plain data, stored with the run so that it can
+	// be resumed with the same ones.
+	set := linkrot.Settings{
+		Input:   linkrot.Input{Mode: "site", Seeds: []string{site.URL + "/"}},
+		PerHost: 4,
+		Timeout: 10 * time.Second,
+		Check:   linkrot.CheckSettings{Workers: 8, NoSoft404: true},
+	}
+	run := &audit.Run{StartedAt: time.Now().UTC(), Mode: set.Input.Mode, Seeds: set.Input.Seeds}
 	if err := store.CreateRun(ctx, run); err != nil {
 		log.Fatal(err)
 	}
-	cfg := linkrot.Config{
-		Run:   run,
-		Input: linkrot.Input{Mode: "site", Seeds: []string{site.URL + "/"}},
+	fp, stored := set.Stored()
+	if err := store.SaveRunSettings(ctx, run.ID, audit.CommandAudit, fp, stored); err != nil {
+		log.Fatal(err)
 	}
-	cfg.Check.DisableSoft404 = true
+	crawl, err := set.CrawlOptions(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	check, err := set.CheckOptions(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := linkrot.Config{Run: run, Input: set.Input, Crawl: crawl, Check: check}
 	sum, err := linkrot.Audit(ctx, cfg, store, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 )
 
@@ -18,13 +17,13 @@ type Input struct {
 	// Mode is "site" (crawl from Seeds), "urls" (fetch Seeds, no
 	// recursion), "dir" (crawl the local directory Dir served as Seeds[0])
 	// or "sitemap" (crawl from Sitemaps, with Seeds as extra seeds).
-	Mode     string
-	Seeds    []string
-	Dir      string
-	Sitemaps []string
+	Mode     string   `json:"mode"`
+	Seeds    []string `json:"seeds"`
+	Dir      string   `json:"dir,omitempty"`
+	Sitemaps []string `json:"sitemaps,omitempty"`
 	// Files, in mode "dir", are the only files of Dir crawled (as pages of
 	// Seeds[0]); empty: the whole directory.
-	Files []string
+	Files []string `json:"files,omitempty"`
 }
 
 // Config is the configuration of one audit run. The zero value of each
@@ -62,8 +61,10 @@ type Config struct {
 	// MaxTime bounds the run (0: no limit). When it is over, the run stops
 	// as interrupted, and the report of what was done is still written.
 	MaxTime time.Duration
-	// Archives is the archives stage, run after the checks (nil: none).
-	Archives func(ctx context.Context, run *audit.Run) error
+	// Archives is the archives stage (nil: none). It is streamed: begun
+	// before the checks, handed each target whose live check is stored,
+	// and finished after the checks (see Archiver).
+	Archives Archiver
 	// Report writes the run's report (nil: none), given the run's
 	// summary. sum.Incomplete is true when the run was interrupted (signal
 	// or MaxTime): the report shows what was done, and ctx is then not
@@ -81,6 +82,28 @@ type Config struct {
 	// "check", "archives", "history", "report"): tests stop a process
 	// at a chosen point with it.
 	StageHook func(stage string)
+}
+
+// Archiver is the archives stage of a run (robust.Stage implements it).
+// Audit calls Begin before the checks start, Checked from the run's
+// writer with each check once it is stored (with the links to its
+// target), Finish after the checks and findings (it finishes the targets
+// not looked up yet and stores the stage's results; the run then records
+// the stage "archives" as done), and Close in every case at the end. A
+// resumed run whose archives stage is done calls none of them.
+type Archiver interface {
+	// Begin starts the stage for run; ctx bounds the lookups it starts
+	// while the checks run.
+	Begin(ctx context.Context, run *audit.Run) error
+	// Checked hands over a target whose live verdict is in. It must not
+	// block: the queue behind it is bounded, and what does not fit is
+	// left to Finish.
+	Checked(c *audit.Check)
+	// Finish completes the stage after the checks.
+	Finish(ctx context.Context) error
+	// Close stops what the stage started without finishing it; it may be
+	// called after Finish.
+	Close()
 }
 
 // Progress is told how a run advances. Audit calls it from many
@@ -117,7 +140,7 @@ type Summary struct {
 	// Checks counts the checking stage (nil when it did not finish).
 	Checks *audit.CheckCounts
 	// Top are the most linked broken targets.
-	Top []sqlite.BrokenTarget
+	Top []audit.BrokenTarget
 	// Incomplete is true when the run was interrupted (signal, MaxTime).
 	Incomplete bool
 	// ReportOnly is true when the run was complete and only its report
@@ -221,7 +244,7 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 	if sum.Incomplete || cfg.CrawlOnly {
 		return sum, err
 	}
-	if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+	if err := store.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
 		return sum, err
 	}
 	return sum, nil
@@ -277,12 +300,24 @@ type Finisher interface {
 // runStages runs the stages the run has not finished, in order.
 func runStages(ctx context.Context, cfg Config, store Store, progress Progress, hook func(string), stages map[string]time.Time, sum *Summary, log *slog.Logger) error {
 	run := cfg.Run
-	_, crawled := stages[sqlite.StageCrawl]
+	_, crawled := stages[audit.StageCrawl]
 	if cfg.CheckOnly {
 		crawled = true
-		delete(stages, sqlite.StageArchives)
+		delete(stages, audit.StageArchives)
 	} else {
 		hook("crawl")
+	}
+	// The archives stage streams: begun now, fed by the checks (in the
+	// scale-out mode, Work, it looks every target up in Finish).
+	var archiver Archiver
+	if _, done := stages[audit.StageArchives]; done {
+		log.Info("archives stage finished before: skipped", "run", run.ID)
+	} else if cfg.Archives != nil && !cfg.CrawlOnly {
+		archiver = cfg.Archives
+		defer archiver.Close()
+		if err := archiver.Begin(ctx, run); err != nil {
+			return fmt.Errorf("archives: %w", err)
+		}
 	}
 	var (
 		counts  audit.CheckCounts
@@ -294,13 +329,13 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 		anchors, err = cfg.Work(ctx)
 		if err == nil && ctx.Err() == nil {
 			hook("check")
-			err = store.MarkStage(ctx, run.ID, sqlite.StageCrawl)
+			err = store.MarkStage(ctx, run.ID, audit.StageCrawl)
 		}
 		if ctx.Err() != nil {
 			err = stopped(ctx)
 		}
 	} else {
-		counts, anchors, st, err = crawlAndCheck(ctx, cfg, store, progress, !crawled, hook, log)
+		counts, anchors, st, err = crawlAndCheck(ctx, cfg, store, progress, archiver, !crawled, hook, log)
 	}
 	sum.Crawl = st
 	if err != nil || cfg.CrawlOnly {
@@ -324,17 +359,15 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	if sum.Top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
 		return err
 	}
-	if err := store.MarkStage(ctx, run.ID, sqlite.StageCheck); err != nil {
+	if err := store.MarkStage(ctx, run.ID, audit.StageCheck); err != nil {
 		return err
 	}
-	if _, done := stages[sqlite.StageArchives]; done {
-		log.Info("archives stage finished before: skipped", "run", run.ID)
-	} else if cfg.Archives != nil {
+	if archiver != nil {
 		hook("archives")
-		if err := cfg.Archives(ctx, run); err != nil {
+		if err := archiver.Finish(ctx); err != nil {
 			return err
 		}
-		if err := store.MarkStage(ctx, run.ID, sqlite.StageArchives); err != nil {
+		if err := store.MarkStage(ctx, run.ID, audit.StageArchives); err != nil {
 			return err
 		}
 	}
@@ -344,7 +377,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 
 // historyStore applies a run to the targets' histories.
 type historyStore interface {
-	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (sqlite.HistoryResult, error)
+	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (audit.HistoryResult, error)
 }
 
 // historyStage folds the run's checks into the targets' histories (once

@@ -18,7 +18,6 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 )
@@ -39,7 +38,7 @@ type checkStore interface {
 	HasChecksBefore(ctx context.Context, runID int64) (bool, error)
 	PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error)
 	TargetURLs(ctx context.Context, runID int64, fn func(url string) error) error
-	UncheckedTargets(ctx context.Context, runID int64, fn func(sqlite.TargetRef) error) error
+	UncheckedTargets(ctx context.Context, runID int64, fn func(audit.TargetRef) error) error
 	PageResponse(ctx context.Context, runID int64, targetURL string) (*audit.Page, error)
 	PageResponses(ctx context.Context, runID int64) ([]*audit.Page, error)
 	PageContent(ctx context.Context, runID int64, pageURL string) (anchors []string, text string, err error)
@@ -575,7 +574,7 @@ func (r *router) route(u, freshURL string, fresh *check.Known) {
 // crawlAndCheck runs the crawl (when crawl is true) and the checks of the
 // run's targets at once, all through one writer. For a resumed run it
 // first routes the targets the run stored but did not check.
-func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
+func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, archiver Archiver, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
 	run := cfg.Run
 	r := &router{
 		cfg: &cfg, store: store, run: run, log: log, progress: progress,
@@ -641,6 +640,13 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			}
 			if err != nil {
 				return err
+			}
+			if archiver != nil {
+				// Stored, with the links to their targets: the archive
+				// lookups of broken targets start now.
+				for i := range checks {
+					archiver.Checked(&checks[i])
+				}
 			}
 		}
 		for _, it := range items {
@@ -733,7 +739,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		}
 		if crawlErr == nil && ctx.Err() == nil {
 			// Recorded by the writer once every page before it is stored.
-			r.w.Add(item{mark: sqlite.StageCrawl})
+			r.w.Add(item{mark: audit.StageCrawl})
 		}
 	}
 	if crawlErr == nil && ctx.Err() == nil {
@@ -784,8 +790,8 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 // stored pages, wait for a page the crawl still has queued, or are
 // checked live.
 func (r *router) resume(ctx context.Context, crawl bool) error {
-	var unchecked []sqlite.TargetRef
-	err := r.store.UncheckedTargets(ctx, r.run.ID, func(t sqlite.TargetRef) error {
+	var unchecked []audit.TargetRef
+	err := r.store.UncheckedTargets(ctx, r.run.ID, func(t audit.TargetRef) error {
 		unchecked = append(unchecked, t)
 		return nil
 	})
@@ -839,13 +845,13 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 // FindingsStore is what deriving findings needs. *sqlite.DB implements
 // it.
 type FindingsStore interface {
-	FindingLinks(ctx context.Context, runID int64, fn func(sqlite.LinkRef, *audit.Check) error) error
+	FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, *audit.Check) error) error
 	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
 	SaveFindings(ctx context.Context, findings []audit.Finding) error
 	SaveMaintenance(ctx context.Context, records []audit.Maintenance) error
 	PageAnchors(ctx context.Context, runID int64, targetURL string) ([]string, error)
 	VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict]int, error)
-	TopBroken(ctx context.Context, runID int64, limit int) ([]sqlite.BrokenTarget, error)
+	TopBroken(ctx context.Context, runID int64, limit int) ([]audit.BrokenTarget, error)
 }
 
 // DeriveFindings derives the findings and link-maintenance records of a
@@ -892,7 +898,7 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		return nil
 	}
 	counts.Findings, counts.Fixes, counts.Fragments = 0, 0, 0
-	err := store.FindingLinks(ctx, run.ID, func(l sqlite.LinkRef, c *audit.Check) error {
+	err := store.FindingLinks(ctx, run.ID, func(l audit.LinkRef, c *audit.Check) error {
 		want := l.Fragment != "" && (cfg.ExternalFragments || site[HostOf(l.Href)])
 		if want && l.TargetID != curID {
 			curID, curSet = l.TargetID, nil

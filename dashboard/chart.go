@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/audit"
 )
 
 // trendChart is the runs-over-time line chart, drawn on the server as
@@ -42,19 +42,19 @@ const (
 	chartXLabelY, chartTicksNo = 228, 4
 )
 
-func newTrendChart(points []sqlite.TrendPoint, unprotected map[int64]int) trendChart {
+func newTrendChart(points []audit.TrendPoint, unprotected map[int64]int) trendChart {
 	c := trendChart{Width: chartW, Height: chartH}
 	if len(points) == 0 {
 		return c
 	}
 	type col struct {
 		name, class string
-		val         func(p sqlite.TrendPoint) int
+		val         func(p audit.TrendPoint) int
 	}
 	cols := []col{
-		{"broken", "bad", func(p sqlite.TrendPoint) int { return p.Broken }},
-		{"drifted", "warn", func(p sqlite.TrendPoint) int { return p.Drifted }},
-		{"unprotected", "info", func(p sqlite.TrendPoint) int { return unprotected[p.ID] }},
+		{"broken", "bad", func(p audit.TrendPoint) int { return p.Broken }},
+		{"drifted", "warn", func(p audit.TrendPoint) int { return p.Drifted }},
+		{"unprotected", "info", func(p audit.TrendPoint) int { return unprotected[p.ID] }},
 	}
 	top := 1
 	for _, p := range points {

@@ -21,8 +21,8 @@ type runData struct {
 	stats    audit.RunStats
 	pages    []*audit.Page
 	pageIdx  map[string]int // page URL -> index in pages
-	links    []sqlite.LinkRef
-	targets  map[int64]sqlite.TargetRef
+	links    []audit.LinkRef
+	targets  map[int64]audit.TargetRef
 	checks   map[int64]*audit.Check
 	findings map[int64][]sqlite.FindingRef // by link ID
 	hist     map[int64]audit.TargetHistory
@@ -40,7 +40,7 @@ type runData struct {
 // brokenRow is one target to fix, grouped as the report groups them:
 // broken and moved targets, and targets linked with a missing #fragment.
 type brokenRow struct {
-	Target    sqlite.TargetRef
+	Target    audit.TargetRef
 	Verdict   audit.Verdict
 	Class     string
 	Check     *audit.Check
@@ -56,7 +56,7 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 	if d := h.cache.get(run); d != nil {
 		return d, nil
 	}
-	d := &runData{run: *run, pageIdx: map[string]int{}, targets: map[int64]sqlite.TargetRef{},
+	d := &runData{run: *run, pageIdx: map[string]int{}, targets: map[int64]audit.TargetRef{},
 		checks: map[int64]*audit.Check{}, findings: map[int64][]sqlite.FindingRef{}, drift: map[int64]string{},
 		linksOf: map[int64][]int{}, pageLinks: map[string][]int{}, pageBroken: map[string]int{}}
 	wrap := func(what string, err error) error { return fmt.Errorf("load %s of run %d: %w", what, run.ID, err) }
@@ -123,7 +123,7 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 
 // linkVerdict is a link's verdict: its finding's (a missing #fragment is
 // a finding of the link, not of the target), else its target's check's.
-func (d *runData) linkVerdict(l *sqlite.LinkRef) audit.Verdict {
+func (d *runData) linkVerdict(l *audit.LinkRef) audit.Verdict {
 	if fs := d.findings[l.LinkID]; len(fs) > 0 {
 		return fs[0].Verdict
 	}

@@ -161,6 +161,10 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 					results[i] = reuse(m, jobs[i].w)
 					return
 				}
+				if r, ok := s.o.pre.take(ctx, jobs[i].archive, jobs[i].w); ok {
+					results[i] = r // asked ahead, while the checks ran
+					return
+				}
 				results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
 			})
 		})

@@ -107,6 +107,9 @@ type Options struct {
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	// pre holds the answers Stage asked for while the checks ran.
+	pre *prefetch
 }
 
 // DefaultMaxDistance is the default of Options.MaxDistance.
@@ -216,25 +219,8 @@ func newSummary() *Summary {
 	}
 }
 
-// stage is one Run.
-type stage struct {
-	o    Options
-	in   Input
-	sink Sink
-	log  *slog.Logger
-
-	mu  sync.Mutex
-	sum *Summary
-
-	targetsOnce sync.Once
-	targets     map[string]int64 // by normalized URL (targetOf)
-}
-
-// Run runs the stage over in and returns its summary. Results go to sink
-// as they are known. It returns ctx.Err() when ctx is cancelled (the
-// results delivered so far stand); every goroutine it starts has exited
-// when it returns. Network failures are results, never errors.
-func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
+// newStage returns a stage with opts' defaults applied.
+func newStage(opts Options, in Input, sink Sink) *stage {
 	o := opts
 	if len(o.Archives) == 0 && o.Client != nil {
 		o.Archives = o.Client.Archives()
@@ -266,6 +252,30 @@ func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, erro
 	if in.Checks == nil {
 		s.in.Checks = map[int64]*audit.Check{}
 	}
+	return s
+}
+
+// stage is one Run.
+type stage struct {
+	o    Options
+	in   Input
+	sink Sink
+	log  *slog.Logger
+
+	mu  sync.Mutex
+	sum *Summary
+
+	targetsOnce sync.Once
+	targets     map[string]int64 // by normalized URL (targetOf)
+}
+
+// Run runs the stage over in and returns its summary. Results go to sink
+// as they are known. It returns ctx.Err() when ctx is cancelled (the
+// results delivered so far stand); every goroutine it starts has exited
+// when it returns. Network failures are results, never errors.
+func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
+	s := newStage(opts, in, sink)
+	o := s.o
 	if o.Offline {
 		s.firstSeenDrift()
 		return s.sum, ctx.Err()

@@ -668,6 +668,45 @@ func (db *DB) LinksFirstSeen(ctx context.Context, runID int64) (map[int64]time.T
 	return out, nil
 }
 
+// LinkDates returns the distinct dates LinksFirstSeen gives the links of
+// run runID to the target with URL targetURL stored so far (none when the
+// run has no link to it yet): the nearest-memento questions the archives
+// stage asks about a broken target, asked while the run's checks go on.
+func (db *DB) LinkDates(ctx context.Context, runID int64, targetURL string) ([]time.Time, error) {
+	var out []time.Time
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("first sight of the links of run %d: %w", runID, err)
+	}
+	defer tx.Rollback()
+	err = eachRow(ctx, tx, `
+		SELECT DISTINCT f.seen FROM (
+			SELECT min(coalesce(p2.fetched_at, r2.started_at)) AS seen
+			FROM links l2
+			JOIN pages p2 ON p2.id = l2.page_id
+			JOIN runs r2 ON r2.id = l2.run_id
+			WHERE l2.target_id = (SELECT id FROM targets WHERE url = ?2)
+				AND r2.started_at <= (SELECT started_at FROM runs WHERE id = ?1)
+				AND p2.url IN (SELECT p.url FROM links l JOIN pages p ON p.id = l.page_id
+					WHERE l.run_id = ?1 AND l.target_id = (SELECT id FROM targets WHERE url = ?2))
+			GROUP BY p2.url) f`, []any{runID, targetURL}, func(rows *sql.Rows) error {
+		var seen sql.NullString
+		if err := rows.Scan(&seen); err != nil {
+			return err
+		}
+		t, err := parseInstant(seen)
+		if err != nil {
+			return err
+		}
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("first sight of the links of run %d to %s: %w", runID, targetURL, err)
+	}
+	return out, nil
+}
+
 // FirstFingerprints returns, for every target checked in a run, the
 // earliest check of that target in any run (up to and including this one)
 // that fingerprinted it (SHA256 set): the reference of first-seen drift.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,6 +175,23 @@ func testLinksFirstSeen(t *testing.T) {
 	}
 	if _, err := db.LinksFirstSeen(ctx, 999); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("unknown run: %v", err)
+	}
+	// LinkDates: the distinct LinksFirstSeen dates of one target's links.
+	for _, tc := range []struct {
+		run    int64
+		target string
+		want   []time.Time
+	}{
+		{run2, a.Href, []time.Time{day1, day2}},
+		{run2, b.Href, []time.Time{day1}},
+		{run1, a.Href, []time.Time{day1}},
+		{run2, "https://other.example/none", nil},
+	} {
+		got, err := db.LinkDates(ctx, tc.run, tc.target)
+		slices.SortFunc(got, time.Time.Compare)
+		if err != nil || !slices.EqualFunc(got, tc.want, time.Time.Equal) {
+			t.Errorf("LinkDates(run %d, %s) = %v, %v; want %v", tc.run, tc.target, got, err, tc.want)
+		}
 	}
 }
 

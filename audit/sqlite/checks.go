@@ -18,33 +18,6 @@ import (
 // The checking stage of a run stores its results in the same run as the
 // crawl: checks hang off (run, target), findings off (run, link).
 
-// LinkRef is one link of a run, with what finding and fragment evaluation
-// need from its page and target.
-type LinkRef struct {
-	LinkID  int64
-	PageID  int64
-	PageURL string // the page's final URL
-	// TargetID is the link's target, 0 when it has none (see SavePages).
-	TargetID int64
-	Href     string
-	Fragment string // Href after the first '#', "" when none
-	Element  string
-	Text     string
-	Resource bool
-}
-
-// BrokenTarget is a target of a run whose check has a broken verdict
-// (audit.Verdict.Broken), with how widely the run links to it.
-type BrokenTarget struct {
-	URL     string
-	Verdict audit.Verdict
-	Status  int
-	// Pages is the number of distinct pages of the run linking to the
-	// target, Links the number of links.
-	Pages int
-	Links int
-}
-
 // checkColumns are the stored columns of a check after run_id and
 // target_id, in the order checkArgs binds them.
 var checkColumns = []string{
@@ -296,6 +269,11 @@ func requireRuns(ctx context.Context, tx *sql.Tx, ids []int64) error {
 // once, after checking that the runs of the batch exist. It stops, and
 // rolls everything back, at the first error or when ctx is done.
 func (db *DB) writeBatch(ctx context.Context, runIDs []int64, query string, n int,
+	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
+	return db.retryTx(ctx, func() error { return db.writeBatchOnce(ctx, runIDs, query, n, save) })
+}
+
+func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, n int,
 	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -621,8 +599,8 @@ func (db *DB) previousChecksQuery(runID int64, targetIDs []int64) (string, []any
 // LinkRefs returns every link of a run in page order, then document order.
 // An unknown run yields an error wrapping audit.ErrNotFound; a run without
 // links yields none. It is safe for concurrent use.
-func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]LinkRef, error) {
-	var refs []LinkRef
+func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error) {
+	var refs []audit.LinkRef
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.text, l.resource
@@ -630,7 +608,7 @@ func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]LinkRef, error) {
 			WHERE l.run_id = ?
 			ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 			var (
-				r      LinkRef
+				r      audit.LinkRef
 				target sql.NullInt64
 			)
 			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &target, &r.Href, &r.Fragment,
@@ -741,7 +719,7 @@ func (db *DB) VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict
 // limit <= 0 returns all of them. An unknown run yields an error wrapping
 // audit.ErrNotFound; a run without broken targets yields none. It is safe
 // for concurrent use.
-func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTarget, error) {
+func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]audit.BrokenTarget, error) {
 	if limit <= 0 {
 		limit = noLimit
 	}
@@ -758,7 +736,7 @@ func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTa
 	args := append([]any{runID}, brokenArgs...)
 	args = append(args, limit)
 
-	var top []BrokenTarget
+	var top []audit.BrokenTarget
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -767,7 +745,7 @@ func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]BrokenTa
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				b BrokenTarget
+				b audit.BrokenTarget
 				v string
 			)
 			if err := rows.Scan(&b.URL, &v, &b.Status, &b.Pages, &b.Links); err != nil {

@@ -717,7 +717,7 @@ func testLinkRefs(t *testing.T) {
 	for i, r := range refs {
 		l := links[i]
 		_, frag, _ := strings.Cut(l.Href, "#")
-		want := LinkRef{LinkID: r.LinkID, PageID: pageID, PageURL: url0, TargetID: targetIDs[wantTarget[i]],
+		want := audit.LinkRef{LinkID: r.LinkID, PageID: pageID, PageURL: url0, TargetID: targetIDs[wantTarget[i]],
 			Href: l.Href, Fragment: frag, Element: l.Element, Text: l.Text, Resource: l.Resource}
 		if r != want || r.LinkID == 0 || (i > 0 && r.LinkID <= refs[i-1].LinkID) {
 			t.Errorf("link %d = %+v\nwant %+v", i, r, want)
@@ -900,7 +900,7 @@ func testVerdictCounts_TopBroken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTop := []BrokenTarget{
+	wantTop := []audit.BrokenTarget{
 		{URL: dead, Verdict: audit.VerdictNotFound, Status: 404, Pages: 3, Links: 4},
 		{URL: gone, Verdict: audit.VerdictGone, Status: 410, Pages: 1, Links: 1},
 		{URL: slow, Verdict: audit.VerdictTimeout, Status: 0, Pages: 1, Links: 2},

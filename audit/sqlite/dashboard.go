@@ -407,7 +407,7 @@ func (db *DB) RunningRuns(ctx context.Context) ([]RunProgress, error) {
 			(SELECT count(*) FROM checks WHERE run_id = r.id AND verdict IN (`+broken+`)),
 			(SELECT count(*) FROM findings WHERE run_id = r.id)
 		FROM runs r WHERE r.status = 'running'
-			AND NOT EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+StageAbandoned+`')
+			AND NOT EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+audit.StageAbandoned+`')
 		ORDER BY r.id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("running runs: %w", err)

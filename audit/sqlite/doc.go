@@ -1,10 +1,38 @@
-// Package sqlite implements audit.Store on SQLite, through the pure-Go
-// driver modernc.org/sqlite.
+// Package sqlite is linkrot's SQL store: it implements audit.Store on
+// SQLite, the embedded default (one file, no server, through the pure-Go
+// driver modernc.org/sqlite), and on PostgreSQL (github.com/jackc/pgx/v5),
+// for databases shared by several machines. Open takes a file path or a
+// postgres:// (postgresql://) URL; everything above Open is the same for
+// both.
 //
-// A database is one file holding any number of runs. Its schema is created
-// and upgraded by the SQL files under migrations/, embedded in the binary and
-// applied in order by Open; PRAGMA user_version records the last one applied.
-// Open refuses a database written by a newer linkrot (ErrNewerSchema).
+// A database holds any number of runs. Its schema is created and upgraded
+// by the SQL files under migrations/, embedded in the binary and applied in
+// order by Open; SQLite records the last one applied in PRAGMA
+// user_version. migrations/postgres/ holds the PostgreSQL text of the same
+// versions (same file names, the same tables and columns: a test compares
+// them); PostgreSQL records the version in the one-row table
+// schema_version, read and bumped inside each migration's transaction
+// under an advisory lock, so that processes opening a new database at once
+// apply each migration once. Open refuses a database written by a newer
+// linkrot (ErrNewerSchema) before writing anything.
+//
+// The store's SQL is written once, for SQLite, in portable forms where
+// there are some (INSERT ... ON CONFLICT, RETURNING, CASE instead of
+// scalar max, explicit integer tests instead of integers as booleans).
+// The PostgreSQL driver of pgdriver.go adapts the rest in one place:
+// placeholders (? to $n), rowid to ctid, SQLite's order of NULLs, booleans
+// passed as 0/1, and strings holding NUL bytes or invalid UTF-8 (which
+// PostgreSQL's text cannot hold) stored with a reversible escape. The few
+// statements that must differ ask the DB's dialect (postgres.go). On
+// PostgreSQL a batch of pages COPYs its links and the rows hanging off
+// them (pgcopy.go).
+//
+// Credentials for PostgreSQL come from the URL, the environment
+// (PGPASSWORD, PGPASSFILE and the other libpq variables, which pgx
+// honours) or ~/.pgpass; Path and every error show the URL without the
+// password, and the run's stored arguments have URL passwords redacted.
+// An unreachable server, wrong credentials or a missing database give
+// one-line errors.
 //
 // The checking stage of a run stores its results in the same run as the
 // crawl: one check per (run, target), findings per link and link-maintenance
@@ -17,11 +45,16 @@
 // that holds the same bytes: a link's href through its target, see
 // intern.go). Instants are stored as RFC 3339 UTC text.
 //
-// Reads that scale with the links of a run stream: EachLink walks them one
-// at a time in one read transaction, PageList gives the pages without them.
+// Reads that scale with the links of a run stream: EachLink walks them in
+// chunks in one read transaction, PageList gives the pages without them.
 //
-// A DB is safe for concurrent use. Writes go through one connection and
-// start with BEGIN IMMEDIATE, reads use a separate pool; several processes
-// (or several DB values) may share a file, waiting for each other's write
-// transactions for up to ten seconds.
+// A DB is safe for concurrent use. On SQLite, writes go through one
+// connection and start with BEGIN IMMEDIATE, reads use a separate pool;
+// several processes (or several DB values) may share a file, waiting for
+// each other's write transactions for up to ten seconds. On PostgreSQL,
+// writes also go through one connection per DB, reads through a pool of
+// read-only sessions (REPEATABLE READ read transactions, one snapshot
+// each, as on SQLite); processes on any number of machines may share the
+// database, and the run lock (TryLock) is a row whose check and take-over
+// are serialised by an advisory lock.
 package sqlite

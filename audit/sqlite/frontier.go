@@ -18,6 +18,10 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 	if len(pages) == 0 && len(queued) == 0 {
 		return nil
 	}
+	return db.retryTx(ctx, func() error { return db.saveCrawl(ctx, runID, pages, queued) })
+}
+
+func (db *DB) saveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)

@@ -74,26 +74,26 @@ func TestStore_RunState(t *testing.T) { forEachBackend(t, testStore_RunState) }
 func testStore_RunState(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	any := ResumeQuery{Command: CommandAudit}
+	any := ResumeQuery{Command: audit.CommandAudit}
 	if _, err := db.UnfinishedRun(ctx, any); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("UnfinishedRun on an empty database = %v", err)
 	}
 	run1 := mustCreateRun(t, db)
 	run2 := mustCreateRun(t, db)
-	if err := db.SaveRunSettings(ctx, run1, CommandAudit, "fp-a", []byte(`{"x":1}`)); err != nil {
+	if err := db.SaveRunSettings(ctx, run1, audit.CommandAudit, "fp-a", []byte(`{"x":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveRunSettings(ctx, run2, CommandAudit, "fp-b", []byte(`{"x":2}`)); err != nil {
+	if err := db.SaveRunSettings(ctx, run2, audit.CommandAudit, "fp-b", []byte(`{"x":2}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveRunSettings(ctx, run2, CommandAudit, "fp-b", []byte(`not json`)); err == nil {
+	if err := db.SaveRunSettings(ctx, run2, audit.CommandAudit, "fp-b", []byte(`not json`)); err == nil {
 		t.Error("invalid settings JSON stored")
 	}
 	fp, s, err := db.RunSettings(ctx, run2)
 	if err != nil || fp != "fp-b" || string(s) != `{"x":2}` {
 		t.Errorf("RunSettings = %q, %q, %v", fp, s, err)
 	}
-	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp-a"}); err != nil || r.ID != run1 {
+	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-a"}); err != nil || r.ID != run1 {
 		t.Errorf("UnfinishedRun(fp-a) = %+v, %v", r, err)
 	}
 	if r, err := db.UnfinishedRun(ctx, any); err != nil || r.ID != run2 {
@@ -102,7 +102,7 @@ func testStore_RunState(t *testing.T) {
 	if err := db.FinishRun(ctx, run2, audit.RunComplete, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp-b"}); !errors.Is(err, audit.ErrNotFound) {
+	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-b"}); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("a complete run is unfinished: %v", err)
 	}
 	if err := db.FinishRun(ctx, run1, audit.RunInterrupted, time.Time{}, "x"); err != nil {
@@ -118,22 +118,22 @@ func testStore_RunState(t *testing.T) {
 		t.Errorf("ReopenRun(unknown) = %v", err)
 	}
 
-	if err := db.MarkStage(ctx, run1, StageCrawl); err != nil {
+	if err := db.MarkStage(ctx, run1, audit.StageCrawl); err != nil {
 		t.Fatal(err)
 	}
 	st, err := db.Stages(ctx, run1)
-	if err != nil || len(st) != 1 || st[StageCrawl].IsZero() {
+	if err != nil || len(st) != 1 || st[audit.StageCrawl].IsZero() {
 		t.Fatalf("Stages = %v, %v", st, err)
 	}
-	first := st[StageCrawl]
+	first := st[audit.StageCrawl]
 	time.Sleep(2 * time.Millisecond)
-	if err := db.MarkStage(ctx, run1, StageCrawl); err != nil {
+	if err := db.MarkStage(ctx, run1, audit.StageCrawl); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := db.Stages(ctx, run1); !st[StageCrawl].Equal(first) {
+	if st, _ := db.Stages(ctx, run1); !st[audit.StageCrawl].Equal(first) {
 		t.Error("marking a stage again changed its time")
 	}
-	if err := db.MarkStage(ctx, 999, StageCrawl); !errors.Is(err, audit.ErrNotFound) {
+	if err := db.MarkStage(ctx, 999, audit.StageCrawl); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("MarkStage(unknown) = %v", err)
 	}
 }

@@ -12,19 +12,6 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// HistoryResult says what ApplyHistory did.
-type HistoryResult struct {
-	// Runs are the runs applied, in order (empty when runID was applied
-	// before).
-	Runs []int64
-	// Targets is the number of target histories updated; Confirmed and
-	// Recovered count the targets newly confirmed broken and recovered by
-	// the runs applied.
-	Targets   int
-	Confirmed int
-	Recovered int
-}
-
 // ApplyHistory folds the checks of run runID into the targets' histories
 // (audit.TargetHistory.Next under rule), in one write transaction that also
 // records the run's stage "history": a run is applied once, however often
@@ -39,8 +26,8 @@ type HistoryResult struct {
 //
 // runID must exist (otherwise an error wraps audit.ErrNotFound). It is
 // safe for concurrent use; writes are serialised.
-func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (HistoryResult, error) {
-	var res HistoryResult
+func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (audit.HistoryResult, error) {
+	var res audit.HistoryResult
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return res, fmt.Errorf("apply history: %w", err)
@@ -71,12 +58,12 @@ func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmR
 	}
 	for _, id := range runs {
 		if err := applyRunHistory(ctx, tx, id, rule, &res); err != nil {
-			return HistoryResult{}, fmt.Errorf("apply history of run %d: %w", id, err)
+			return audit.HistoryResult{}, fmt.Errorf("apply history of run %d: %w", id, err)
 		}
 		res.Runs = append(res.Runs, id)
 	}
 	if err := tx.Commit(); err != nil {
-		return HistoryResult{}, fmt.Errorf("apply history: commit: %w", err)
+		return audit.HistoryResult{}, fmt.Errorf("apply history: commit: %w", err)
 	}
 	return res, nil
 }
@@ -152,7 +139,7 @@ func scanHistory(scan func(...any) error, extra ...any) (h audit.TargetHistory, 
 	return h, true, nil
 }
 
-func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *HistoryResult) error {
+func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
 	var startedS sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, runID).Scan(&startedS); err != nil {
 		return err
@@ -249,7 +236,7 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 			}
 		}
 	}
-	return markStage(ctx, tx, runID, StageHistory)
+	return markStage(ctx, tx, runID, audit.StageHistory)
 }
 
 // TargetHistories returns the history of each of targetIDs that has one

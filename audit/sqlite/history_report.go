@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -15,27 +14,11 @@ import (
 // status history. They read runs, targets, checks and drifts; they write
 // nothing.
 
-// TrendPoint counts one run for the trend across runs.
-type TrendPoint struct {
-	ID         int64
-	StartedAt  time.Time
-	FinishedAt time.Time
-	Status     audit.RunStatus
-	Pages      int
-	Links      int
-	// Checked counts the run's checks (one per target); Broken those
-	// with a broken verdict (audit.Verdict.Broken); Drifted the distinct
-	// targets whose drift band is major or off-topic.
-	Checked int
-	Broken  int
-	Drifted int
-}
-
 // Trend returns the runs of the same site as runID (same mode and seeds),
 // up to and including runID, oldest first: the latest limit of them
 // (limit <= 0: all). An unknown run yields an error wrapping
 // audit.ErrNotFound. It is safe for concurrent use.
-func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, error) {
+func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendPoint, error) {
 	if limit <= 0 {
 		limit = noLimit
 	}
@@ -54,7 +37,7 @@ func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, 
 		ORDER BY r.id DESC
 		LIMIT ?`
 	args := append(append([]any{}, brokenArgs...), runID, limit)
-	var points []TrendPoint
+	var points []audit.TrendPoint
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -63,7 +46,7 @@ func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, 
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				p                 TrendPoint
+				p                 audit.TrendPoint
 				started, finished sql.NullString
 				status            string
 			)
@@ -89,34 +72,6 @@ func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]TrendPoint, 
 	return points, nil
 }
 
-// StatusEntry is one check of a target.
-type StatusEntry struct {
-	RunID     int64
-	CheckedAt time.Time // the run's start when the check has no time
-	Verdict   audit.Verdict
-	Status    int
-}
-
-// TargetStatus is a target's status across the runs up to a given one.
-type TargetStatus struct {
-	TargetID int64
-	// FirstSeen is the start of the run that first linked to the target
-	// (when that run was deleted, the time the target was first stored).
-	FirstSeen    time.Time
-	FirstSeenRun int64 // 0 when the run that first saw it was deleted
-	// FirstBroken is the first of Checks with a broken verdict; LastOK the
-	// last with ok, redirected or moved. Zero when there is none among
-	// Checks: older runs, and pruned ones, are summarised by
-	// TargetHistories instead.
-	FirstBroken    time.Time
-	FirstBrokenRun int64
-	LastOK         time.Time
-	LastOKRun      int64
-	// Checks are the target's checks in the site's latest runs, oldest
-	// first.
-	Checks []StatusEntry
-}
-
 // TargetStatuses returns the status history of every target the links of
 // runID point to, in target ID order: its checks in the latest perTarget
 // runs of the same site (same mode and seeds) up to and including runID
@@ -129,12 +84,12 @@ type TargetStatus struct {
 // included (first seen, failing since, last OK, confirmation), is
 // TargetHistories'. An unknown run yields an error wrapping
 // audit.ErrNotFound. It is safe for concurrent use.
-func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]TargetStatus, error) {
+func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]audit.TargetStatus, error) {
 	if perTarget <= 0 {
 		perTarget = noLimit
 	}
 	const linked = `(SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)`
-	var out []TargetStatus
+	var out []audit.TargetStatus
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		byID := map[int64]int{}
 		err := each(ctx, tx, `
@@ -143,7 +98,7 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 			WHERE t.id IN `+strings.ReplaceAll(linked, "?1", "?")+`
 			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
 			var (
-				s     TargetStatus
+				s     audit.TargetStatus
 				first sql.NullString
 				run   sql.NullInt64
 			)
@@ -177,7 +132,7 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				e       StatusEntry
+				e       audit.StatusEntry
 				id      int64
 				at      sql.NullString
 				verdict string

@@ -41,7 +41,7 @@ func nightlyRun(tb testing.TB, db *DB, day int, verdicts map[string]audit.Verdic
 	return r.ID, ids
 }
 
-func mustApply(tb testing.TB, db *DB, runID int64) HistoryResult {
+func mustApply(tb testing.TB, db *DB, runID int64) audit.HistoryResult {
 	tb.Helper()
 	res, err := db.ApplyHistory(context.Background(), runID, audit.DefaultConfirmRule)
 	if err != nil {

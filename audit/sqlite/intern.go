@@ -8,6 +8,8 @@ package sqlite
 // findings.page_url or findings.target through findingPageSQL and
 // findingTargetSQL.
 
+import "strings"
+
 // Bits of links.url_form.
 const (
 	// formHrefTarget: href is stored as '' and is the target's URL plus
@@ -49,12 +51,28 @@ func linkURLForm(href, rawHref, fragment string, t targetOf) int {
 	return form
 }
 
-// insertLinkSQL inserts a link row; compact adds url_form (migration 0008).
-func insertLinkSQL(compact bool) string {
-	cols := `page_id, run_id, ord, element, attr, href, raw_href,
+// linkColumns are the columns insertLinkSQL writes, before url_form.
+const linkColumns = `page_id, run_id, ord, element, attr, href, raw_href,
 			target_id, text, rel, resource, fragment,
 			has_robust, originalurl, originalurl_raw, originalurl_inferred, versiondate,
 			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw`
+
+// pgLinkColumns are the columns of a link's COPY row on PostgreSQL: its
+// ID, those of insertLinkSQL, and its position (see saver.position).
+func pgLinkColumns(compact bool) []string {
+	cols := []string{"id"}
+	for _, c := range strings.Split(linkColumns, ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	if compact {
+		cols = append(cols, "url_form")
+	}
+	return append(cols, "line", "col", "line_hash")
+}
+
+// insertLinkSQL inserts a link row; compact adds url_form (migration 0008).
+func insertLinkSQL(compact bool) string {
+	cols := linkColumns
 	vals := `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 	if compact {
 		cols += `, url_form`

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -30,6 +33,8 @@ import (
 //     the opposite of PostgreSQL's default.
 //   - Arguments: a Go bool is passed as 0 or 1 (the schema stores booleans
 //     as integers, as SQLite does).
+//   - COPY: the statement copyMarker with one *copyRows argument copies
+//     the rows with pgx's CopyFrom on the connection (pgcopy.go).
 //   - Strings: PostgreSQL's text cannot hold NUL bytes or invalid UTF-8,
 //     both of which the store keeps verbatim (hostile pages). A string
 //     argument holding either, or the escape rune pgEscape itself, is
@@ -197,11 +202,23 @@ func pgRebind(q string) string {
 
 // pgNullsOrder adds SQLite's NULLS FIRST (ascending) or NULLS LAST
 // (descending) to each term of each ORDER BY clause of q that says none.
+//
+// A term that is a column NOT NULL in its table (known from pgNotNull)
+// gets nothing: NULLS FIRST on an ascending term would keep PostgreSQL
+// from reading an index in order (EachLink's ORDER BY l.id would sort the
+// run's links for every chunk).
 func pgNullsOrder(q string) string {
 	type clause struct {
 		depth    int
 		last     string // last keyword or name of the current term, upper case
 		hasNulls bool
+		words    []string // names of the term (lower case): col or alias, col
+		complex  bool     // the term is more than a column reference
+	}
+	notNull := pgNotNull.Load()
+	var aliases map[string]string
+	if notNull != nil && strings.Contains(strings.ToUpper(q), "ORDER") {
+		aliases = pgAliases(q)
 	}
 	var (
 		b      strings.Builder
@@ -210,18 +227,22 @@ func pgNullsOrder(q string) string {
 		prevUp string
 	)
 	b.Grow(len(q) + 32)
-	end := func() {
+	end := func() (wrote bool) {
 		c := stack[len(stack)-1]
 		switch {
 		case c.hasNulls:
+		case !c.complex && notNull != nil && notNullTerm(*notNull, aliases, c.words):
 		case c.last == "DESC":
 			b.WriteString(" NULLS LAST")
+			wrote = true
 		default:
 			b.WriteString(" NULLS FIRST")
+			wrote = true
 		}
-		c.last, c.hasNulls = "", false
+		c.last, c.hasNulls, c.words, c.complex = "", false, nil, false
+		return wrote
 	}
-	pop := func() { end(); stack = stack[:len(stack)-1] }
+	pop := func() bool { w := end(); stack = stack[:len(stack)-1]; return w }
 	top := func() *clause {
 		if len(stack) > 0 && stack[len(stack)-1].depth == depth {
 			return stack[len(stack)-1]
@@ -265,12 +286,16 @@ func pgNullsOrder(q string) string {
 			if t := top(); t != nil {
 				switch up {
 				case "LIMIT", "OFFSET", "FETCH", "UNION", "EXCEPT", "INTERSECT", "FOR", "WINDOW", "ROWS", "RANGE", "GROUPS":
-					pop()
-					b.WriteByte(' ')
+					if pop() {
+						b.WriteByte(' ')
+					}
 				case "NULLS":
 					t.hasNulls = true
+				case "ASC", "DESC", "FIRST", "LAST":
+					t.last = up
 				default:
 					t.last = up
+					t.words = append(t.words, strings.ToLower(word))
 				}
 			}
 			if up == "BY" && prevUp == "ORDER" {
@@ -281,6 +306,9 @@ func pgNullsOrder(q string) string {
 			i = j
 			continue
 		case c == '(':
+			if t := top(); t != nil {
+				t.complex = true
+			}
 			depth++
 		case c == ')':
 			if top() != nil {
@@ -294,6 +322,11 @@ func pgNullsOrder(q string) string {
 				} else {
 					pop()
 				}
+			}
+		case c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			if t := top(); t != nil {
+				t.complex = true // a number, an operator, a cast
 			}
 		}
 		b.WriteByte(c)
@@ -393,6 +426,12 @@ func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 }
 
 func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if query == copyMarker && len(args) == 1 {
+		if t, ok := args[0].Value.(*copyRows); ok {
+			n, err := c.c.Conn().CopyFrom(ctx, pgx.Identifier{t.table}, t.cols, pgx.CopyFromRows(t.rows))
+			return driver.RowsAffected(n), err
+		}
+	}
 	res, err := c.c.ExecContext(ctx, pgRebind(query), args)
 	return res, badConn(err)
 }
@@ -458,4 +497,144 @@ func (r pgRows) Next(dest []driver.Value) error {
 		}
 	}
 	return nil
+}
+
+// pgNotNull holds, by table, every column of the PostgreSQL schema: true
+// when it is NOT NULL (or primary key); openPostgres loads it once. Until then
+// every ORDER BY term gets its NULLS placement.
+var (
+	pgNotNull     atomic.Pointer[map[string]map[string]bool]
+	pgNotNullOnce sync.Once
+)
+
+// loadPGNotNull reads the NOT NULL columns of the database's tables once
+// per process (every database at this linkrot's schema version has the
+// same), and forgets the statements rewritten without them.
+func loadPGNotNull(ctx context.Context, db *sql.DB) error {
+	var err error
+	pgNotNullOnce.Do(func() {
+		var rows *sql.Rows
+		rows, err = db.QueryContext(ctx, `SELECT table_name, column_name, is_nullable = 'NO'
+			FROM information_schema.columns WHERE table_schema = current_schema()`)
+		if err != nil {
+			return
+		}
+		defer rows.Close()
+		m := map[string]map[string]bool{}
+		for rows.Next() {
+			var table, col string
+			var nn bool
+			if err = rows.Scan(&table, &col, &nn); err != nil {
+				return
+			}
+			if m[table] == nil {
+				m[table] = map[string]bool{}
+			}
+			m[table][col] = nn
+		}
+		if err = rows.Err(); err != nil {
+			return
+		}
+		pgNotNull.Store(&m)
+		pgRewrites.Purge()
+	})
+	if err != nil {
+		pgNotNullOnce = sync.Once{} // try again at the next open
+	}
+	return err
+}
+
+// pgAliases maps the names a query gives its tables (FROM t a, JOIN t AS
+// a, or the table name itself) to the tables; a name given to two tables
+// maps to "" (unknown).
+func pgAliases(q string) map[string]string {
+	var words []string // identifiers and punctuation, literals left out
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(q) && q[j] != c {
+				j++
+			}
+			i = j + 1
+			words = append(words, "'")
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
+				j++
+			}
+			words = append(words, strings.ToLower(q[i:j]))
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		default:
+			words = append(words, string(c))
+			i++
+		}
+	}
+	out := map[string]string{}
+	set := func(name, table string) {
+		if t, ok := out[name]; ok && t != table {
+			table = ""
+		}
+		out[name] = table
+	}
+	keyword := map[string]bool{"where": true, "join": true, "left": true, "inner": true, "cross": true, "on": true,
+		"using": true, "order": true, "group": true, "limit": true, "natural": true, "full": true, "right": true,
+		"window": true, "union": true, "except": true, "intersect": true, "having": true, "offset": true, "for": true}
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] != "from" && words[i] != "join" {
+			continue
+		}
+		for j := i + 1; j < len(words); { // table [AS] alias [, table [AS] alias ...]
+			table := words[j]
+			if !isIdentStart(table[0]) || keyword[table] {
+				break
+			}
+			set(table, table)
+			j++
+			if j < len(words) && words[j] == "as" {
+				j++
+			}
+			if j < len(words) && isIdentStart(words[j][0]) && !keyword[words[j]] {
+				set(words[j], table)
+				j++
+			}
+			if j >= len(words) || words[j] != "," {
+				break
+			}
+			j++
+		}
+	}
+	return out
+}
+
+// notNullTerm reports whether an ORDER BY term of names words (col, or
+// alias and col) is a column NOT NULL in its table: for an unqualified
+// column, in every table of the query that has it.
+func notNullTerm(notNull map[string]map[string]bool, aliases map[string]string, words []string) bool {
+	switch len(words) {
+	case 2:
+		table := aliases[words[0]]
+		return table != "" && notNull[table][words[1]]
+	case 1:
+		found := false
+		for _, table := range aliases {
+			if table == "" {
+				return false
+			}
+			cols, known := notNull[table]
+			if !known {
+				return false // a CTE or a view: unknown columns
+			}
+			nn, has := cols[words[0]]
+			if has && !nn {
+				return false
+			}
+			found = found || has
+		}
+		return found
+	}
+	return false
 }

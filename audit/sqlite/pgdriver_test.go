@@ -45,3 +45,27 @@ func TestPGEscape(t *testing.T) {
 		t.Error("ordinary string changed")
 	}
 }
+
+// TestPGNullsOrder_NotNull: a term that is a NOT NULL column of its table
+// keeps PostgreSQL's order (an index can serve it); a nullable one, an
+// expression or an unknown alias gets SQLite's NULL placement.
+func TestPGNullsOrder_NotNull(t *testing.T) {
+	db := openPostgresTest(t) // loads the schema's NOT NULL columns
+	_ = db
+	for _, c := range []struct{ in, want string }{
+		{`SELECT l.id FROM links l WHERE l.run_id = 1 ORDER BY l.id LIMIT 5`,
+			`SELECT l.id FROM links l WHERE l.run_id = 1 ORDER BY l.id LIMIT 5`},
+		{`SELECT id FROM wire_inbox ORDER BY id DESC`, `SELECT id FROM wire_inbox ORDER BY id DESC`},
+		{`SELECT 1 FROM checks p ORDER BY p.checked_at DESC, p.run_id DESC`,
+			`SELECT 1 FROM checks p ORDER BY p.checked_at DESC NULLS LAST, p.run_id DESC`},
+		{`SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id ORDER BY l.target_id, p.url`,
+			`SELECT 1 FROM links l JOIN pages p ON p.id = l.page_id ORDER BY l.target_id NULLS FIRST, p.url`},
+		{`SELECT 1 FROM (SELECT id FROM links) w ORDER BY w.id`, `SELECT 1 FROM (SELECT id FROM links) w ORDER BY w.id NULLS FIRST`},
+		{`SELECT 1 FROM links ORDER BY 1`, `SELECT 1 FROM links ORDER BY 1 NULLS FIRST`},
+		{`SELECT 1 FROM links l, pages l ORDER BY l.id`, `SELECT 1 FROM links l, pages l ORDER BY l.id NULLS FIRST`},
+	} {
+		if got := pgNullsOrder(c.in); got != c.want {
+			t.Errorf("pgNullsOrder(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

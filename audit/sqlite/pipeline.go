@@ -92,14 +92,14 @@ func (db *DB) TargetIDs(ctx context.Context, urls []string) (map[string]int64, e
 // its pages) that has no check in the run yet, in URL order: what a
 // resumed run still has to check. An unknown run yields an error wrapping
 // audit.ErrNotFound.
-func (db *DB) UncheckedTargets(ctx context.Context, runID int64, fn func(TargetRef) error) error {
+func (db *DB) UncheckedTargets(ctx context.Context, runID int64, fn func(audit.TargetRef) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.id, t.url FROM targets t
 			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
 			  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.run_id = ?1 AND c.target_id = t.id)
 			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
-			var r TargetRef
+			var r audit.TargetRef
 			if err := rows.Scan(&r.ID, &r.URL); err != nil {
 				return err
 			}
@@ -139,12 +139,12 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 // group with its target's check, so that the caller loads a target's
 // anchors once. Links whose target has no check are left out. An unknown
 // run yields an error wrapping audit.ErrNotFound.
-func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *audit.Check) error) error {
+func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, *audit.Check) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		var (
 			cur     *audit.Check
 			curID   int64
-			pending []LinkRef
+			pending []audit.LinkRef
 		)
 		// One statement for every target's check: parsed once. On
 		// PostgreSQL it runs on another connection of the read pool: one
@@ -188,7 +188,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id`+linkTargetJoin+`
 			WHERE l.run_id = ? AND (l.fragment <> '' OR c.verdict NOT IN ('ok', 'redirected'))
 			ORDER BY l.target_id, l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
-			var r LinkRef
+			var r audit.LinkRef
 			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment,
 				&r.Element, &r.Text, &r.Resource); err != nil {
 				return err

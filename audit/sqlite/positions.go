@@ -17,7 +17,7 @@ import (
 // position records where link linkID is in its page's source; nothing is
 // written for a link without a position.
 func (s *saver) position(ctx context.Context, linkID int64, l *audit.Link) error {
-	if l.Line <= 0 {
+	if l.Line <= 0 || s.pg != nil { // PostgreSQL: in the link's COPY row
 		return nil
 	}
 	if s.updPosition == nil {
@@ -62,20 +62,12 @@ func (db *DB) PageFiles(ctx context.Context, runID int64) (map[string]string, er
 	return files, nil
 }
 
-// Occurrence is a link occurrence as the baseline rule compares it: the
-// link's target (its normalized URL, audit.NormalizeURL) and the hash of
-// the text of the line holding it (audit.LineHash).
-type Occurrence struct {
-	Target   string
-	LineHash string
-}
-
 // Occurrences returns the distinct occurrences of the links of the
 // latest complete (else latest) run in the database, of the runs before
 // run before when it is not 0: the baseline of --baseline-db. It returns
 // the run it read. A database without such a run yields an error wrapping
 // audit.ErrNotFound.
-func (db *DB) Occurrences(ctx context.Context, before int64) (map[Occurrence]bool, int64, error) {
+func (db *DB) Occurrences(ctx context.Context, before int64) (map[audit.Occurrence]bool, int64, error) {
 	var runID int64
 	if before <= 0 {
 		before = math.MaxInt64
@@ -87,13 +79,13 @@ func (db *DB) Occurrences(ctx context.Context, before int64) (map[Occurrence]boo
 	if err != nil {
 		return nil, 0, fmt.Errorf("baseline database: %w", err)
 	}
-	out := map[Occurrence]bool{}
+	out := map[audit.Occurrence]bool{}
 	err = db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT DISTINCT t.url, l.line_hash
 			FROM links l JOIN targets t ON t.id = l.target_id
 			WHERE l.run_id = ? AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
-			var o Occurrence
+			var o audit.Occurrence
 			if err := rows.Scan(&o.Target, &o.LineHash); err != nil {
 				return err
 			}

@@ -38,7 +38,7 @@ func testStore_Positions(t *testing.T) {
 	if err != nil || from != run {
 		t.Fatal(from, err)
 	}
-	want := map[Occurrence]bool{{Target: "https://example.org/x", LineHash: p.Links[0].LineHash}: true}
+	want := map[audit.Occurrence]bool{{Target: "https://example.org/x", LineHash: p.Links[0].LineHash}: true}
 	if !reflect.DeepEqual(occ, want) {
 		t.Errorf("occurrences %+v, want %+v", occ, want)
 	}

@@ -162,6 +162,10 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
 		}
+		if err := loadPGNotNull(ctx, pool); err != nil {
+			pool.Close()
+			return nil, pgError(cfg, err)
+		}
 		db.write, db.read, db.compact = pool, pool, true
 		return db, nil
 	}
@@ -185,6 +189,10 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 	} else if err := pgMigrate(ctx, db.write); err != nil {
 		db.write.Close()
 		return nil, err
+	}
+	if err := loadPGNotNull(ctx, db.write); err != nil {
+		db.write.Close()
+		return nil, pgError(cfg, err)
 	}
 	db.compact = true
 	db.read = pgPool(cfg, true)
@@ -293,3 +301,32 @@ func (db *DB) lockTx(ctx context.Context, tx *sql.Tx) error {
 // noLimit is the LIMIT of a query meant to have none: the largest count
 // both engines accept (SQLite's -1 is an error on PostgreSQL).
 const noLimit = math.MaxInt
+
+// retryTx runs fn, a whole write transaction, again when PostgreSQL aborted
+// it for a deadlock or a serialization failure with another process's
+// transaction (writers of several processes inserting the same targets
+// in different orders): up to pgRetries attempts, with a short pause.
+// SQLite serialises writers (BEGIN IMMEDIATE): fn runs once.
+func (db *DB) retryTx(ctx context.Context, fn func() error) error {
+	err := fn()
+	for attempt := 1; db.dialect == dialectPostgres && attempt < pgRetries && pgRetryable(err); attempt++ {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		}
+		err = fn()
+	}
+	return err
+}
+
+// pgRetries bounds retryTx's attempts.
+const pgRetries = 5
+
+// pgRetryable reports whether err is PostgreSQL's deadlock_detected or
+// serialization_failure: the transaction was rolled back and may be run
+// again.
+func pgRetryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}

@@ -229,7 +229,13 @@ func TestPostgres_OpenReadOnlyOlderSchema(t *testing.T) {
 		t.Errorf("write through the read-only DB: %v, want a read-only transaction error", err)
 	}
 	ro.Close()
+	if err := w.IntegrityCheck(ctx); err != nil {
+		t.Errorf("IntegrityCheck of a current database: %v", err)
+	}
 	setSchemaVersion(t, w, latestVersion()-1)
+	if err := w.IntegrityCheck(ctx); !errors.Is(err, ErrIntegrity) {
+		t.Errorf("IntegrityCheck of a database at another version: %v, want ErrIntegrity", err)
+	}
 	if db, err := OpenReadOnly(ctx, dsn); err == nil {
 		db.Close()
 		t.Fatal("OpenReadOnly of an older schema succeeded")
@@ -450,4 +456,60 @@ func portOpen(port int) bool {
 	}
 	c.Close()
 	return true
+}
+
+// TestPostgres_ConcurrentTargets: two processes (DBs) save pages linking
+// to the same new targets in opposite orders at once. Their transactions
+// wait for each other's uncommitted targets and PostgreSQL aborts one
+// for a deadlock; the batch is run again (retryTx) and both land, with
+// one row per target.
+func TestPostgres_ConcurrentTargets(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	var dbs [2]*DB
+	for i := range dbs {
+		db, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	const rounds, targets = 3, 300
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, len(dbs))
+		for d, db := range dbs {
+			wg.Go(func() {
+				r := &audit.Run{Mode: "site", Version: "t"}
+				if err := db.CreateRun(ctx, r); err != nil {
+					errs <- err
+					return
+				}
+				p := &audit.Page{Extraction: audit.Extraction{URL: fmt.Sprintf("https://site%d.example/", d), Parsed: true},
+					RequestURL: fmt.Sprintf("https://site%d.example/", d), Status: 200}
+				for i := range targets {
+					n := i
+					if d == 1 {
+						n = targets - 1 - i
+					}
+					p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: fmt.Sprintf("https://shared.example/r%d/%d", round, n)})
+				}
+				errs <- db.SavePages(ctx, r.ID, []*audit.Page{p})
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	if n := count(t, dbs[0], `SELECT count(*) FROM targets WHERE url LIKE 'https://shared.example/%'`); n != rounds*targets {
+		t.Errorf("%d shared targets, want %d", n, rounds*targets)
+	}
+	if n := count(t, dbs[0], `SELECT count(*) FROM links`); n != 2*rounds*targets {
+		t.Errorf("%d links, want %d", n, 2*rounds*targets)
+	}
 }

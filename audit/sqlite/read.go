@@ -11,18 +11,6 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// TargetRef is a target linked from a run: a normalized URL to check once,
-// however many links point to it.
-type TargetRef struct {
-	ID  int64
-	URL string // normalized by audit.NormalizeURL
-	// Host is the URL's host[:port] as normalized (default ports dropped),
-	// or "" for URLs without one (mailto:, ...).
-	Host string
-	// LinkCount is the number of links of the run that point to the target.
-	LinkCount int
-}
-
 // readTx runs fn in a read-only transaction on the read pool, so that every
 // query of fn sees the same committed state, after checking that the run
 // exists (audit.ErrNotFound otherwise).
@@ -65,8 +53,8 @@ func each(ctx context.Context, tx *sql.Tx, query string, runID int64, scan func(
 // ID order, with the number of links to each. Links without a target (see
 // SavePages) and snapshot URLs are not included. An unknown run yields an
 // error wrapping audit.ErrNotFound; a run without links yields none.
-func (db *DB) Targets(ctx context.Context, runID int64) ([]TargetRef, error) {
-	var refs []TargetRef
+func (db *DB) Targets(ctx context.Context, runID int64) ([]audit.TargetRef, error) {
+	var refs []audit.TargetRef
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.id, t.url, t.host, count(*)
@@ -74,7 +62,7 @@ func (db *DB) Targets(ctx context.Context, runID int64) ([]TargetRef, error) {
 			WHERE l.run_id = ?
 			GROUP BY t.id
 			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
-			var r TargetRef
+			var r audit.TargetRef
 			if err := rows.Scan(&r.ID, &r.URL, &r.Host, &r.LinkCount); err != nil {
 				return err
 			}

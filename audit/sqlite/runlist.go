@@ -43,7 +43,7 @@ func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error)
 			(SELECT count(*) FROM checks WHERE run_id = r.id AND verdict IN (`+broken+`)),
 			(SELECT count(*) FROM findings WHERE run_id = r.id),
 			(SELECT count(*) FROM history_events WHERE run_id = r.id AND event = 'confirmed'),
-			EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+StageAbandoned+`')
+			EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+audit.StageAbandoned+`')
 		FROM runs r
 		ORDER BY r.started_at DESC, r.id DESC
 		LIMIT ?`, args...)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -234,14 +236,31 @@ func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error
 }
 
 // redactAll returns ss with URL passwords redacted (audit.RedactURLString:
-// each is one command-line argument or URL).
+// each is one command-line argument or URL), and the password and
+// sslpassword parameters of a PostgreSQL URL too (libpq also takes the
+// password as a query parameter: postgres://u@h/db?password=s).
 func redactAll(ss []string) []string {
 	if ss == nil {
 		return nil
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = audit.RedactURLString(s)
+		out[i] = redactDSNParams(audit.RedactURLString(s))
 	}
 	return out
+}
+
+// dsnSecretParam matches a password-bearing parameter of a PostgreSQL URL
+// (?password=..., &sslpassword=...) up to the next '&', '#' or space.
+var dsnSecretParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#\s]*`)
+
+// redactDSNParams replaces the values of the password parameters of a
+// PostgreSQL URL in s (an argument such as --db=postgres://...) with
+// audit.RedactedPassword; any other text is returned unchanged.
+func redactDSNParams(s string) string {
+	l := strings.ToLower(s)
+	if !strings.Contains(l, "postgres://") && !strings.Contains(l, "postgresql://") {
+		return s
+	}
+	return dsnSecretParam.ReplaceAllString(s, "${1}"+audit.RedactedPassword)
 }

@@ -13,28 +13,6 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// Stage names recorded by MarkStage. Other stages may use any name.
-const (
-	StageCrawl    = "crawl"
-	StageCheck    = "check"
-	StageArchives = "archives"
-	StageHistory  = "history"
-	// StageReport is recorded once the run's report is written (or when
-	// the run writes none): a complete run without it has a report to
-	// write (ResumeQuery.WithReport).
-	StageReport = "report"
-	// StageAbandoned marks an unfinished run that will never be resumed
-	// (AbandonRun): its status stays what it was.
-	StageAbandoned = "abandoned"
-)
-
-// Commands whose runs have settings (SaveRunSettings): a run is resumed
-// by the command that started it.
-const (
-	CommandAudit = "audit"
-	CommandCrawl = "crawl"
-)
-
 // SaveRunSettings records the command that started a run, the run's
 // effective settings (JSON, as the command writes it; secrets such as
 // header values must not be in it) and their fingerprint, replacing
@@ -84,6 +62,11 @@ func (db *DB) RunSettings(ctx context.Context, runID int64) (fingerprint string,
 // MarkStage records that a stage of a run finished. Marking it again keeps
 // the first time. An unknown run yields an error wrapping
 // audit.ErrNotFound.
+//
+// On PostgreSQL it then runs ANALYZE: a stage writes many rows (a new
+// database's tables go from empty to thousands of rows in one crawl),
+// and the planner chooses its joins from the statistics, which autovacuum
+// refreshes only about a minute later.
 func (db *DB) MarkStage(ctx context.Context, runID int64, stage string) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -95,6 +78,11 @@ func (db *DB) MarkStage(ctx context.Context, runID int64, stage string) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mark stage %s: %w", stage, err)
+	}
+	if db.dialect == dialectPostgres {
+		if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
+			return fmt.Errorf("mark stage %s: analyze: %w", stage, err)
+		}
 	}
 	return nil
 }
@@ -138,19 +126,19 @@ func (db *DB) Stages(ctx context.Context, runID int64) (map[string]time.Time, er
 
 // ResumeQuery selects the run a command resumes (UnfinishedRun).
 type ResumeQuery struct {
-	// Command is the command that started the run (CommandAudit, ...).
+	// Command is the command that started the run (audit.CommandAudit, ...).
 	Command string
 	// Fingerprint selects runs with these settings; "" selects any.
 	Fingerprint string
 	// WithReport also selects complete runs whose report stage is not
-	// recorded (StageReport): killed while writing their report.
+	// recorded (audit.StageReport): killed while writing their report.
 	WithReport bool
 }
 
 // UnfinishedRun returns the latest run (highest start time, then ID) that
 // q.Command started with settings saved by SaveRunSettings, that matches
 // q.Fingerprint, that did not finish (status running or interrupted; or,
-// with q.WithReport, complete without StageReport) and that was not
+// with q.WithReport, complete without audit.StageReport) and that was not
 // abandoned (AbandonRun). It returns an error wrapping audit.ErrNotFound
 // when there is none. Whether the run is still worth resuming is the
 // caller's decision (NewerCompleteRun, the run's age).
@@ -166,7 +154,7 @@ func (db *DB) UnfinishedRun(ctx context.Context, q ResumeQuery) (*audit.Run, err
 				AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?4)))
 			AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?5)
 		ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
-		q.Command, q.Fingerprint, q.WithReport, StageReport, StageAbandoned))
+		q.Command, q.Fingerprint, q.WithReport, audit.StageReport, audit.StageAbandoned))
 	if err != nil {
 		return nil, fmt.Errorf("unfinished run: %w", err)
 	}
@@ -193,11 +181,11 @@ func (db *DB) NewerCompleteRun(ctx context.Context, runID int64) (*audit.Run, er
 }
 
 // AbandonRun records that an unfinished run will never be resumed
-// (StageAbandoned): UnfinishedRun skips it from now on, and linkrot runs
+// (audit.StageAbandoned): UnfinishedRun skips it from now on, and linkrot runs
 // shows it as abandoned. Its status and data are left as they are. An
 // unknown run yields an error wrapping audit.ErrNotFound.
 func (db *DB) AbandonRun(ctx context.Context, runID int64) error {
-	return db.MarkStage(ctx, runID, StageAbandoned)
+	return db.MarkStage(ctx, runID, audit.StageAbandoned)
 }
 
 // ReopenRun marks a run as running again, for resuming it: its end time

@@ -46,13 +46,13 @@ func testStore_ResumeCandidates(t *testing.T) {
 			t.Errorf("UnfinishedRun(%+v) = %+v, %v; want run %d", q, r, err, id)
 		}
 	}
-	audits := ResumeQuery{Command: CommandAudit, Fingerprint: "a", WithReport: true}
-	crawls := ResumeQuery{Command: CommandCrawl}
+	audits := ResumeQuery{Command: audit.CommandAudit, Fingerprint: "a", WithReport: true}
+	crawls := ResumeQuery{Command: audit.CommandCrawl}
 
 	killed := mustCreateRun(t, db) // 1: killed audit
-	settings(killed, CommandAudit, "a")
+	settings(killed, audit.CommandAudit, "a")
 	crawl := mustCreateRun(t, db) // 2: killed crawl, same fingerprint
-	settings(crawl, CommandCrawl, "a")
+	settings(crawl, audit.CommandCrawl, "a")
 	want(audits, killed)
 	want(crawls, crawl)
 	if err := db.SaveRunSettings(ctx, killed, "", "a", []byte(`{}`)); err == nil {
@@ -73,13 +73,13 @@ func testStore_ResumeCandidates(t *testing.T) {
 	// Run 3 completes with the same settings, its report written; run 4,
 	// other settings, completes without its report.
 	done := mustCreateRun(t, db)
-	settings(done, CommandAudit, "a")
+	settings(done, audit.CommandAudit, "a")
 	finish(done, audit.RunComplete)
-	if err := db.MarkStage(ctx, done, StageReport); err != nil {
+	if err := db.MarkStage(ctx, done, audit.StageReport); err != nil {
 		t.Fatal(err)
 	}
 	other := mustCreateRun(t, db)
-	settings(other, CommandAudit, "b")
+	settings(other, audit.CommandAudit, "b")
 	finish(other, audit.RunComplete)
 	if r, err := db.NewerCompleteRun(ctx, killed); err != nil || r.ID != done {
 		t.Errorf("NewerCompleteRun = %+v, %v; want run %d", r, err, done)
@@ -87,9 +87,9 @@ func testStore_ResumeCandidates(t *testing.T) {
 	if r, err := db.NewerCompleteRun(ctx, done); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("NewerCompleteRun(latest) = %+v, %v", r, err)
 	}
-	want(ResumeQuery{Command: CommandAudit, Fingerprint: "b", WithReport: true}, other)
-	want(ResumeQuery{Command: CommandAudit, Fingerprint: "b"}, 0)
-	want(ResumeQuery{Command: CommandAudit, WithReport: true}, other)
+	want(ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b", WithReport: true}, other)
+	want(ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b"}, 0)
+	want(ResumeQuery{Command: audit.CommandAudit, WithReport: true}, other)
 
 	// Abandoned runs are never candidates again, and runs shows them.
 	if err := db.AbandonRun(ctx, killed); err != nil {
@@ -160,19 +160,19 @@ func TestMigrate_ResumeStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := st1[StageReport]; !ok {
-		t.Errorf("complete run: stages %v lack %s", st1, StageReport)
+	if _, ok := st1[audit.StageReport]; !ok {
+		t.Errorf("complete run: stages %v lack %s", st1, audit.StageReport)
 	}
-	if _, ok := st2[StageArchives]; !ok {
-		t.Errorf("run past its history stage: stages %v lack %s", st2, StageArchives)
+	if _, ok := st2[audit.StageArchives]; !ok {
+		t.Errorf("run past its history stage: stages %v lack %s", st2, audit.StageArchives)
 	}
-	if _, ok := st2[StageReport]; ok {
+	if _, ok := st2[audit.StageReport]; ok {
 		t.Errorf("unfinished run: report stage recorded")
 	}
-	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp2", WithReport: true}); err != nil || r.ID != 2 {
+	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp2", WithReport: true}); err != nil || r.ID != 2 {
 		t.Errorf("UnfinishedRun = %+v, %v", r, err)
 	}
-	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: CommandAudit, Fingerprint: "fp1", WithReport: true}); !errors.Is(err, audit.ErrNotFound) {
+	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp1", WithReport: true}); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("a complete run of an older linkrot has a report to write: %v", err)
 	}
 	_, s, err := db.RunSettings(ctx, 2)

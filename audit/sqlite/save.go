@@ -36,7 +36,7 @@ func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) e
 	if len(pages) == 0 {
 		return nil
 	}
-	if err := db.savePages(ctx, runID, pages); err != nil {
+	if err := db.retryTx(ctx, func() error { return db.savePages(ctx, runID, pages) }); err != nil {
 		return fmt.Errorf("save pages: %w", err)
 	}
 	return nil
@@ -84,6 +84,9 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		byRawHTTP: make(map[string]targetOf),
 		byNorm:    make(map[string]int64),
 	}
+	if db.dialect == dialectPostgres {
+		s.pg = newPGBatch()
+	}
 	defer s.close()
 	if err := s.prepare(ctx, tx); err != nil {
 		return nil, err
@@ -102,6 +105,11 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		}
 		if err := s.page(ctx, p); err != nil {
 			return nil, fmt.Errorf("page %s: %w", quote(p.URL), err)
+		}
+	}
+	if s.pg != nil {
+		if err := s.pg.flush(ctx, tx); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -137,8 +145,10 @@ type saver struct {
 	byRaw, byRawHTTP map[string]targetOf
 	byNorm           map[string]int64
 
-	insPage, insTarget, selTarget, insRedirect, insLink, insSnapshot,
-	insTemporal, insIdentifier, insPWID, insDiag *sql.Stmt
+	insPage, insTarget, selTarget, insLink                                 *sql.Stmt
+	insRedirect, insSnapshot, insTemporal, insIdentifier, insPWID, insDiag *rowStmt
+	// pg buffers rows for COPY on PostgreSQL (pgcopy.go); nil on SQLite.
+	pg *pgBatch
 	// tx and insEvidence: see evidence.
 	tx          *sql.Tx
 	insEvidence *sql.Stmt
@@ -147,6 +157,30 @@ type saver struct {
 
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 	s.tx = tx
+	rowStmts := []struct {
+		dst   **rowStmt
+		table string
+		cols  []string
+	}{
+		{&s.insRedirect, "redirects", []string{"page_id", "hop", "from_url", "to_url", "status"}},
+		{&s.insSnapshot, "snapshots", []string{"link_id", "source", "ord", "url", "datetime", "date_only", "datetime_raw", "rel", "target_id"}},
+		{&s.insTemporal, "mset_temporal", []string{"link_id", "ord", "datetime"}},
+		{&s.insIdentifier, "identifiers", []string{"page_id", "ord", "url", "rel", "source"}},
+		{&s.insPWID, "pwids", []string{"page_id", "ord", "link_id", "raw", "archive_id", "datetime", "content_spec", "item", "source"}},
+		{&s.insDiag, "diagnostics", []string{"run_id", "page_id", "link_id", "ord", "field", "code", "message"}},
+	}
+	for _, r := range rowStmts {
+		rs := &rowStmt{batch: s.pg, table: r.table, cols: r.cols}
+		if s.pg == nil {
+			q := "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
+			stmt, err := tx.PrepareContext(ctx, q)
+			if err != nil {
+				return err
+			}
+			rs.stmt = stmt
+		}
+		*r.dst = rs
+	}
 	stmts := []struct {
 		dst   **sql.Stmt
 		query string
@@ -159,20 +193,7 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 		{&s.insTarget, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`},
 		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
-		{&s.insRedirect, `INSERT INTO redirects (page_id, hop, from_url, to_url, status)
-			VALUES (?, ?, ?, ?, ?)`},
 		{&s.insLink, insertLinkSQL(s.compact)},
-		{&s.insSnapshot, `INSERT INTO snapshots (link_id, source, ord, url, datetime, date_only,
-			datetime_raw, rel, target_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&s.insTemporal, `INSERT INTO mset_temporal (link_id, ord, datetime) VALUES (?, ?, ?)`},
-		{&s.insIdentifier, `INSERT INTO identifiers (page_id, ord, url, rel, source)
-			VALUES (?, ?, ?, ?, ?)`},
-		{&s.insPWID, `INSERT INTO pwids (page_id, ord, link_id, raw, archive_id, datetime,
-			content_spec, item, source)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&s.insDiag, `INSERT INTO diagnostics (run_id, page_id, link_id, ord, field, code, message)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`},
 	}
 	for _, st := range stmts {
 		stmt, err := tx.PrepareContext(ctx, st.query)
@@ -185,11 +206,13 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 }
 
 func (s *saver) close() {
-	for _, st := range []*sql.Stmt{s.insPage, s.insTarget, s.selTarget, s.insRedirect, s.insLink,
-		s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag, s.insEvidence, s.updPosition} {
+	for _, st := range []*sql.Stmt{s.insPage, s.insTarget, s.selTarget, s.insLink, s.insEvidence, s.updPosition} {
 		if st != nil {
 			st.Close()
 		}
+	}
+	for _, r := range []*rowStmt{s.insRedirect, s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag} {
+		r.close()
 	}
 }
 
@@ -406,7 +429,20 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		args = append(args, form)
 	}
 	var linkID int64
-	if err := s.insLink.QueryRowContext(ctx, args...).Scan(&linkID); err != nil {
+	if s.pg != nil {
+		// COPY at the end of the batch, with the link's position.
+		if linkID, err = s.pg.linkID(ctx, s.tx); err != nil {
+			return 0, err
+		}
+		line, col, lineHash := 0, 0, ""
+		if l.Line > 0 {
+			line, col, lineHash = l.Line, max(l.Column, 0), l.LineHash
+		}
+		args = append(append([]any{linkID}, args...), line, col, lineHash)
+		if err := s.pg.add("links", pgLinkColumns(s.compact), args); err != nil {
+			return 0, err
+		}
+	} else if err := s.insLink.QueryRowContext(ctx, args...).Scan(&linkID); err != nil {
 		return 0, err
 	}
 

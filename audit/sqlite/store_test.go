@@ -298,11 +298,11 @@ func testStore_RoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make(map[string]TargetRef)
+		got := make(map[string]audit.TargetRef)
 		for _, r := range refs {
 			got[r.URL] = r
 		}
-		for _, w := range []TargetRef{
+		for _, w := range []audit.TargetRef{
 			{URL: "https://example.com/a", Host: "example.com", LinkCount: 1},
 			{URL: "https://example.net/b", Host: "example.net", LinkCount: 1},
 			{URL: pwidHref, Host: "", LinkCount: 1},
@@ -476,7 +476,7 @@ func testStore_TargetDedup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetRef{
+	want := []audit.TargetRef{
 		{URL: "http://example.org/a", Host: "example.org", LinkCount: 4},
 		{URL: "http://example.org/a?q=1", Host: "example.org", LinkCount: 2},
 		{URL: "https://example.org:8443/a", Host: "example.org:8443", LinkCount: 2},

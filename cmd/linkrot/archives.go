@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -22,9 +20,6 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/drift"
 	"github.com/linkrot/linkrot/audit/robust"
-	"github.com/linkrot/linkrot/audit/sqlite"
-	"github.com/linkrot/linkrot/audit/warc"
-	"github.com/linkrot/linkrot/crawler/extract"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -33,43 +28,32 @@ import (
 // stored arguments.
 const spnAuthEnv = "LINKROT_SPN2_AUTH"
 
-// archiveFlags are the flags of the archives stage (audit and check).
+// archiveFlags are the flags of the archives stage (audit and check),
+// writing into the settings' Archives.
 type archiveFlags struct {
-	archives    listFlag
-	pwids       listFlag
-	noArchives  bool
-	timemap     bool
-	maxDistance time.Duration
-	saveMissing bool
-	savePoll    time.Duration
-	workers     int
-	fetchRate   string
-	shingle     int
-	th          drift.Thresholds
-	warcs       listFlag
-	maxSnaps    int
-	maxAge      time.Duration
+	*linkrot.ArchiveSettings
 
-	summary *robust.Summary // set by runArchives, printed by printSummary
-	offline bool            // --no-archives: the summary has first-seen drift only
+	stg     *robust.Stage // set by stage, its summary printed by printSummary
+	offline bool          // --no-archives: the summary has first-seen drift only
 }
 
-func (f *archiveFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.archives, "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
-	fs.Var(&f.warcs, "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
-	fs.IntVar(&f.maxSnaps, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
-	fs.DurationVar(&f.maxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
-	fs.Var(&f.pwids, "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
-	fs.BoolVar(&f.noArchives, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
-	fs.BoolVar(&f.timemap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
-	fs.DurationVar(&f.maxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
-	fs.BoolVar(&f.saveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
-	fs.DurationVar(&f.savePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
-	fs.IntVar(&f.workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
-	fs.StringVar(&f.fetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
-	fs.IntVar(&f.shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
-	f.th = drift.DefaultThresholds()
-	for _, d := range f.th.Fields() {
+func (f *archiveFlags) register(fs *flag.FlagSet, s *linkrot.Settings) {
+	f.ArchiveSettings = &s.Archives
+	fs.Var((*listFlag)(&f.Archives), "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
+	fs.Var((*listFlag)(&f.WARCs), "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
+	fs.IntVar(&f.MaxSnapshots, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
+	fs.DurationVar(&f.MaxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
+	fs.Var((*listFlag)(&f.PWIDs), "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
+	fs.BoolVar(&f.Off, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
+	fs.BoolVar(&f.TimeMap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
+	fs.DurationVar(&f.MaxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
+	fs.BoolVar(&f.SaveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
+	fs.DurationVar(&f.SavePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
+	fs.IntVar(&f.Workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
+	fs.StringVar(&f.FetchRate, "fetch-rate", "60/min", "request budget per host for live pages and identifiers refetched by the archives stage, and for snapshot hosts that are no configured archive")
+	fs.IntVar(&f.Shingle, "drift-shingle", 1, "shingle size in words for the Jaccard and Sørensen–Dice drift measures")
+	f.Thresholds = drift.DefaultThresholds()
+	for _, d := range f.Thresholds.Fields() {
 		if d.Int != nil {
 			fs.IntVar(d.Int, d.Flag, *d.Int, d.Usage)
 		} else {
@@ -78,18 +62,11 @@ func (f *archiveFlags) register(fs *flag.FlagSet) {
 	}
 }
 
-// thresholds checks the drift threshold flags and returns them. Every
-// field holds its flag's value (the default unless set, 0 when set to 0),
-// so they are used exactly.
+// thresholds checks the drift threshold flags and returns them.
 func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
-	th := f.th
-	th.Exact = true
-	if err := th.Validate(); err != nil {
-		var re *drift.RangeError
-		if errors.As(err, &re) {
-			return th, usagef("--%s %v: want a value from %v to %v", re.Field.Flag, re.Value, re.Field.Lo, re.Field.Hi)
-		}
-		return th, err
+	th, err := f.DriftThresholds()
+	if err != nil {
+		return th, usagef("%v", err)
 	}
 	return th, nil
 }
@@ -97,319 +74,35 @@ func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 // config checks the flags and builds the stage's configuration, without
 // any network access.
 func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, error) {
-	var archives []archive.Archive
-	names := map[string]bool{}
-	for _, spec := range f.archives {
-		a, err := archive.ParseArchive(spec)
-		if err != nil {
-			return nil, nil, 0, usagef("--archive: %v", err)
-		}
-		if names[a.Name] {
-			return nil, nil, 0, usagef("--archive: name %q given twice", a.Name)
-		}
-		names[a.Name] = true
-		archives = append(archives, a)
-	}
-	if len(archives) == 0 && len(f.warcs) == 0 {
-		// With --archive-warc alone, only the local collections are asked:
-		// a researcher measuring drift against their own crawl adds
-		// public archives with --archive ia, --archive arquivo.
-		archives = archive.Defaults()
-	}
-	for _, a := range archives {
-		if a.Shutdown != "" {
-			slog.Warn("archive is shut down", "archive", a.Name, "why", a.Shutdown)
-		}
-	}
-	reg := archive.DefaultRegistry()
-	for _, p := range f.pwids {
-		id, tmpl, err := archive.ParseRegistryEntry(p)
-		if err != nil {
-			return nil, nil, 0, usagef("--pwid-archive: %v", err)
-		}
-		reg[id] = tmpl
-	}
-	rate, err := archive.ParseRate(f.fetchRate)
+	archives, reg, rate, err := f.Resolve()
 	if err != nil {
-		return nil, nil, 0, usagef("--fetch-rate: %v", err)
-	}
-	if f.maxDistance <= 0 || f.workers < 1 || f.shingle < 1 {
-		return nil, nil, 0, usagef("--max-memento-distance, --archive-workers and --drift-shingle must be positive")
-	}
-	if _, err := f.thresholds(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, usagef("%v", err)
 	}
 	return archives, reg, rate, nil
 }
 
-// runArchives is the archives stage of a run (see package robust): it
-// reads the run's links and checks, asks the archives, and stores what it
-// finds through batched writers, replacing what an earlier pass stored for
-// the run. Network failures are results; an error means the stage itself
-// could not go on (store failure, cancellation).
-func runArchives(ctx context.Context, e *env, store *sqlite.DB, run *audit.Run, f *archiveFlags, kopts check.Options, log *slog.Logger) error {
-	if f.noArchives {
+// stage configures the archives stage of run (linkrot.ArchiveSettings.Stage,
+// streamed by linkrot.Audit), the Save Page Now keys from $LINKROT_SPN2_AUTH.
+// The returned function releases the stage's transport.
+func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
+	if f.Off {
 		log.Info("archives stage skipped (--no-archives): first-seen drift only")
-		return firstSeenDriftOnly(ctx, store, run, f, log)
 	}
-	archives, reg, fetchRate, err := f.config()
+	stg, done, err := f.Stage(ctx, store, run, kopts, os.Getenv(spnAuthEnv), log)
 	if err != nil {
-		return err
+		return nil, nil, usagef("%v", err)
 	}
-	th, err := f.thresholds()
-	if err != nil {
-		return err
-	}
-	in, err := archiveInput(ctx, store, run)
-	if err != nil {
-		return err
-	}
-	topts, privateOK := archiveTransport(ctx, run, f, archives, kopts)
-	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
-	defer closeRT()
-	var rt http.RoundTripper = guarded
-	if len(f.warcs) > 0 {
-		cols, err := openCollections(f.warcs, store.Path(), log)
-		if err != nil {
-			return err
-		}
-		for _, c := range cols {
-			archives = append(archives, c.Archive())
-		}
-		rt = warc.Transport(guarded, cols...)
-	}
-	var known []audit.Memento
-	if f.maxAge > 0 {
-		if known, err = store.KnownLookups(ctx, run.ID, time.Now().Add(-f.maxAge)); err != nil {
-			return err
-		}
-	}
-	client := archive.NewClient(archive.Options{
-		Archives:      archives,
-		Transport:     rt,
-		Timeout:       kopts.Timeout,
-		MaxRetryWait:  kopts.MaxRetryWait,
-		UserAgent:     kopts.UserAgent,
-		OtherHostRate: fetchRate,
-		Logger:        log,
-	})
-	// Save Page Now requests an interrupted pass of the stage sent are
-	// kept (ClearArchives leaves them) and never sent again.
-	prior, err := store.SaveRequests(ctx, run.ID)
-	if err != nil {
-		return err
-	}
-	sent := make(map[string]bool, len(prior))
-	for _, r := range prior {
-		sent[r.URL] = true
-	}
-	if err := store.ClearArchives(ctx, run.ID); err != nil {
-		return err
-	}
-
-	wctx := context.WithoutCancel(ctx)
-	wo := audit.WriterOptions{BatchSize: 500}
-	snaps := audit.NewBatcher(wctx, store.SaveSnapshotChecks, wo)
-	mems := audit.NewBatcher(wctx, store.SaveMementos, wo)
-	drifts := audit.NewBatcher(wctx, store.SaveDrifts, wo)
-	driftFails := audit.NewBatcher(wctx, store.SaveDriftFailures, wo)
-	idents := audit.NewBatcher(wctx, store.SaveIdentifierChecks, wo)
-	suggs := audit.NewBatcher(wctx, store.SaveSuggestions, wo)
-	saves := audit.NewBatcher(wctx, store.SaveSaveRequests, wo)
-	skips := audit.NewBatcher(wctx, store.SaveSnapshotSkips, wo)
-	sink := robust.Sink{
-		SnapshotCheck: snaps.Add,
-		Memento:       mems.Add,
-		Drift:         drifts.Add,
-		DriftFailure:  driftFails.Add,
-		Identifier:    idents.Add,
-		Suggestion:    suggs.Add,
-		Save:          saves.Add,
-		SnapshotSkip:  skips.Add,
-	}
-	opts := robust.Options{
-		Client:       client,
-		Archives:     archives,
-		Registry:     reg,
-		MaxDistance:  f.maxDistance,
-		TimeMaps:     f.timemap,
-		Shingle:      f.shingle,
-		Thresholds:   th,
-		SaveMissing:  f.saveMissing,
-		Save:         archive.SaveOptions{Auth: os.Getenv(spnAuthEnv), PollInterval: f.savePoll},
-		Saved:        func(u string) bool { return sent[u] },
-		Workers:      f.workers,
-		MaxSnapshots: f.maxSnaps,
-		Known:        known,
-		MaxBody:      kopts.MaxBody,
-		SiteHosts:    linkrot.SiteHosts(run),
-		Identifiers:  pageIdentifiers,
-		Logger:       log,
-	}
-	names := make([]string, len(archives))
-	for i, a := range archives {
-		names[i] = a.Name
-	}
-	log.Info("archives stage", "run", run.ID, "links", len(in.Links), "archives", strings.Join(names, ","))
-	sum, runErr := robust.Run(ctx, opts, in, sink)
-	var errs []error
-	for _, b := range []interface{ Close() error }{snaps, mems, drifts, driftFails, idents, suggs, saves, skips} {
-		errs = append(errs, b.Close())
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("save archive results: %w", err)
-	}
-	if sum != nil {
-		for _, r := range prior {
-			sum.Saves[r.Status]++
-		}
-	}
-	f.summary = sum
-	return runErr
-}
-
-// archiveTransport returns the options of the stage's guarded transport
-// and the endpoints allowed to be private. Loopback and private addresses
-// are allowed everywhere with --allow-private; else only for the audited
-// site's own origins and the archives the user configured (--archive,
-// --pwid-archive) that are there: a snapshot URL, identifier or redirect
-// naming another private host stays refused, even when the site itself
-// lives on loopback.
-func archiveTransport(ctx context.Context, run *audit.Run, f *archiveFlags, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
-	topts := kopts
-	topts.Robots = nil // archives are not the site
-	if topts.AllowPrivate {
-		return topts, nil
-	}
-	var endpoints []string
-	if len(f.archives) > 0 {
-		for _, a := range archives {
-			endpoints = append(endpoints, a.TimeGate, a.TimeMap, a.Save)
-		}
-	}
-	for _, p := range f.pwids {
-		if _, tmpl, err := archive.ParseRegistryEntry(p); err == nil {
-			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
-		}
-	}
-	// The audited site's own origins, exactly (an archive stage fetch
-	// of the site's pages), never the rest of its network.
-	private := seedOrigins(run.Seeds, true)
-	for _, u := range endpoints {
-		if h := linkrot.HostOf(u); h != "" && linkrot.HostsArePrivate(ctx, map[string]bool{h: true}) {
-			private = append(private, u)
-		}
-	}
-	return topts, private
-}
-
-// firstSeenDriftOnly is the archives stage under --no-archives: first-seen
-// drift (each fingerprinted target against its first fingerprint), which
-// needs no network, replacing what an earlier pass measured for the run.
-func firstSeenDriftOnly(ctx context.Context, store *sqlite.DB, run *audit.Run, f *archiveFlags, log *slog.Logger) error {
-	th, err := f.thresholds()
-	if err != nil {
-		return err
-	}
-	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	checks, err := store.Checks(ctx, run.ID)
-	if err != nil {
-		return fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
-		return err
-	}
-	if err := store.ClearFirstSeenDrift(ctx, run.ID); err != nil {
-		return err
-	}
-	drifts := audit.NewBatcher(context.WithoutCancel(ctx), store.SaveDrifts, audit.WriterOptions{BatchSize: 500})
-	sum, runErr := robust.Run(ctx, robust.Options{Offline: true, Thresholds: th, Logger: log}, in, robust.Sink{Drift: drifts.Add})
-	if err := drifts.Close(); err != nil {
-		return fmt.Errorf("save drift: %w", err)
-	}
-	f.summary, f.offline = sum, true
-	return runErr
-}
-
-// pageIdentifiers reads rel="identifier" and rel="cite-as" links from a
-// live page with the crawler's extractor. body is UTF-8 already.
-func pageIdentifiers(body []byte, _ string, pageURL *url.URL, header http.Header) []audit.Identifier {
-	ex, _, err := extract.Parse(body, "text/html; charset=utf-8", pageURL, header, extract.Options{})
-	if err != nil {
-		return nil
-	}
-	return ex.Identifiers
-}
-
-// archiveInput loads what the stage needs of a run.
-func archiveInput(ctx context.Context, store *sqlite.DB, run *audit.Run) (robust.Input, error) {
-	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	pages, err := store.Pages(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load pages: %w", err)
-	}
-	refs, err := store.LinkRefs(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load links: %w", err)
-	}
-	targets, err := store.Targets(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load targets: %w", err)
-	}
-	targetURL := make(map[int64]string, len(targets))
-	for _, t := range targets {
-		targetURL[t.ID] = t.URL
-	}
-	checks, err := store.Checks(ctx, run.ID)
-	if err != nil {
-		return in, fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.FirstSeen, err = store.TargetsFirstSeen(ctx, run.ID); err != nil {
-		return in, err
-	}
-	if in.LinkFirstSeen, err = store.LinksFirstSeen(ctx, run.ID); err != nil {
-		return in, err
-	}
-	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
-		return in, err
-	}
-	// Pages and LinkRefs both list links by page, then document order.
-	k := 0
-	for _, p := range pages {
-		if len(p.Identifiers) > 0 {
-			in.Pages = append(in.Pages, robust.OwnPage{URL: p.URL, Identifiers: p.Identifiers})
-		}
-		first := len(in.Links)
-		for _, l := range p.Links {
-			if k >= len(refs) || refs[k].Href != l.Href || refs[k].PageURL != p.URL {
-				return in, fmt.Errorf("load links: pages and link rows disagree at link %d", k)
-			}
-			r := refs[k]
-			k++
-			in.Links = append(in.Links, robust.Link{ID: r.LinkID, PageURL: p.URL, Link: l, TargetID: r.TargetID, TargetURL: targetURL[r.TargetID]})
-		}
-		for _, w := range p.PWIDs {
-			if w.Link >= 0 && first+w.Link < len(in.Links) {
-				in.Links[first+w.Link].PWIDs = append(in.Links[first+w.Link].PWIDs, w)
-			}
-		}
-	}
-	if k != len(refs) {
-		return in, fmt.Errorf("load links: %d link rows, %d links in pages", len(refs), k)
-	}
-	return in, nil
+	f.stg, f.offline = stg, f.Off
+	return stg, done, nil
 }
 
 // printSummary writes the archives stage's summary lines (nothing when the
 // stage did not run).
 func (f *archiveFlags) printSummary(w io.Writer) {
-	s := f.summary
+	if f.stg == nil {
+		return
+	}
+	s := f.stg.Summary()
 	if s == nil {
 		return
 	}
@@ -484,33 +177,6 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-// openCollections opens the --archive-warc collections, their indexes
-// kept in "<database>.warc-index" beside the database. Each path is its
-// own collection, named warc (one path) or warc1, warc2, ...
-func openCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.Collection, error) {
-	var cols []*warc.Collection
-	for i, p := range paths {
-		name := "warc"
-		if len(paths) > 1 {
-			name = fmt.Sprintf("warc%d", i+1)
-		}
-		indexDir := dbPath + ".warc-index"
-		if sqlite.IsPostgresURL(dbPath) {
-			indexDir = "linkrot.warc-index" // no file to put it beside: the current directory
-		}
-		c, err := warc.Open(name, []string{p}, warc.Options{IndexDir: indexDir})
-		if err != nil {
-			return nil, usagef("--archive-warc: %v", err)
-		}
-		for _, d := range c.Diagnostics() {
-			log.Warn("WARC record not read", "collection", name, "record", d.String())
-		}
-		log.Info("local web archive", "archive", name, "path", p, "captures", c.Len(), "unreadable", len(c.Diagnostics()))
-		cols = append(cols, c)
-	}
-	return cols, nil
-}
-
 // runSuggest lists the Robust Link suggestions of a run.
 func runSuggest(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "suggest", "[--run N] [--format html|json|csv]")
@@ -536,9 +202,9 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--reason must be no-robustness-data, broken-with-memento or use-identifier")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	run, err := pickRun(ctx, store, *runID)

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit/archive"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/warc"
@@ -59,8 +60,8 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 	}
 	var cols []*warc.Collection
 	if len(warcs) > 0 {
-		if cols, err = openCollections(warcs, *db, slog.New(slog.DiscardHandler)); err != nil {
-			return err
+		if cols, err = linkrot.OpenCollections(warcs, *db, slog.New(slog.DiscardHandler)); err != nil {
+			return usagef("%v", err)
 		}
 		for _, c := range cols {
 			list = append(list, c.Archive())

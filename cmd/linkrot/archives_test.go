@@ -4,22 +4,20 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/archive"
 	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/audit/drift"
 )
 
@@ -585,7 +583,7 @@ func TestArchiveFlags_Usage(t *testing.T) {
 func TestArchiveFlags_Thresholds(t *testing.T) {
 	var f archiveFlags
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	f.register(fs)
+	f.register(fs, &linkrot.Settings{})
 	if err := fs.Parse([]string{"--drift-major-simhash", "0", "--drift-offtopic-cosine", "0", "--drift-major-wordcount", "1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -606,56 +604,6 @@ func TestArchiveFlags_Thresholds(t *testing.T) {
 	}
 	if _, _, _, err := f.config(); err != nil {
 		t.Errorf("config: %v", err)
-	}
-}
-
-// TestArchiveTransport: the audited site is public, a configured archive
-// is on loopback: only that archive may be reached on a private address;
-// a snapshot on another loopback host is refused.
-func TestArchiveTransport(t *testing.T) {
-	fa := archivetest.New(t, archivetest.Options{})
-	fa.Add(archivetest.Memento{Original: "http://example.org/", Time: ts("2024-01-01T00:00:00Z"), Body: "<p>x</p>"})
-	other := archivetest.New(t, archivetest.Options{})
-	other.Add(archivetest.Memento{Original: "http://example.org/", Time: ts("2024-01-01T00:00:00Z"), Body: "<p>x</p>"})
-	var f archiveFlags
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	f.register(fs)
-	if err := fs.Parse([]string{"--archive", fa.Flag("fx", "6000/min"), "--pwid-archive", "fx.archive=" + fa.URL + "/web/{timestamp}{raw}/{item}"}); err != nil {
-		t.Fatal(err)
-	}
-	archives, _, _, err := f.config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A public address literal: no DNS query.
-	run := &audit.Run{Seeds: []string{"http://93.184.215.14/"}}
-	topts, private := archiveTransport(context.Background(), run, &f, archives, check.Options{})
-	if topts.AllowPrivate || len(private) != 6 {
-		t.Fatalf("AllowPrivate %v, private endpoints %v; want false, the site's two origins and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
-	}
-	rt, done := check.NewTransportAllowing(topts, private)
-	defer done()
-	client := archive.NewClient(archive.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second})
-	if _, err := client.Negotiate(context.Background(), archives[0], "http://example.org/", ts("2024-01-01T00:00:00Z")); err != nil {
-		t.Errorf("configured archive: %v", err)
-	}
-	_, err = client.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1)
-	var ae *archive.Error
-	if !errors.As(err, &ae) || ae.Class != "policy" {
-		t.Errorf("snapshot on another loopback host: %v, want a policy refusal", err)
-	}
-	// A site on loopback allows its own origin, not the whole private
-	// network: the other loopback archive stays refused.
-	run.Seeds = []string{other.URL + "/docs/"}
-	topts, private = archiveTransport(context.Background(), run, &f, archives, check.Options{})
-	if topts.AllowPrivate || !slices.Contains(private, other.URL+"/") {
-		t.Errorf("site on loopback: AllowPrivate %v, private %v; want false and the site's origin", topts.AllowPrivate, private)
-	}
-	rt2, done2 := check.NewTransportAllowing(topts, private)
-	defer done2()
-	client2 := archive.NewClient(archive.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
-	if _, err := client2.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1); err != nil {
-		t.Errorf("the site's own origin: %v", err)
 	}
 }
 

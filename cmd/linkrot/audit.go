@@ -9,7 +9,6 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/report"
@@ -23,15 +22,18 @@ import (
 // stages that run finished (and only writes the report of a complete run
 // killed while writing it).
 func runAudit(ctx context.Context, e *env, args []string) error {
-	var cf crawlFlags
-	var kf checkFlags
-	var jf jobFlags
+	var (
+		set linkrot.Settings // the run's settings: the flags write into it
+		cf  crawlFlags
+		kf  checkFlags
+		jf  jobFlags
+		af  archiveFlags
+	)
 	fs := newFlagSet(e, "audit", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE | --config FILE | --resume")
-	cf.register(fs, false)
-	kf.register(fs, true)
+	cf.register(fs, &set, false)
+	kf.register(fs, &set, true)
 	jf.register(fs, jobLock|jobResume|jobHistory|jobLog)
-	var af archiveFlags
-	af.register(fs)
+	af.register(fs, &set)
 	var ci ciFlags
 	ci.register(fs)
 	var nf natsFlags // scale-out (scaleout.go)
@@ -91,8 +93,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		failOn map[audit.Verdict]bool
 	)
 	build := func() error {
-		// Both stages share the politeness settings.
-		cf.concurrency, cf.userAgent, cf.timeout, cf.maxRedirects = kf.perHost, kf.userAgent, kf.timeout, kf.maxRedirects
+		set.Hosts = hostSettings(hosts)
 		var err error
 		if copts, err = cf.options(log); err != nil {
 			return err
@@ -104,9 +105,6 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		// it, so that the check judges the site's pages without fetching
 		// them again (check.Known).
 		copts.CheckMaxBody = kopts.MaxBody
-		if err := applyHostRules(hosts, &copts, &kopts); err != nil {
-			return err
-		}
 		// One politeness scheduler for crawl and checks: one host, one
 		// budget (Crawl-delay, pauses after 429s, the learned rate).
 		sched := politeness.New(politeness.Options{
@@ -127,20 +125,16 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	store, err := sqlite.Open(ctx, cf.db)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer store.Close()
-	ctx, lk, err := lockDB(ctx, store, "audit", jf.wait, log)
+	ctx, store, lk, err := openLocked(ctx, cf.db, "audit", jf.wait, log)
 	if err != nil {
 		return err
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandAudit, fs, hosts); err != nil {
+		if in, hosts, err = restoreSettings(ctx, store, audit.CommandAudit, fs, &set, hosts); err != nil {
 			return err
 		}
+		cf.sitemaps = set.Input.Sitemaps
 		if err := build(); err != nil {
 			return err
 		}
@@ -148,14 +142,14 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 
 	var nq *scaleout.Queue
 	if nf.addr != "" {
-		nc, q, err := scaleOutAudit(ctx, &nf, in, cf.maxPages)
+		nc, q, err := scaleOutAudit(ctx, &nf, in, set.Crawl.MaxPages)
 		if err != nil {
 			return err
 		}
 		defer nc.Close()
 		nq = q
 	}
-	run, resumed, err := startRun(ctx, e, store, sqlite.CommandAudit, in, cf.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
+	run, resumed, err := startRun(ctx, e, store, audit.CommandAudit, in, cf.sitemaps, &set, &jf, log)
 	if err != nil {
 		return err
 	}
@@ -179,23 +173,26 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		dir = defaultReportDir(cf.db)
 	}
 	prog := newAuditProgress(e.stderr, log)
+	archives, closeArchives, err := af.stage(ctx, store, run, kopts, log)
+	if err != nil {
+		return err
+	}
+	defer closeArchives()
 	acfg := linkrot.Config{
 		Run:               run,
-		Input:             linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: cf.sitemaps, Files: in.files},
+		Input:             set.Input,
 		Crawl:             copts,
 		Check:             kopts,
-		MaxAge:            kf.maxAge,
-		ExternalFragments: kf.externalFragments,
+		MaxAge:            set.Check.MaxAge,
+		ExternalFragments: set.Check.ExternalFragments,
 		Confirm:           rule,
 		MaxTime:           *maxTime,
 		Logger:            log,
 		StageHook:         stageHook,
-		Archives: func(ctx context.Context, run *audit.Run) error {
-			return runArchives(ctx, e, store, run, &af, kopts, log)
-		},
+		Archives:          archives,
 	}
 	if nq != nil {
-		acfg.Work = coordinate(nq, store, run, in.seeds, kf.perHost, prog, log)
+		acfg.Work = coordinate(nq, store, run, in.seeds, set.PerHost, prog, log)
 	}
 	// summary prints what the run did, once, before the report.
 	printed := false

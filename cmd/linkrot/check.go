@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,50 +15,36 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 )
 
-// checkFlags are the flags of the checking stage (check and audit).
+// checkFlags are the flags of the checking stage (check and audit),
+// writing into s (linkrot.Settings) but --fail-on.
 type checkFlags struct {
-	concurrency       int
-	perHost           int
-	hostDelay         time.Duration
-	retries           int
-	maxRetryWait      time.Duration
-	timeout           time.Duration
-	maxRedirects      int
-	maxBody           sizeFlag
-	userAgent         string
-	allowPrivate      bool
-	skip              listFlag
-	noSoft404         bool
-	externalFragments bool
-	maxAge            time.Duration
-	failOn            string
+	s      *linkrot.Settings
+	failOn string
 }
 
-func (f *checkFlags) register(fs *flag.FlagSet, withShared bool) {
+func (f *checkFlags) register(fs *flag.FlagSet, s *linkrot.Settings, withShared bool) {
+	f.s = s
+	c := &s.Check
 	if withShared {
 		// audit registers these once for both stages.
-		fs.IntVar(&f.concurrency, "workers", 64, "`N` checks in parallel in all (worker pool)")
-		fs.IntVar(&f.concurrency, "concurrency", 64, "alias of --workers (the older name)")
-		fs.IntVar(&f.perHost, "per-host", 4, "parallel requests per host")
-		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
-		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
-		fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+		fs.IntVar(&c.Workers, "workers", 64, "`N` checks in parallel in all (worker pool)")
+		fs.IntVar(&c.Workers, "concurrency", 64, "alias of --workers (the older name)")
+		registerShared(fs, s, "parallel requests per host")
 	}
-	fs.DurationVar(&f.hostDelay, "host-delay", 0, "pause between requests to the same host while checking")
-	fs.IntVar(&f.retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
-	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
-	f.maxBody = 2 << 20
-	fs.Var(&f.maxBody, "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
-	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
-	fs.Var(&f.skip, "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
-	fs.BoolVar(&f.noSoft404, "no-soft404", false, "turn off soft-404 and parked-domain detection (probes, page words, error URLs, parking fingerprints, redirect-to-root)")
-	fs.BoolVar(&f.externalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
-	fs.Var((*maxAgeFlag)(&f.maxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
+	fs.DurationVar(&c.HostDelay, "host-delay", 0, "pause between requests to the same host while checking")
+	fs.IntVar(&c.Retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
+	fs.DurationVar(&c.MaxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
+	c.MaxBody = 2 << 20
+	fs.Var((*sizeFlag)(&c.MaxBody), "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
+	fs.BoolVar(&c.AllowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
+	fs.Var((*listFlag)(&c.Skip), "skip", "do not check targets matching this `regexp` (repeatable; recorded as skipped)")
+	fs.BoolVar(&c.NoSoft404, "no-soft404", false, "turn off soft-404 and parked-domain detection (probes, page words, error URLs, parking fingerprints, redirect-to-root)")
+	fs.BoolVar(&c.ExternalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
+	fs.Var((*maxAgeFlag)(&c.MaxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404,parked", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after; 'introduced' (audit) = only broken links the change introduced, see --baseline)")
 }
 
@@ -88,55 +73,30 @@ func parseFailOn(s string) (map[audit.Verdict]bool, error) {
 }
 
 func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict]bool, error) {
-	var skip []*regexp.Regexp
-	for _, s := range f.skip {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return check.Options{}, nil, usagef("--skip %q: %v", s, err)
-		}
-		skip = append(skip, re)
-	}
 	failOn, err := parseFailOn(f.failOn)
 	if err != nil {
 		return check.Options{}, nil, err
 	}
-	retries := f.retries
-	if retries == 0 {
-		retries = -1 // check.Options: 0 means "default", negative means none
+	o, err := f.s.CheckOptions(log)
+	if err != nil {
+		return check.Options{}, nil, usagef("%v", err)
 	}
-	if f.concurrency < 1 || f.perHost < 1 {
-		return check.Options{}, nil, usagef("--workers and --per-host must be at least 1")
-	}
-	if f.maxBody > 64<<20 { // parsing HTML costs many times the body: 100 MiB took 1.5 GB
-		return check.Options{}, nil, usagef("--check-max-body %d is above the 64MiB limit", int64(f.maxBody))
-	}
-	return check.Options{
-		Workers:        f.concurrency,
-		PerHost:        f.perHost,
-		HostDelay:      f.hostDelay,
-		Retries:        retries,
-		MaxRetryWait:   f.maxRetryWait,
-		Timeout:        f.timeout,
-		MaxRedirects:   f.maxRedirects,
-		MaxBody:        int64(f.maxBody),
-		UserAgent:      f.userAgent,
-		AllowPrivate:   f.allowPrivate,
-		Exclude:        skip,
-		DisableSoft404: f.noSoft404,
-		Logger:         log,
-	}, failOn, nil
+	return o, failOn, nil
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	var f checkFlags
+	var (
+		set linkrot.Settings // the flags write into it; check stores no settings
+		f   checkFlags
+	)
 	fs := newFlagSet(e, "check", "[--run N] [flags]")
 	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	runID := fs.Int64("run", 0, "run whose targets to check (default: the latest)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
-	f.register(fs, true)
+	f.register(fs, &set, true)
 	var af archiveFlags
-	af.register(fs)
+	af.register(fs, &set)
 	var jf jobFlags
 	jf.register(fs, jobLock|jobHistory|jobLog)
 	pos, cfg, err := parseCommand(e, fs, args)
@@ -176,12 +136,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	opts.Scheduler = politeness.New(politeness.Options{
 		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait,
 	})
-	store, err := sqlite.Open(ctx, *db)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer store.Close()
-	ctx, lk, err := lockDB(ctx, store, "check", jf.wait, log)
+	ctx, store, lk, err := openLocked(ctx, *db, "check", jf.wait, log)
 	if err != nil {
 		return err
 	}
@@ -212,17 +167,20 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		// scheduler before the first check.
 		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
 	}
+	archives, closeArchives, err := af.stage(ctx, store, run, opts, log)
+	if err != nil {
+		return err
+	}
+	defer closeArchives()
 	sum, err := linkrot.Audit(ctx, linkrot.Config{
 		Run:               run,
 		CheckOnly:         true,
 		Check:             opts,
-		MaxAge:            f.maxAge,
-		ExternalFragments: f.externalFragments,
+		MaxAge:            set.Check.MaxAge,
+		ExternalFragments: set.Check.ExternalFragments,
 		Confirm:           rule,
 		Logger:            log,
-		Archives: func(ctx context.Context, run *audit.Run) error {
-			return runArchives(ctx, e, store, run, &af, opts, log)
-		},
+		Archives:          archives,
 	}, store, nil)
 	if sum != nil && sum.Checks != nil {
 		printCheckSummary(e.stdout, *sum.Checks, sum.Top)
@@ -240,7 +198,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []sqlite.BrokenTarget) {
+func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget) {
 	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.Targets, r.Fetched, r.FromCrawl, r.Reused)
 	var parts []string
 	for _, v := range audit.Verdicts {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot"
 )
 
 // TestCheckMaxBodyLimit: --check-max-body above 64 MiB is a usage error
@@ -12,8 +14,9 @@ import (
 func TestCheckMaxBodyLimit(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "none.db")
 	for _, v := range []string{"100MiB", "64MiB"} {
-		f := checkFlags{concurrency: 1, perHost: 1, failOn: "none"}
-		if err := f.maxBody.Set(v); err != nil {
+		s := &linkrot.Settings{PerHost: 1, Check: linkrot.CheckSettings{Workers: 1}}
+		f := checkFlags{s: s, failOn: "none"}
+		if err := (*sizeFlag)(&s.Check.MaxBody).Set(v); err != nil {
 			t.Fatal(err)
 		}
 		_, _, err := f.options(nil)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler/baseline"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/report"
@@ -79,7 +78,7 @@ func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
 // --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.
 // With failIntroduced it returns a findingsError when the change
 // introduced broken links; old ones are warnings.
-func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
+func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
 	summary := os.Getenv("GITHUB_STEP_SUMMARY")
 	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
 		return nil
@@ -132,7 +131,7 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store *sqlite.DB, dbPath s
 
 // loadBaseline marks the old link occurrences of the run (nil without a
 // baseline).
-func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
+func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
 	var set baseline.Set
 	var ref string
 	switch {
@@ -148,12 +147,12 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store *sqlite.DB, dbPath str
 	case f.baselineDB != "":
 		other, before := store, run.ID
 		if f.baselineDB != dbPath && !sameFile(f.baselineDB, dbPath) {
-			if _, err := os.Stat(f.baselineDB); err != nil && !sqlite.IsPostgresURL(f.baselineDB) {
+			if _, err := os.Stat(f.baselineDB); err != nil && !isDatabaseURL(f.baselineDB) {
 				return nil, usagef("--baseline-db: %v", err)
 			}
-			db, err := sqlite.Open(ctx, f.baselineDB)
+			db, err := openStore(ctx, f.baselineDB)
 			if err != nil {
-				return nil, fmt.Errorf("open baseline database: %w", err)
+				return nil, fmt.Errorf("baseline: %w", err)
 			}
 			defer db.Close()
 			other, before = db, 0
@@ -220,7 +219,7 @@ func appendSummary(path string, ds *report.Dataset) error {
 
 // addPageFiles completes the pages of a dataset with their source files
 // (migration 0009; the links' positions come with the links).
-func addPageFiles(ctx context.Context, store *sqlite.DB, runID int64, ds *report.Dataset) error {
+func addPageFiles(ctx context.Context, store pageFiles, runID int64, ds *report.Dataset) error {
 	files, err := store.PageFiles(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("load page files for the report: %w", err)
@@ -248,4 +247,21 @@ func (a *maxAgeFlag) Set(v string) error {
 	}
 	*a = maxAgeFlag(d)
 	return nil
+}
+
+// ciStore is what the CI outputs read: the report's data and the link
+// occurrences of a baseline run.
+type ciStore interface {
+	reportStore
+	occurrences
+}
+
+// occurrences reads the link occurrences of a baseline run.
+type occurrences interface {
+	Occurrences(ctx context.Context, before int64) (map[audit.Occurrence]bool, int64, error)
+}
+
+// pageFiles maps a directory run's page URLs to their files.
+type pageFiles interface {
+	PageFiles(ctx context.Context, runID int64) (map[string]string, error)
 }

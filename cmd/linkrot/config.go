@@ -17,7 +17,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 )
 
 // A configuration file (TOML) holds the flags of linkrot audit by name, so
@@ -133,7 +132,7 @@ func applyConfig(fs *flag.FlagSet, b []byte, dir string) (*fileConfig, error) {
 			return fmt.Errorf("%s: want one value, not a list", key)
 		}
 		for _, s := range vals {
-			if isPathFlag(f) && s != "" && s != "-" && !filepath.IsAbs(s) && !sqlite.IsPostgresURL(s) {
+			if isPathFlag(f) && s != "" && s != "-" && !filepath.IsAbs(s) && !isDatabaseURL(s) {
 				s = filepath.Join(dir, s)
 			}
 			if err := fs.Set(key, s); err != nil {

@@ -9,122 +9,76 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 )
 
-// crawlFlags are the flags shared by crawl and (later) audit.
+// crawlFlags are the flags of the crawl (crawl and audit). The flags
+// that make the run's settings write into s (linkrot.Settings, stored
+// with the run); the others are how the command runs.
 type crawlFlags struct {
-	db           string
-	sitemaps     listFlag
-	urls         string
-	base         string
-	allow        listFlag
-	include      listFlag
-	exclude      listFlag
-	maxDepth     int
-	maxPages     int
-	ignoreRobots bool
-	noIgnore     bool
-	concurrency  int
-	delay        time.Duration
-	userAgent    string
-	timeout      time.Duration
-	maxBody      sizeFlag
-	maxRedirects int
-	traps        trapFlags
-	logFormat    string
-	quiet        bool
-	verbose      bool
+	s         *linkrot.Settings
+	db        string
+	sitemaps  listFlag
+	urls      string
+	base      string
+	traps     trapFlags
+	logFormat string
+	quiet     bool
+	verbose   bool
 }
 
-// register adds the crawl flags to fs. For audit (shared=false) the flags
-// both stages have (--concurrency, --user-agent, --timeout,
-// --max-redirects) are registered by checkFlags instead.
-func (f *crawlFlags) register(fs *flag.FlagSet, shared bool) {
+// register adds the crawl flags to fs, writing into s. For audit
+// (shared=false) the flags both stages have (--per-host, --user-agent,
+// --timeout, --max-redirects) are registered by checkFlags instead.
+func (f *crawlFlags) register(fs *flag.FlagSet, s *linkrot.Settings, shared bool) {
+	f.s = s
+	c := &s.Crawl
 	fs.StringVar(&f.db, "db", "linkrot.db", "database: SQLite file `path` or postgres:// URL")
 	fs.Var(&f.sitemaps, "sitemap", "crawl from a sitemap `URL` (index and .gz too; repeatable); its URLs are seeds")
 	fs.StringVar(&f.urls, "urls", "", "extract the pages listed in `FILE` (one URL per line, - for stdin), no recursion")
 	fs.StringVar(&f.base, "base", "", "`URL` under which a local build directory is served (crawl DIR)")
-	fs.Var(&f.allow, "allow-domain", "also crawl this `host` (example.org, example.org:8080, *.example.org; repeatable)")
-	fs.Var(&f.include, "include", "only crawl URLs matching this `regexp` (repeatable)")
-	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
-	fs.IntVar(&f.maxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
-	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
-	fs.BoolVar(&f.noIgnore, "no-ignore", false, "DIR: also read hidden files and directories and what .gitignore excludes (.git/ stays out)")
-	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
-	f.traps.register(fs)
+	fs.Var((*listFlag)(&c.AllowDomains), "allow-domain", "also crawl this `host` (example.org, example.org:8080, *.example.org; repeatable)")
+	fs.Var((*listFlag)(&c.Include), "include", "only crawl URLs matching this `regexp` (repeatable)")
+	fs.Var((*listFlag)(&c.Exclude), "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
+	fs.IntVar(&c.MaxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
+	fs.IntVar(&c.MaxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
+	fs.BoolVar(&c.NoIgnore, "no-ignore", false, "DIR: also read hidden files and directories and what .gitignore excludes (.git/ stays out)")
+	fs.BoolVar(&c.IgnoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
+	f.traps.register(fs, c)
 	if shared {
-		fs.IntVar(&f.concurrency, "per-host", 4, "`N` parallel requests per host")
-		fs.IntVar(&f.concurrency, "concurrency", 4, "alias of --per-host (the older name)")
-		fs.StringVar(&f.userAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
-		fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
-		fs.IntVar(&f.maxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+		fs.IntVar(&s.PerHost, "concurrency", 4, "alias of --per-host (the older name)")
+		registerShared(fs, s, "`N` parallel requests per host")
 	}
-	fs.DurationVar(&f.delay, "delay", 0, "pause after each request to a host (robots.txt Crawl-delay wins when larger)")
-	f.maxBody = 5 << 20
-	fs.Var(&f.maxBody, "max-body", "read at most this many decoded body `bytes` per page (e.g. 5MiB)")
+	fs.DurationVar(&c.Delay, "delay", 0, "pause after each request to a host (robots.txt Crawl-delay wins when larger)")
+	c.MaxBody = 5 << 20
+	fs.Var((*sizeFlag)(&c.MaxBody), "max-body", "read at most this many decoded body `bytes` per page (e.g. 5MiB)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&f.quiet, "quiet", false, "log warnings and errors only")
 	fs.BoolVar(&f.verbose, "verbose", false, "log debug detail")
 }
 
-func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
-	compile := func(name string, l listFlag) ([]*regexp.Regexp, error) {
-		var out []*regexp.Regexp
-		for _, s := range l {
-			re, err := regexp.Compile(s)
-			if err != nil {
-				return nil, usagef("--%s %q: %v", name, s, err)
-			}
-			out = append(out, re)
-		}
-		return out, nil
-	}
-	inc, err := compile("include", f.include)
-	if err != nil {
-		return crawler.Options{}, err
-	}
-	exc, err := compile("exclude", f.exclude)
-	if err != nil {
-		return crawler.Options{}, err
-	}
-	if f.concurrency < 1 {
-		return crawler.Options{}, usagef("--per-host must be at least 1")
-	}
-	if f.maxDepth < 0 || f.maxPages < 0 || f.maxRedirects < 0 {
-		return crawler.Options{}, usagef("--max-depth, --max-pages and --max-redirects must not be negative")
-	}
-	return crawler.Options{
-		AllowDomains: f.allow,
-		NoIgnore:     f.noIgnore,
-		Include:      inc,
-		Exclude:      exc,
-		MaxDepth:     f.maxDepth,
-		MaxPages:     f.maxPages,
-		IgnoreRobots: f.ignoreRobots,
-		PerHost:      f.concurrency,
-		Delay:        f.delay,
-		UserAgent:    f.userAgent,
-		Timeout:      f.timeout,
-		MaxBody:      int64(f.maxBody),
-		MaxRedirects: f.maxRedirects,
-		Logger:       log,
+// registerShared adds the flags of the settings the crawl and the checks
+// share (--per-host with usage perHost, --user-agent, --timeout,
+// --max-redirects) to fs, writing into s.
+func registerShared(fs *flag.FlagSet, s *linkrot.Settings, perHost string) {
+	fs.IntVar(&s.PerHost, "per-host", 4, perHost)
+	fs.StringVar(&s.UserAgent, "user-agent", crawler.DefaultUserAgent, "User-Agent `string`")
+	fs.DurationVar(&s.Timeout, "timeout", 30*time.Second, "per-request timeout (connect, headers and body)")
+	fs.IntVar(&s.MaxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
+}
 
-		MaxSegmentRepeats: offIfZero(f.traps.segmentRepeats),
-		MaxPathSegments:   offIfZero(f.traps.pathSegments),
-		MaxQueryVariants:  offIfZero(f.traps.queryVariants),
-		MaxURLLength:      offIfZero(f.traps.urlLength),
-		SessionParams:     f.traps.sessionParams(),
-		KeepSessionIDs:    f.traps.keepSessionIDs,
-	}, nil
+// options returns the crawler's options of the settings.
+func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
+	o, err := f.s.CrawlOptions(log)
+	if err != nil {
+		return crawler.Options{}, usagef("%v", err)
+	}
+	return o, nil
 }
 
 // crawlInput is what to crawl, decided from the arguments.
@@ -217,9 +171,12 @@ func readURLList(e *env, name string) ([]string, error) {
 // a run of its own. The frontier is stored as the crawl goes, so with
 // --resume a killed crawl continues where it stopped (crawlStage).
 func runCrawl(ctx context.Context, e *env, args []string) error {
-	var f crawlFlags
+	var (
+		set linkrot.Settings // the run's settings: the flags write into it
+		f   crawlFlags
+	)
 	fs := newFlagSet(e, "crawl", "[flags] URL | DIR --base URL | --sitemap URL | --urls FILE | --resume")
-	f.register(fs, true)
+	f.register(fs, &set, true)
 	var jf jobFlags
 	jf.register(fs, jobLock|jobResume|jobLog)
 	pos, cfg, err := parseCommand(e, fs, args)
@@ -246,37 +203,32 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	var opts crawler.Options
 	build := func() error {
+		set.Hosts = hostSettings(hosts)
 		var err error
-		if opts, err = f.options(log); err != nil {
-			return err
-		}
-		return applyHostRules(hosts, &opts, &check.Options{})
+		opts, err = f.options(log)
+		return err
 	}
 	if !fromStored {
 		if err := build(); err != nil {
 			return err
 		}
 	}
-	store, err := sqlite.Open(ctx, f.db)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer store.Close()
-	ctx, lk, err := lockDB(ctx, store, "crawl", jf.wait, log)
+	ctx, store, lk, err := openLocked(ctx, f.db, "crawl", jf.wait, log)
 	if err != nil {
 		return err
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, sqlite.CommandCrawl, fs, hosts); err != nil {
+		if in, hosts, err = restoreSettings(ctx, store, audit.CommandCrawl, fs, &set, hosts); err != nil {
 			return err
 		}
+		f.sitemaps = set.Input.Sitemaps
 		if err := build(); err != nil {
 			return err
 		}
 	}
 
-	run, resumed, err := startRun(ctx, e, store, sqlite.CommandCrawl, in, f.sitemaps, newRunSettings(fs, in, hosts), &jf, log)
+	run, resumed, err := startRun(ctx, e, store, audit.CommandCrawl, in, f.sitemaps, &set, &jf, log)
 	if err != nil {
 		return err
 	}
@@ -288,7 +240,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	sum, err := linkrot.Audit(ctx, linkrot.Config{
 		Run:       run,
 		CrawlOnly: true,
-		Input:     linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: f.sitemaps, Files: in.files},
+		Input:     set.Input,
 		Crawl:     opts,
 		Logger:    log,
 	}, store, prog)

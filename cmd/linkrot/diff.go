@@ -9,7 +9,6 @@ import (
 	"io"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 )
 
 // runDiff is linkrot diff: what changed between two runs.
@@ -32,9 +31,9 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("--format must be text or json")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	toRun, err := pickRun(ctx, store, *to)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
 )
 
@@ -34,9 +33,9 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" && *format != "unlinkr" {
 		return usagef("--format must be text, json or unlinkr")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	run, err := pickRun(ctx, store, *runID)
@@ -100,7 +99,9 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 // printClaims lists the UNLINKR claims linkrot serve received for links
 // of the run that its checks did not bear out: never proposed as fixes.
 // Every string came from a notification: printed escaped.
-func printClaims(ctx context.Context, e *env, store *sqlite.DB, runID int64) error {
+func printClaims(ctx context.Context, e *env, store interface {
+	Claims(ctx context.Context, runID int64) ([]audit.Claim, error)
+}, runID int64) error {
 	claims, err := store.Claims(ctx, runID)
 	if err != nil {
 		return err
@@ -144,7 +145,10 @@ var pidResolvers = map[string]string{
 // runIdentifiers returns the identifiers the run knows, with where it
 // learned each: declared by crawled pages (rel="identifier"/"cite-as"
 // <link>s or Link headers) and checked by the archives stage.
-func runIdentifiers(ctx context.Context, store *sqlite.DB, runID int64) (map[string]string, error) {
+func runIdentifiers(ctx context.Context, store interface {
+	Pages(ctx context.Context, runID int64) ([]*audit.Page, error)
+	IdentifierChecks(ctx context.Context, runID int64) ([]audit.IdentifierCheck, error)
+}, runID int64) (map[string]string, error) {
 	ids := map[string]string{}
 	pages, err := store.Pages(ctx, runID)
 	if err != nil {
@@ -195,7 +199,7 @@ func splitFixes(all []audit.Maintenance, ids map[string]string, runID int64) (fi
 }
 
 // pickRun returns run id, or the latest run when id is 0.
-func pickRun(ctx context.Context, store *sqlite.DB, id int64) (*audit.Run, error) {
+func pickRun(ctx context.Context, store runPicker, id int64) (*audit.Run, error) {
 	var run *audit.Run
 	var err error
 	if id > 0 {
@@ -207,4 +211,10 @@ func pickRun(ctx context.Context, store *sqlite.DB, id int64) (*audit.Run, error
 		return nil, usagef("no such run in the database (crawl first: linkrot audit URL)")
 	}
 	return run, err
+}
+
+// runPicker finds a run by ID, or the latest.
+type runPicker interface {
+	Run(ctx context.Context, runID int64) (*audit.Run, error)
+	LatestRun(ctx context.Context) (*audit.Run, error)
 }

@@ -4,24 +4,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/report"
 )
@@ -114,10 +111,10 @@ func takeFailOnNew(failOn *string) (bool, error) {
 
 // failOnNew returns a findingsError when targets were confirmed broken
 // since the previous run of the site: the exit code of --fail-on new. It
-// counts what the "Since run N" line lists (sqlite.DB.SinceLastRun), so
+// counts what the "Since run N" line lists (the store's SinceLastRun), so
 // that the two always agree, also when runs of other sites in the same
 // database confirmed a target the site links to.
-func failOnNew(ctx context.Context, store *sqlite.DB, runID int64) error {
+func failOnNew(ctx context.Context, store sinceReader, runID int64) error {
 	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
@@ -128,108 +125,21 @@ func failOnNew(ctx context.Context, store *sqlite.DB, runID int64) error {
 	return nil
 }
 
-// lockedError is returned when another process holds the database.
-type lockedError struct {
-	db  string
-	err error
-}
-
-func (e *lockedError) Error() string {
-	return fmt.Sprintf("%s: %v; run with --wait to wait for it", e.db, e.err)
-}
-
-func (e *lockedError) Unwrap() error { return e.err }
-
-// lockPoll is how often a waiting process tries the lock again.
-var lockPoll = 500 * time.Millisecond
-
-// heldLock is the run lock of a writing command.
-type heldLock struct {
-	l      *sqlite.Lock
-	cancel context.CancelCauseFunc
-	log    *slog.Logger
-}
-
-// release frees the lock. It may be called more than once.
-func (h *heldLock) release() {
-	if err := h.l.Release(); err != nil {
-		h.log.Warn("release lock", "err", err)
+// hostSettings returns the [[host]] rules of a configuration file as
+// run settings: header values stay in the rules (they are sent), with
+// their names and a hash of the values (headerHash), which is what the
+// run stores of them.
+func hostSettings(hosts []hostConfig) []linkrot.HostSettings {
+	var out []linkrot.HostSettings
+	for _, h := range hosts {
+		hs := linkrot.HostSettings{HostRule: h.HostRule, Exclude: h.Exclude}
+		if len(h.Headers) > 0 {
+			hs.HeaderNames = slices.Sorted(maps.Keys(h.Headers))
+			hs.HeaderHash = headerHash(h.Headers)
+		}
+		out = append(out, hs)
 	}
-	h.cancel(nil)
-}
-
-// setRun names the run being written in the lock, for the message another
-// process shows. It is best effort.
-func (h *heldLock) setRun(ctx context.Context, runID int64) {
-	if err := h.l.SetRun(ctx, runID); err != nil {
-		h.log.Warn("lock", "err", err)
-	}
-}
-
-// lockDB takes the database's run lock for a writing command. Another
-// live linkrot holding it makes it fail with a lockedError naming that
-// process (exit code 4) or, with wait, wait for it. SQLITE_BUSY (another
-// process's transaction outlasting busy_timeout) is treated the same way.
-// The returned context is cancelled if the lock is ever taken over (the
-// run then stops as interrupted).
-func lockDB(ctx context.Context, store *sqlite.DB, command string, wait bool, log *slog.Logger) (context.Context, *heldLock, error) {
-	lctx, cancel := context.WithCancelCause(ctx)
-	opts := sqlite.LockOptions{Command: command, OnLost: func() {
-		log.Error("the database lock was taken over by another process; stopping")
-		cancel(errors.New("database lock lost"))
-	}}
-	told := false
-	for {
-		l, err := store.TryLock(ctx, opts)
-		if err == nil {
-			if l.TookOver != nil {
-				log.Warn("took over the lock of a linkrot that is gone", "holder", l.TookOver.String())
-			}
-			return lctx, &heldLock{l: l, cancel: cancel, log: log}, nil
-		}
-		if !errors.Is(err, sqlite.ErrLocked) && !sqlite.IsBusy(err) {
-			cancel(nil)
-			return nil, nil, err
-		}
-		if !wait {
-			cancel(nil)
-			return nil, nil, &lockedError{db: store.Path(), err: err}
-		}
-		if !told {
-			log.Warn("waiting for another linkrot to finish with the database", "reason", err.Error())
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			cancel(nil)
-			return nil, nil, fmt.Errorf("waiting for the database lock: %w", ctx.Err())
-		case <-time.After(lockPoll):
-		}
-	}
-}
-
-// runSettings are what identifies a run's configuration: its input and
-// every flag that changes what it records. They are stored with the run,
-// so "linkrot audit --resume" can continue it with the same settings.
-// Header values of host rules are secrets and are not stored: only their
-// names and a hash of the values (settingsHost).
-type runSettings struct {
-	Mode  string              `json:"mode"`
-	Seeds []string            `json:"seeds"`
-	Dir   string              `json:"dir,omitempty"`
-	Files []string            `json:"files,omitempty"`
-	Flags map[string][]string `json:"flags"`
-	Hosts []settingsHost      `json:"hosts,omitempty"`
-}
-
-// settingsHost is a [[host]] rule as run settings keep it: its headers by
-// name, with a hash of their values (headerHash), so that other values
-// make other settings while the values themselves stay out of the
-// database.
-type settingsHost struct {
-	hostConfig           // Headers always nil
-	HeaderNames []string `json:"header_names,omitempty"`
-	HeaderHash  string   `json:"header_hash,omitempty"`
+	return out
 }
 
 // headerHash is a hash of a host rule's header names and values.
@@ -243,59 +153,16 @@ func headerHash(h map[string]string) string {
 	return hex.EncodeToString(sum.Sum(nil))
 }
 
-// volatileFlags change how a run is shown or scheduled, not what it
-// records: they are not part of its settings.
-var volatileFlags = map[string]bool{
-	"db": true, "config": true, "resume": true, "resume-max-age": true, "wait": true, "log-format": true, "log-level": true,
-	"quiet": true, "verbose": true, "fail-on": true, "report": true, "no-report": true,
-	"confirm-after": true, "confirm-spacing": true, "max-time": true, "output": true,
-	"format": true, "sarif": true, "baseline": true, "baseline-db": true, // CI outputs (ci.go)
-	"nats": true, "partitions": true, "ack-wait": true, // where the work goes (scaleout.go)
-}
-
-func newRunSettings(fs *flag.FlagSet, in crawlInput, hosts []hostConfig) runSettings {
-	s := runSettings{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Files: in.files, Flags: map[string][]string{}}
-	for _, h := range hosts {
-		sh := settingsHost{hostConfig: h}
-		sh.Headers = nil
-		if len(h.Headers) > 0 {
-			sh.HeaderNames = slices.Sorted(maps.Keys(h.Headers))
-			sh.HeaderHash = headerHash(h.Headers)
-		}
-		s.Hosts = append(s.Hosts, sh)
-	}
-	fs.VisitAll(func(f *flag.Flag) {
-		if volatileFlags[f.Name] {
-			return
-		}
-		if l, ok := f.Value.(*listFlag); ok {
-			s.Flags[f.Name] = append([]string{}, (*l)...)
-			return
-		}
-		s.Flags[f.Name] = []string{f.Value.String()}
-	})
-	return s
-}
-
-// fingerprint is a hash of the settings (JSON with sorted keys).
-func (s runSettings) fingerprint() (string, []byte) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("linkrot: marshal run settings: %v", err)) // plain strings only
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16]), b
-}
-
-// hostRules returns the settings' host rules with their header values
-// taken from given (the configuration file of this invocation): a rule
-// that sent headers needs a given rule for the same hosts with the same
-// header names, and, when the settings hold a hash of the values, the same
-// values. Anything else is a usage error naming what is missing.
-func (s runSettings) hostRules(runID int64, given []hostConfig) ([]hostConfig, error) {
-	out := make([]hostConfig, 0, len(s.Hosts))
-	for _, sh := range s.Hosts {
-		h := sh.hostConfig
+// storedHostRules returns the host rules of stored settings with their
+// header values taken from given (the configuration file of this
+// invocation): a rule that sent headers needs a given rule for the same
+// hosts with the same header names, and, when the settings hold a hash of
+// the values, the same values. Anything else is a usage error naming what
+// is missing.
+func storedHostRules(runID int64, stored []linkrot.HostSettings, given []hostConfig) ([]hostConfig, error) {
+	out := make([]hostConfig, 0, len(stored))
+	for _, sh := range stored {
+		h := hostConfig{HostRule: sh.HostRule, Exclude: sh.Exclude}
 		h.Headers = nil
 		if len(sh.HeaderNames) > 0 {
 			var found *hostConfig
@@ -322,13 +189,23 @@ func (s runSettings) hostRules(runID int64, given []hostConfig) ([]hostConfig, e
 	return out, nil
 }
 
+// settingsStore reads the settings of the run --resume continues.
+type settingsStore interface {
+	settingsReader
+	UnfinishedRun(ctx context.Context, command, fingerprint string) (*audit.Run, error)
+	Path() string
+}
+
 // restoreSettings loads the settings of the latest interrupted run of
-// command for "linkrot audit --resume" (or crawl) without a URL: every
-// flag the command line did not set takes the run's value. It returns the
-// run's input and host rules, whose header values come from given (the
-// configuration file's rules, see runSettings.hostRules).
-func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *flag.FlagSet, given []hostConfig) (crawlInput, []hostConfig, error) {
-	run, err := store.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, WithReport: command == sqlite.CommandAudit})
+// command for "linkrot audit --resume" (or crawl) without a URL into s,
+// the typed settings the command's flags write into (linkrot.Settings,
+// stored with the run): every setting takes the run's value, then the
+// flags the command line and the configuration file set (fs) keep their
+// values, so they win. It returns the run's input
+// and host rules, whose header values come from given (the configuration
+// file's rules, see storedHostRules).
+func restoreSettings(ctx context.Context, store settingsStore, command string, fs *flag.FlagSet, s *linkrot.Settings, given []hostConfig) (crawlInput, []hostConfig, error) {
+	run, err := store.UnfinishedRun(ctx, command, "")
 	if errors.Is(err, audit.ErrNotFound) {
 		return crawlInput{}, nil, usagef("--resume without a URL: no interrupted run to resume in %s", store.Path())
 	}
@@ -339,44 +216,57 @@ func restoreSettings(ctx context.Context, store *sqlite.DB, command string, fs *
 	if err != nil {
 		return crawlInput{}, nil, err
 	}
-	var s runSettings
-	if err := json.Unmarshal(b, &s); err != nil {
-		return crawlInput{}, nil, fmt.Errorf("settings of run %d: %w", run.ID, err)
+	stored, err := linkrot.ParseSettings(b)
+	if errors.Is(err, linkrot.ErrOldSettings) {
+		return crawlInput{}, nil, usagef("run %d was started by an older linkrot, whose settings this one cannot read: start a new run", run.ID)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for name, vals := range s.Flags {
-		f := fs.Lookup(name)
-		if f == nil || set[name] {
+	if err != nil {
+		return crawlInput{}, nil, fmt.Errorf("run %d: %w", run.ID, err)
+	}
+	// The flags the command line and the configuration file set win over
+	// the stored settings: their values are taken before the stored
+	// settings replace s, and put back.
+	type givenFlag struct {
+		name string
+		list listFlag // a list flag's values
+		val  string   // another flag's
+	}
+	var gf []givenFlag
+	fs.Visit(func(f *flag.Flag) {
+		if l, ok := f.Value.(*listFlag); ok {
+			gf = append(gf, givenFlag{name: f.Name, list: slices.Clone(*l)})
+			return
+		}
+		gf = append(gf, givenFlag{name: f.Name, val: f.Value.String()})
+	})
+	*s = stored
+	for _, g := range gf {
+		if l, ok := fs.Lookup(g.name).Value.(*listFlag); ok {
+			*l = g.list
 			continue
 		}
-		if l, ok := f.Value.(*listFlag); ok {
-			*l = nil
-		}
-		for _, v := range vals {
-			if err := fs.Set(name, v); err != nil {
-				return crawlInput{}, nil, fmt.Errorf("settings of run %d: --%s: %w", run.ID, name, err)
-			}
+		if err := fs.Set(g.name, g.val); err != nil {
+			return crawlInput{}, nil, usagef("--%s: %v", g.name, err)
 		}
 	}
-	hosts, err := s.hostRules(run.ID, given)
+	hosts, err := storedHostRules(run.ID, stored.Hosts, given)
 	if err != nil {
 		return crawlInput{}, nil, err
 	}
-	return crawlInput{mode: s.Mode, seeds: s.Seeds, dir: s.Dir, files: s.Files}, hosts, nil
+	in := stored.Input
+	return crawlInput{mode: in.Mode, seeds: in.Seeds, dir: in.Dir, files: in.Files}, hosts, nil
 }
 
 // resumableRun returns the run of command with fingerprint fp that --resume
 // continues: the latest unfinished one (for audit, also a complete one whose
 // report was not written), unless it is stale: a newer run of the same
 // settings completed since, or it started longer ago than maxAge (0: no
-// limit). A stale run is abandoned (sqlite.DB.AbandonRun: linkrot runs shows
+// limit). A stale run is abandoned (the store's AbandonRun: linkrot runs shows
 // it so, its data stays) and the next candidate considered. It returns an
 // error wrapping audit.ErrNotFound when there is nothing to resume.
-func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp string, maxAge time.Duration, log *slog.Logger) (*audit.Run, error) {
-	q := sqlite.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == sqlite.CommandAudit}
+func resumableRun(ctx context.Context, e *env, store runStarter, command, fp string, maxAge time.Duration, log *slog.Logger) (*audit.Run, error) {
 	for {
-		run, err := store.UnfinishedRun(ctx, q)
+		run, err := store.UnfinishedRun(ctx, command, fp)
 		if err != nil {
 			return nil, err
 		}
@@ -395,7 +285,7 @@ func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp str
 		if run.Status == audit.RunComplete {
 			// Only its report was left to write: nothing to abandon, the
 			// newer run's report supersedes it.
-			if err := store.MarkStage(ctx, run.ID, sqlite.StageReport); err != nil {
+			if err := store.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
 				return nil, err
 			}
 			continue
@@ -412,8 +302,9 @@ func resumableRun(ctx context.Context, e *env, store *sqlite.DB, command, fp str
 // resumableRun finds, marked running again (a complete run whose report
 // is missing stays complete); otherwise (or when there is none) a new
 // run, with its settings stored.
-func startRun(ctx context.Context, e *env, store *sqlite.DB, command string, in crawlInput, sitemaps []string, s runSettings, jf *jobFlags, log *slog.Logger) (*audit.Run, bool, error) {
-	fp, b := s.fingerprint()
+func startRun(ctx context.Context, e *env, store runStarter, command string, in crawlInput, sitemaps []string, s *linkrot.Settings, jf *jobFlags, log *slog.Logger) (*audit.Run, bool, error) {
+	s.Input = linkrot.Input{Mode: in.mode, Seeds: in.seeds, Dir: in.dir, Sitemaps: sitemaps, Files: in.files}
+	fp, b := s.Stored()
 	if jf.resume {
 		run, err := resumableRun(ctx, e, store, command, fp, time.Duration(jf.resumeMaxAge), log)
 		switch {
@@ -511,51 +402,25 @@ func writeReportDir(dir string, ds *report.Dataset) (string, error) {
 
 // applyHostRules adds the [[host]] rules of a config file to the crawler's
 // and the checker's options: limits and headers as audit.HostRules, and
-// excluded paths as patterns neither crawled nor checked.
+// excluded paths as patterns neither crawled nor checked (the commands
+// that store no settings; linkrot.Settings does the same for a run).
 func applyHostRules(hosts []hostConfig, copts *crawler.Options, kopts *check.Options) error {
-	for _, h := range hosts {
+	for _, h := range hostSettings(hosts) {
 		copts.Hosts = append(copts.Hosts, h.HostRule)
 		kopts.Hosts = append(kopts.Hosts, h.HostRule)
-		for _, ex := range h.Exclude {
-			re, err := hostExcludeRegexp(h.Match, ex)
-			if err != nil {
-				return usagef("host %s: exclude %q: %v", h.Match, ex, err)
-			}
-			copts.Exclude = append(copts.Exclude, re)
-			kopts.Exclude = append(kopts.Exclude, re)
+		res, err := h.Excludes()
+		if err != nil {
+			return usagef("%v", err)
 		}
+		copts.Exclude = append(copts.Exclude, res...)
+		kopts.Exclude = append(kopts.Exclude, res...)
 	}
 	return nil
 }
 
-// hostExcludeRegexp turns a host rule's path regexp into one over whole
-// URLs of the matching hosts: the path pattern applies to what follows the
-// authority, its ^ anchoring at the path's start.
-func hostExcludeRegexp(match, pathRE string) (*regexp.Regexp, error) {
-	if _, err := regexp.Compile(pathRE); err != nil {
-		return nil, err
-	}
-	m := strings.ToLower(strings.TrimSpace(match))
-	var host string
-	if d, ok := strings.CutPrefix(m, "*."); ok {
-		host = `([^/@]+\.)?` + regexp.QuoteMeta(d) + `(:[0-9]+)?`
-	} else if _, _, err := net.SplitHostPort(m); err == nil {
-		host = regexp.QuoteMeta(m) // host and port
-	} else {
-		host = regexp.QuoteMeta(m) + `(:[0-9]+)?`
-	}
-	p := strings.TrimPrefix(pathRE, "^")
-	anchored := p != pathRE
-	pathPart := `(/[^?#]*)?` // any path before the pattern
-	if anchored {
-		pathPart = ``
-	}
-	return regexp.Compile(`(?i)^https?://` + host + pathPart + `(?-i:` + p + `)`)
-}
-
 // printSince prints what changed since the previous run of the site, in a
 // few lines (nothing when there is no previous run).
-func printSince(ctx context.Context, w io.Writer, store *sqlite.DB, runID int64) error {
+func printSince(ctx context.Context, w io.Writer, store sinceReader, runID int64) error {
 	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
@@ -573,4 +438,21 @@ func printSince(ctx context.Context, w io.Writer, store *sqlite.DB, runID int64)
 		fmt.Fprintf(w, "  confirmed  %-18s %s\n", c.Verdict, c.URL)
 	}
 	return nil
+}
+
+// sinceReader reads what changed since a run's previous run of the site.
+type sinceReader interface {
+	SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, error)
+}
+
+// runStarter starts a run, or finds the interrupted one --resume
+// continues.
+type runStarter interface {
+	UnfinishedRun(ctx context.Context, command, fingerprint string) (*audit.Run, error)
+	NewerCompleteRun(ctx context.Context, runID int64) (*audit.Run, error)
+	AbandonRun(ctx context.Context, runID int64) error
+	ReopenRun(ctx context.Context, runID int64) error
+	MarkStage(ctx context.Context, runID int64, stage string) error
+	CreateRun(ctx context.Context, r *audit.Run) error
+	SaveRunSettings(ctx context.Context, runID int64, command, fingerprint string, settings []byte) error
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
 )
 
@@ -45,9 +44,9 @@ func runNotify(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("--format must be text or json")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	n := maintain.NewNotifier(store, maintain.NotifierOptions{Framing: *framing, HostDelay: *hostDelay, Timeout: *timeout,

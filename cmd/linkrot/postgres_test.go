@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,6 +160,28 @@ func TestPostgres_CLIErrors(t *testing.T) {
 		t.Fatalf("runs --config with a postgres:// db: exit %d\n%s%s", code, stdout, stderr)
 	}
 
+	// A password in the --db URL: never in the output (debug logs
+	// included) nor in the run's stored arguments.
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>x</title><a href="/missing">m</a>`)
+	}))
+	defer site.Close()
+	withPW := s.URL(pgtest.PasswordUser, pgtest.Password, name)
+	code, stdout, stderr := run(t, "", "audit", site.URL+"/", "--db", withPW, "--allow-private", "--no-archives", "--no-report",
+		"--retries", "0", "--fail-on", "none", "--log-level", "debug", "--log-format", "json")
+	if code != exitOK || strings.Contains(stdout+stderr, pgtest.Password) {
+		t.Errorf("audit with a password in --db: exit %d, password in the output: %v\n%.2000s", code,
+			strings.Contains(stdout+stderr, pgtest.Password), stderr)
+	}
+	var args string
+	if err := pgQueryRow(ctx, withPW, `SELECT args FROM runs ORDER BY id DESC LIMIT 1`, &args); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(args, pgtest.Password) || !strings.Contains(args, "--db") {
+		t.Errorf("stored run arguments: %s", args)
+	}
+
 	// A schema newer than this linkrot: refused, nothing written.
 	if _, err := pgExec(ctx, s.URL(pgtest.PasswordUser, pgtest.Password, name), `UPDATE schema_version SET version = version + 1`); err != nil {
 		t.Fatal(err)
@@ -214,4 +239,14 @@ func TestPostgres_Commands(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+}
+
+// pgQueryRow scans one row of a query on the database of dsn.
+func pgQueryRow(ctx context.Context, dsn, sql string, dest ...any) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, sql).Scan(dest...)
 }

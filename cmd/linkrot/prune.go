@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/linkrot/linkrot/audit/sqlite"
 )
 
 // runPrune is linkrot prune: remove old runs, keeping every target's
@@ -42,27 +40,22 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(ctx, *db)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer store.Close()
-	ctx, lk, err := lockDB(ctx, store, "prune", jf.wait, log)
+	ctx, store, lk, err := openLocked(ctx, *db, "prune", jf.wait, log)
 	if err != nil {
 		return err
 	}
 	defer lk.release()
-	res, err := store.Prune(ctx, sqlite.PruneOptions{Keep: *keep, OlderThan: time.Duration(older), DryRun: *dryRun})
+	pruned, err := store.Prune(ctx, *keep, time.Duration(older), *dryRun)
 	if err != nil {
 		return err
 	}
-	log.Info("prune", "runs", res.Runs, "dry_run", *dryRun)
+	log.Info("prune", "runs", pruned, "dry_run", *dryRun)
 	verb := "Removed"
 	if *dryRun {
 		verb = "Would remove"
 	}
-	ids := make([]string, len(res.Runs))
-	for i, id := range res.Runs {
+	ids := make([]string, len(pruned))
+	for i, id := range pruned {
 		ids[i] = strconv.FormatInt(id, 10)
 	}
 	if len(ids) == 0 {

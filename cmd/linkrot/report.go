@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
 )
 
@@ -27,7 +26,7 @@ const (
 // defaultReportDir is where the HTML report goes: linkrot-report beside the
 // database; for a PostgreSQL database, in the current directory.
 func defaultReportDir(db string) string {
-	if sqlite.IsPostgresURL(db) {
+	if isDatabaseURL(db) {
 		return "linkrot-report"
 	}
 	return filepath.Join(filepath.Dir(db), "linkrot-report")
@@ -58,9 +57,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if *detail < 0 || *perPage < 1 {
 		return usagef("--detail-links must be 0 or more, --links-per-page 1 or more")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	run, err := pickRun(ctx, store, *runID)
@@ -102,7 +101,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // report.sarif) of the formats given, and says where they are. An
 // interrupted run's report is the same, for what was done: its run status
 // says interrupted.
-func writeAuditReport(ctx context.Context, e *env, store *sqlite.DB, runID int64, dir string, outputs ...report.Format) error {
+func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, outputs ...report.Format) error {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -143,7 +142,7 @@ func outputName(f report.Format) string {
 
 // loadDataset reads everything the HTML report shows about run from the
 // store.
-func loadDataset(ctx context.Context, store *sqlite.DB, run *audit.Run) (*report.Dataset, error) {
+func loadDataset(ctx context.Context, store reportStore, run *audit.Run) (*report.Dataset, error) {
 	return loadDatasetFor(ctx, store, run, report.HTML)
 }
 
@@ -154,7 +153,7 @@ var sinceFormats = map[report.Format]bool{report.HTML: true, report.JSON: true, 
 // from the store. The changes since the last run are loaded only for the
 // formats that show them (reading them costs a second pass over the
 // run's checks).
-func loadDatasetFor(ctx context.Context, store *sqlite.DB, run *audit.Run, f report.Format) (*report.Dataset, error) {
+func loadDatasetFor(ctx context.Context, store reportStore, run *audit.Run, f report.Format) (*report.Dataset, error) {
 	ds := &report.Dataset{Run: *run, GeneratedAt: reportNow(), Generator: "linkrot " + Version}
 	wrap := func(what string, err error) error { return fmt.Errorf("load %s for the report: %w", what, err) }
 	stats, err := store.RunStats(ctx, run.ID)
@@ -280,20 +279,36 @@ func mergeTracked(h *report.TargetHistory, th audit.TargetHistory, runID int64) 
 
 // linkStream returns the Dataset.EachLink of a run whose pages have the
 // store IDs pageIDs (in the order of Dataset.Pages).
-func linkStream(ctx context.Context, store *sqlite.DB, runID int64, pageIDs []int64) func(func(*report.Link) error) error {
-	pageIdx := make(map[int64]int, len(pageIDs))
-	for i, id := range pageIDs {
-		pageIdx[id] = i
-	}
+func linkStream(ctx context.Context, store reportLinks, runID int64, pageIDs []int64) func(func(*report.Link) error) error {
 	return func(fn func(*report.Link) error) error {
-		var rl report.Link
-		return store.EachLink(ctx, runID, func(l *sqlite.StoredLink) error {
-			pi, ok := pageIdx[l.PageID]
-			if !ok {
-				return fmt.Errorf("link %d refers to page %d, not in the run", l.ID, l.PageID)
-			}
-			rl = report.Link{ID: l.ID, Page: pi, TargetID: l.TargetID, Link: l.Link}
-			return fn(&rl)
-		})
+		return store.EachReportLink(ctx, runID, pageIDs, fn)
 	}
+}
+
+// reportLinks streams a run's links for the report.
+type reportLinks interface {
+	EachReportLink(ctx context.Context, runID int64, pageIDs []int64, fn func(*report.Link) error) error
+}
+
+// reportStore is what the reports read of a run.
+type reportStore interface {
+	reportLinks
+	pageFiles
+	Run(ctx context.Context, runID int64) (*audit.Run, error)
+	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
+	PageList(ctx context.Context, runID int64) ([]*audit.Page, []int64, error)
+	Targets(ctx context.Context, runID int64) ([]audit.TargetRef, error)
+	Checks(ctx context.Context, runID int64) ([]audit.Check, error)
+	Findings(ctx context.Context, runID int64) ([]audit.Finding, error)
+	Maintenance(ctx context.Context, runID int64) ([]audit.Maintenance, error)
+	CrawlTraps(ctx context.Context, runID int64) ([]audit.CrawlTrap, error)
+	Drifts(ctx context.Context, runID int64) ([]audit.Drift, error)
+	Mementos(ctx context.Context, runID int64) ([]audit.Memento, error)
+	SnapshotChecks(ctx context.Context, runID int64) ([]audit.SnapshotCheck, error)
+	IdentifierChecks(ctx context.Context, runID int64) ([]audit.IdentifierCheck, error)
+	Suggestions(ctx context.Context, runID int64) ([]audit.Suggestion, error)
+	SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, error)
+	TargetHistories(ctx context.Context, targetIDs []int64) (map[int64]audit.TargetHistory, error)
+	TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]audit.TargetStatus, error)
+	Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendPoint, error)
 }

@@ -44,7 +44,7 @@ type fixtureRun struct {
 	anchors map[string][]string
 	// archives, when set, saves what the archives stage would have found
 	// for the run (its links are given by page URL and text).
-	archives func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) sqlite.LinkRef) error
+	archives func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) audit.LinkRef) error
 }
 
 // buildReportDB writes runs into a fresh database at path through the
@@ -98,14 +98,14 @@ func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 			t.Fatal(err)
 		}
 		if fr.archives != nil {
-			find := func(page, text string) sqlite.LinkRef {
+			find := func(page, text string) audit.LinkRef {
 				for _, l := range links {
 					if l.PageURL == page && l.Text == text {
 						return l
 					}
 				}
 				t.Fatalf("fixture: no link %q on %s", text, page)
-				return sqlite.LinkRef{}
+				return audit.LinkRef{}
 			}
 			if err := fr.archives(ctx, db, r.ID, find); err != nil {
 				t.Fatal(err)
@@ -219,8 +219,8 @@ func goldenRuns() []fixtureRun {
 	// The archives stage of each run: the study, cited twice, has a
 	// memento and a drift measured for its Robust Link only (the other
 	// link has no date of its own); the workshop's first link a memento.
-	study := func(band string, run2 bool) func(context.Context, *sqlite.DB, int64, func(string, string) sqlite.LinkRef) error {
-		return func(ctx context.Context, db *sqlite.DB, runID int64, link func(string, string) sqlite.LinkRef) error {
+	study := func(band string, run2 bool) func(context.Context, *sqlite.DB, int64, func(string, string) audit.LinkRef) error {
+		return func(ctx context.Context, db *sqlite.DB, runID int64, link func(string, string) audit.LinkRef) error {
 			l := link("https://site.example/", "the 2019 study")
 			at := t1
 			if run2 {
@@ -487,7 +487,7 @@ func xssRuns() []fixtureRun {
 	pageURL := "https://site.example/" + xssScript
 	// What archives answered is hostile too: memento URLs, excerpts,
 	// suggestion snippets, identifiers and their reasons.
-	archives := func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) sqlite.LinkRef) error {
+	archives := func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) audit.LinkRef) error {
 		dead := link(pageURL, "dead link 0")
 		evil := link(pageURL, xssScript)
 		fine := link(pageURL, "fine link 0")

@@ -42,6 +42,7 @@ type cronSite struct {
 	trap    string        // path ("/p9", "/t7", "/web/http", "/save/status/...") whose first request blocks
 	reached chan struct{} // closed when the trap is reached
 	release chan struct{} // close to let the trapped request go on
+	stall   string        // with trap: a path whose requests block until release too
 	crawled map[string]int
 	checked map[string]int
 	saved   []string       // URLs sent to Save Page Now, in order
@@ -205,7 +206,18 @@ func (s *cronSite) wait(r *http.Request) {
 		s.trap = "" // one shot
 		reached, release = s.reached, s.release
 	}
+	stall := s.stall != "" && r.URL.Path == s.stall
+	if stall {
+		release = s.release
+	}
 	s.mu.Unlock()
+	if stall {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return
+	}
 	if !trap {
 		return
 	}
@@ -530,6 +542,11 @@ func snapshotRows(db *sqlite.DB, id int64) (int, error) {
 	return len(s), err
 }
 
+func mementoRows(db *sqlite.DB, id int64) (int, error) {
+	s, err := db.Mementos(context.Background(), id)
+	return len(s), err
+}
+
 func saveRows(db *sqlite.DB, id int64) (int, error) {
 	s, err := db.SaveRequests(context.Background(), id)
 	return len(s), err
@@ -572,6 +589,7 @@ func TestAudit_KillAndResume(t *testing.T) {
 	tests := []struct {
 		name   string
 		trap   string   // a path whose request blocks; "" for a stage
+		stall  string   // with trap, a path of the external site whose requests block too
 		stage  string   // a stage (or point, see stageHook) at which the process stops
 		extra  []string // more flags
 		report bool     // write the report
@@ -587,6 +605,14 @@ func TestAudit_KillAndResume(t *testing.T) {
 			return len(p) > 0 && len(c) > 0
 		}},
 		{name: "DuringChecks", trap: "/t14", stored: func(t *testing.T, db string) bool { _, c := committed(t, db); return len(c) > 0 }},
+		// The archives stage streams: the first TimeGate request (the
+		// lookup of a broken target) is under way while /t14 is still
+		// being checked. Killed then, the run has part of its checks and
+		// no archive results; the resumed run finishes both.
+		{name: "DuringStreamedLookups", trap: "/web/http", stall: "/t14", stored: func(t *testing.T, db string) bool {
+			_, c := committed(t, db)
+			return len(c) > 0
+		}},
 		{name: "DuringArchiveLookups", trap: "/web/http", stored: func(t *testing.T, db string) bool { return latestRunRows(t, db, snapshotRows) > 0 }},
 		// One archive worker: the save requests go one by one, the first
 		// (pending-forever, polled 6 times) is recorded while the second
@@ -612,6 +638,9 @@ func TestAudit_KillAndResume(t *testing.T) {
 			}
 			if tt.trap != "" {
 				s.setTrap(tt.trap)
+				s.mu.Lock()
+				s.stall = tt.stall
+				s.mu.Unlock()
 			}
 			c := startChild(t, tt.stage, args...)
 			if tt.trap != "" {
@@ -648,6 +677,16 @@ func TestAudit_KillAndResume(t *testing.T) {
 			case "DuringChecks":
 				if len(pagesBefore) != len(want.Pages) || len(checksBefore) == 0 || len(checksBefore) >= len(want.Checks) {
 					t.Errorf("killed with %d of %d checks stored: not during the checks", len(checksBefore), len(want.Checks))
+				}
+			case "DuringStreamedLookups":
+				if len(checksBefore) == 0 || len(checksBefore) >= len(want.Checks) {
+					t.Errorf("killed with %d of %d checks stored: not during the checks", len(checksBefore), len(want.Checks))
+				}
+				if slices.Contains(checksBefore, s.ext.URL+"/t14") {
+					t.Errorf("the stalled check of /t14 was stored before the kill")
+				}
+				if n := latestRunRows(t, db, snapshotRows) + latestRunRows(t, db, mementoRows); n != 0 {
+					t.Errorf("%d archive results stored before the checks were done", n)
 				}
 			case "DuringReport":
 				if _, err := os.Stat(filepath.Join(reportDir, "index.html")); err == nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 )
 
 // runRuns is linkrot runs: the runs in the database, newest first, with
@@ -33,9 +32,9 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("--format must be text or json")
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	runs, err := store.RunSummaries(ctx, *limit)
@@ -47,12 +46,12 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *format == "json" {
-		if runs == nil {
-			runs = []sqlite.RunSummary{}
-		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
+		if runs == nil {
+			return enc.Encode([]struct{}{}) // [], not null
+		}
 		return enc.Encode(runs)
 	}
 	if len(runs) == 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/scaleout"
 )
 
@@ -86,7 +85,9 @@ func scaleOutAudit(ctx context.Context, nf *natsFlags, in crawlInput, maxPages i
 // coordinate is linkrot.Config.Work of linkrot audit --nats: the seeds to
 // the queue, the workers' progress to the display, back when the run's
 // work is drained.
-func coordinate(q *scaleout.Queue, store *sqlite.DB, run *audit.Run, seeds []string, perHost int, prog *auditProgress, log *slog.Logger) func(ctx context.Context) (map[string][]string, error) {
+func coordinate(q *scaleout.Queue, store interface {
+	PageResponse(ctx context.Context, runID int64, targetURL string) (*audit.Page, error)
+}, run *audit.Run, seeds []string, perHost int, prog *auditProgress, log *slog.Logger) func(ctx context.Context) (map[string][]string, error) {
 	return func(ctx context.Context) (map[string][]string, error) {
 		return scaleout.Coordinate(ctx, scaleout.CoordinateConfig{
 			Queue: q, Run: run, Seeds: seeds, PerHost: perHost, Logger: log,

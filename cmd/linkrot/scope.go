@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"github.com/linkrot/linkrot"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler"
 )
 
@@ -27,44 +26,15 @@ type siteScope struct {
 
 // runScope reads a run's scope from its seeds and stored settings (a run
 // without settings has its seeds only).
-func runScope(ctx context.Context, store *sqlite.DB, run *audit.Run) siteScope {
-	sc := siteScope{origins: seedOrigins(run.Seeds, true), seeds: seedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
+func runScope(ctx context.Context, store settingsReader, run *audit.Run) siteScope {
+	sc := siteScope{origins: linkrot.SeedOrigins(run.Seeds, true), seeds: linkrot.SeedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
 	if _, b, err := store.RunSettings(ctx, run.ID); err == nil {
-		var s runSettings
-		if json.Unmarshal(b, &s) == nil {
-			sc.allowDomains = s.Flags["allow-domain"]
-			if v := s.Flags["ignore-robots"]; len(v) == 1 {
-				sc.ignoreRobots = v[0] == "true"
-			}
+		if s, err := linkrot.ParseSettings(b); err == nil {
+			sc.allowDomains = s.Crawl.AllowDomains
+			sc.ignoreRobots = s.Crawl.IgnoreRobots
 		}
 	}
 	return sc
-}
-
-// seedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
-// directory crawl count by their base). With twins, a seed on a default
-// port brings the other scheme's default port too, as the crawl's scope
-// does (http://site/ commonly redirects to https://site/).
-func seedOrigins(seeds []string, twins bool) []string {
-	var out []string
-	for _, s := range seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			continue
-		}
-		out = append(out, u.Scheme+"://"+u.Host+"/")
-		if twins && u.Port() == "" {
-			other := "https"
-			if u.Scheme == "https" {
-				other = "http"
-			}
-			out = append(out, other+"://"+u.Host+"/")
-		}
-	}
-	return out
 }
 
 // privateHosts are the hosts the checker may reach on a loopback or
@@ -126,4 +96,9 @@ func crawlDelayRules(ctx context.Context, gate interface {
 		out = append(out, r)
 	}
 	return append(out, rules...)
+}
+
+// settingsReader reads the stored settings of a run.
+type settingsReader interface {
+	RunSettings(ctx context.Context, runID int64) (fingerprint string, settings []byte, err error)
 }

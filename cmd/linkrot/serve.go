@@ -16,7 +16,6 @@ import (
 	"github.com/linkrot/linkrot/actions"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/dashboard"
 	"github.com/linkrot/linkrot/maintain"
 )
@@ -82,14 +81,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The writable handle, for the maintenance records only (and the
 	// migrations); the dashboard and the receiver's lookups read through
 	// a read-only one.
-	wdb, err := sqlite.Open(ctx, *db)
+	wdb, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer wdb.Close()
-	rdb, err := sqlite.OpenReadOnly(ctx, *db)
+	rdb, err := openReadOnlyStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer rdb.Close()
 
@@ -204,7 +203,7 @@ func securityHeaders(next http.Handler) http.Handler {
 // read-only, over rdb). A request with a valid session gets the
 // dashboard whose forms (re-check, dismiss) carry the CSRF token; every
 // other request the read-only one, without forms or token.
-func newDashboard(rdb *sqlite.DB, act *actions.Actions, log *slog.Logger) http.Handler {
+func newDashboard(rdb dashboard.Store, act *actions.Actions, log *slog.Logger) http.Handler {
 	gen := "linkrot " + Version
 	anon := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen})
 	if !act.Enabled() {

@@ -24,8 +24,14 @@ import (
 // http://site.example/: page /a links to ext/slow and ext/gone.
 func serveSiteDB(t *testing.T, ext string) string {
 	t.Helper()
+	return serveSiteDBAt(t, filepath.Join(t.TempDir(), "linkrot.db"), ext)
+}
+
+// serveSiteDBAt is serveSiteDB into the database path (a file or a
+// postgres:// URL).
+func serveSiteDBAt(t *testing.T, path, ext string) string {
+	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "linkrot.db")
 	db := openDB(t, path)
 	r := &audit.Run{StartedAt: time.Now().UTC(), Mode: "site", Seeds: []string{"http://site.example/"}, Version: "test"}
 	if err := db.CreateRun(ctx, r); err != nil {
@@ -231,10 +237,16 @@ func TestFixesCommand_Claims(t *testing.T) {
 // the token, the target page's re-check form (target_id, csrf) queues a
 // re-check, and its dismiss form (finding_id, csrf) hides the finding from
 // the dashboard's links table until "show dismissed" is followed.
+// TestServeCommand_DashboardActions runs on SQLite and on PostgreSQL (the
+// dashboard's read-only pool and the writer of its actions).
 func TestServeCommand_DashboardActions(t *testing.T) {
+	forEachBackend(t, testServeCommandDashboardActions)
+}
+
+func testServeCommandDashboardActions(t *testing.T, path string) {
 	ext := httptest.NewServer(http.NotFoundHandler())
 	defer ext.Close()
-	path := serveSiteDB(t, ext.URL)
+	path = serveSiteDBAt(t, path, ext.URL)
 	{
 		// A finding on the link to ext/gone, for the dismiss form.
 		ctx := context.Background()

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/linkrot/linkrot"
 	"io"
 	"strings"
 
@@ -11,40 +12,15 @@ import (
 )
 
 // trapFlags are the crawl-trap guards (crawler/trap.go), on by default.
-type trapFlags struct {
-	segmentRepeats int
-	pathSegments   int
-	queryVariants  int
-	urlLength      int
-	sessionExtra   listFlag
-	keepSessionIDs bool
-}
+type trapFlags struct{}
 
-func (f *trapFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.segmentRepeats, "max-segment-repeats", crawler.DefaultMaxSegmentRepeats, "crawl trap: a path segment or pair of segments repeated more than `N` times in a row is not crawled (0: off; Heritrix PathologicalPathDecideRule)")
-	fs.IntVar(&f.pathSegments, "max-path-segments", crawler.DefaultMaxPathSegments, "crawl trap: paths of more than `N` segments are not crawled (0: off; Heritrix TooManyPathSegmentsDecideRule)")
-	fs.IntVar(&f.queryVariants, "max-query-variants", crawler.DefaultMaxQueryVariants, "crawl trap: crawl at most `N` query strings of one path (calendars, facets, sorts; 0: off)")
-	fs.IntVar(&f.urlLength, "max-url-length", crawler.DefaultMaxURLLength, "crawl trap: URLs longer than `N` bytes are not crawled (0: off; Heritrix UURI.MAX_URL_LENGTH)")
-	fs.Var(&f.sessionExtra, "session-param", "crawl trap: also treat this query `parameter` as a session id (repeatable; added to sid, sessionid, phpsessid, jsessionid, session_id, s, aspsessionid, cfid/cftoken, zenid, oscsid …)")
-	fs.BoolVar(&f.keepSessionIDs, "keep-session-ids", false, "crawl trap: do not treat session-id parameters as the same page")
-}
-
-// sessionParams returns the session-id parameters: the defaults plus
-// --session-param.
-func (f *trapFlags) sessionParams() []string {
-	if len(f.sessionExtra) == 0 {
-		return nil
-	}
-	return append(append([]string{}, crawler.DefaultSessionParams...), f.sessionExtra...)
-}
-
-// offIfZero maps a flag's 0 ("off") to the crawler's negative "off" (its
-// 0 means the default).
-func offIfZero(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
+func (trapFlags) register(fs *flag.FlagSet, c *linkrot.CrawlSettings) {
+	fs.IntVar(&c.MaxSegmentRepeats, "max-segment-repeats", crawler.DefaultMaxSegmentRepeats, "crawl trap: a path segment or pair of segments repeated more than `N` times in a row is not crawled (0: off; Heritrix PathologicalPathDecideRule)")
+	fs.IntVar(&c.MaxPathSegments, "max-path-segments", crawler.DefaultMaxPathSegments, "crawl trap: paths of more than `N` segments are not crawled (0: off; Heritrix TooManyPathSegmentsDecideRule)")
+	fs.IntVar(&c.MaxQueryVariants, "max-query-variants", crawler.DefaultMaxQueryVariants, "crawl trap: crawl at most `N` query strings of one path (calendars, facets, sorts; 0: off)")
+	fs.IntVar(&c.MaxURLLength, "max-url-length", crawler.DefaultMaxURLLength, "crawl trap: URLs longer than `N` bytes are not crawled (0: off; Heritrix UURI.MAX_URL_LENGTH)")
+	fs.Var((*listFlag)(&c.SessionParams), "session-param", "crawl trap: also treat this query `parameter` as a session id (repeatable; added to sid, sessionid, phpsessid, jsessionid, session_id, s, aspsessionid, cfid/cftoken, zenid, oscsid …)")
+	fs.BoolVar(&c.KeepSessionIDs, "keep-session-ids", false, "crawl trap: do not treat session-id parameters as the same page")
 }
 
 // printTrapSummary prints the crawl traps of a run, if any.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
@@ -60,9 +59,9 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer nc.Close()
-	store, err := sqlite.Open(ctx, *db)
+	store, err := openStore(ctx, *db)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer store.Close()
 	given := cfg.hostRules()
@@ -70,7 +69,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	err = scaleout.Work(ctx, scaleout.WorkerConfig{
 		Queue: q, Store: store, Concurrency: *workers, Logger: log,
 		Setup: func(ctx context.Context, runID int64, pacer *scaleout.Pacer) (*scaleout.RunEnv, error) {
-			return workerEnv(ctx, e, store, runID, pacer, given, log)
+			return workerEnv(ctx, store, runID, pacer, given, log)
 		},
 	})
 	log.Info("worker stopped")
@@ -81,7 +80,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 // run's stored settings, exactly as linkrot audit builds them (the same
 // flags, the same host rules: header values from this worker's --config,
 // never from the database), with every request behind the shared pacer.
-func workerEnv(ctx context.Context, e *env, store *sqlite.DB, runID int64, pacer *scaleout.Pacer, given []hostConfig, log *slog.Logger) (*scaleout.RunEnv, error) {
+func workerEnv(ctx context.Context, store *database, runID int64, pacer *scaleout.Pacer, given []hostConfig, log *slog.Logger) (*scaleout.RunEnv, error) {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -90,46 +89,24 @@ func workerEnv(ctx context.Context, e *env, store *sqlite.DB, runID int64, pacer
 	if err != nil {
 		return nil, err
 	}
-	var s runSettings
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("settings of run %d: %w", runID, err)
+	set, err := linkrot.ParseSettings(b)
+	if err != nil {
+		return nil, fmt.Errorf("run %d: %w", runID, err)
 	}
-	hosts, err := s.hostRules(runID, given)
+	hosts, err := storedHostRules(runID, set.Hosts, given)
 	if err != nil {
 		return nil, err
 	}
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	var cf crawlFlags
-	var kf checkFlags
-	cf.register(fs, false)
-	kf.register(fs, true)
-	for name, vals := range s.Flags {
-		f := fs.Lookup(name)
-		if f == nil {
-			continue // a flag of another stage (archives, CI outputs)
-		}
-		if l, ok := f.Value.(*listFlag); ok {
-			*l = nil
-		}
-		for _, v := range vals {
-			if err := fs.Set(name, v); err != nil {
-				return nil, fmt.Errorf("settings of run %d: --%s: %w", runID, name, err)
-			}
-		}
-	}
-	cf.concurrency, cf.userAgent, cf.timeout, cf.maxRedirects = kf.perHost, kf.userAgent, kf.timeout, kf.maxRedirects
-	copts, err := cf.options(log)
+	set.Hosts = hostSettings(hosts) // with this worker's header values
+	copts, err := set.CrawlOptions(log)
 	if err != nil {
 		return nil, err
 	}
-	kopts, _, err := kf.options(log)
+	kopts, err := set.CheckOptions(log)
 	if err != nil {
 		return nil, err
 	}
 	copts.CheckMaxBody = kopts.MaxBody
-	if err := applyHostRules(hosts, &copts, &kopts); err != nil {
-		return nil, err
-	}
 	sched := politeness.New(politeness.Options{
 		PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
 		Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
@@ -158,7 +135,7 @@ func workerEnv(ctx context.Context, e *env, store *sqlite.DB, runID int64, pacer
 		Seeds:             run.Seeds,
 		Crawler:           crawler.New(copts, nil),
 		Checker:           check.New(kopts),
-		ExternalFragments: kf.externalFragments,
+		ExternalFragments: set.Check.ExternalFragments,
 		Close: func() {
 			closeGate()
 			closeBase()
