@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
