@@ -107,8 +107,9 @@
 //   - The query-variants trap guard counts per page, not per run; the path
 //     guards (repeated segments, depth, length) hold as in one process.
 //   - A redirect followed to another host is not counted against that
-//     host's partition; robots.txt is read once per worker and host,
-//     outside the pacing; a target whose page the crawl reached through a
+//     host's partition; robots.txt is read once per worker and host
+//     (in a unit of that host: inside its limit, outside its spacing); a
+//     target whose page the crawl reached through a
 //     redirect after the target was routed is checked live (same verdict,
 //     one request more).
 //   - Results of earlier runs (conditional requests, --max-age) are not

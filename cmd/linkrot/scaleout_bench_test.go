@@ -117,6 +117,9 @@ func BenchmarkScaleOut(b *testing.B) {
 				m.mu.Unlock()
 			}
 			b.ReportMetric(float64(most), "max-in-flight/host")
+			if most > 2 {
+				b.Errorf("%d requests in flight to one host, --per-host 2", most)
+			}
 		})
 	}
 }

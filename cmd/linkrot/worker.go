@@ -115,8 +115,13 @@ func workerEnv(ctx context.Context, store *database, runID int64, pacer *scaleou
 	scope := runScope(ctx, store, run)
 	gate, closeGate := scope.robotsGate(kopts.UserAgent, sched)
 	if gate != nil {
+		// No robots.txt is read here (linkrot audit reads the seeds'
+		// for its checker's Crawl-delay rules): this runs inside a unit
+		// of any host, and a request to a seed's host would not count
+		// against that host's partition. The gate reads a host's
+		// robots.txt in a unit of that host, and the pacer spaces by its
+		// Crawl-delay.
 		copts.Robots, kopts.Robots = gate, gate
-		kopts.Hosts = crawlDelayRules(ctx, gate, scope.seeds, kopts.Hosts)
 	}
 	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
 	base, closeBase := check.NewTransportAllowing(kopts, kopts.AllowPrivateHosts)
