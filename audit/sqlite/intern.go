@@ -49,7 +49,8 @@ func linkURLForm(href, rawHref, fragment string, t targetOf) int {
 	return form
 }
 
-// insertLinkSQL inserts a link row; compact adds url_form (migration 0008).
+// insertLinkSQL inserts a link row; compact adds url_form (migration 0008)
+// and the position columns (0009).
 func insertLinkSQL(compact bool) string {
 	cols := `page_id, run_id, ord, element, attr, href, raw_href,
 			target_id, text, rel, resource, fragment,
@@ -57,8 +58,10 @@ func insertLinkSQL(compact bool) string {
 			versiondate_date_only, versiondate_raw, versionurl_raw, has_mset, mset_raw`
 	vals := `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 	if compact {
-		cols += `, url_form`
-		vals += `, ?`
+		// The latest schema: url_form (0008) and the link's position
+		// (0009), written with the row rather than by a second statement.
+		cols += `, url_form, line, col, line_hash`
+		vals += `, ?, ?, ?, ?`
 	}
 	return `INSERT INTO links (` + cols + `) VALUES (` + vals + `)`
 }

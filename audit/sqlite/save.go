@@ -320,7 +320,7 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	linkIDs := make([]int64, len(p.Links))
 	for i := range p.Links {
 		id, err := s.link(ctx, pageID, i, &p.Links[i])
-		if err == nil {
+		if err == nil && !s.compact { // compact: written with the row
 			err = s.position(ctx, id, &p.Links[i])
 		}
 		if err != nil {
@@ -404,7 +404,11 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
 		hasMset, msetRaw}
 	if s.compact {
-		args = append(args, form)
+		line, col, hash := 0, 0, ""
+		if l.Line > 0 { // see position
+			line, col, hash = l.Line, max(l.Column, 0), l.LineHash
+		}
+		args = append(args, form, line, col, hash)
 	}
 	res, err := s.insLink.ExecContext(ctx, args...)
 	if err != nil {
