@@ -208,6 +208,7 @@ func (r *router) known(ctx context.Context, final string, chain []audit.Redirect
 func (r *router) barrier(ctx context.Context) {
 	done := make(chan struct{})
 	r.w.Add(item{flushed: done})
+	r.w.Flush()
 	select {
 	case <-done:
 	case <-ctx.Done():
