@@ -49,22 +49,71 @@ type probeResult struct {
 }
 
 // probeCache runs one probe per host+directory for a run; concurrent
-// callers for one key wait for the same probe (singleflight).
+// callers for one key wait for the same probe (singleflight). A host whose
+// probes in trustedProbes directories all answered a real 404 or 410
+// answers unknown URLs honestly: its other directories are not probed,
+// they get its last such probe (see hostProbes).
 type probeCache struct {
 	sf    singleflight.Group
 	mu    sync.Mutex
 	m     map[string]*probeResult
-	count atomic.Int64 // probes made
+	hosts map[string]*hostProbes // by scheme://host
+	count atomic.Int64           // probes made
+}
+
+// trustedProbes is how many directories of a host must answer their probe
+// with a real 404 or 410, and none otherwise, before the host's other
+// directories are no longer probed. A documentation tree has a directory
+// per section, and a probe in each doubled the requests of a run over a
+// few hundred pages; a catch-all (the probe's target) answers 200 in the
+// site's first directories probed, and then every directory of the host
+// is probed. A catch-all only in a directory probed after the host was
+// trusted is judged by the classifier's other signals, without the probe's
+// similarity (as on any host that answers probes with a 404).
+const trustedProbes = 3
+
+// hostProbes is what the probes of one host found.
+type hostProbes struct {
+	notFound int          // probes answered 404 or 410
+	other    bool         // a probe answered anything else (or failed)
+	last     *probeResult // the last probe answered 404 or 410
 }
 
 func newProbeCache() *probeCache {
-	return &probeCache{m: map[string]*probeResult{}}
+	return &probeCache{m: map[string]*probeResult{}, hosts: map[string]*hostProbes{}}
 }
 
 func (pc *probeCache) get(key string) *probeResult {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	return pc.m[key]
+}
+
+// trusted returns the last probe of a host trusted to answer unknown URLs
+// with a real 404 (see trustedProbes), or nil.
+func (pc *probeCache) trusted(host string) *probeResult {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if h := pc.hosts[host]; h != nil && !h.other && h.notFound >= trustedProbes {
+		return h.last
+	}
+	return nil
+}
+
+// record stores the probe p of a directory key of host. pc.mu is held.
+func (pc *probeCache) record(host, key string, p *probeResult) {
+	pc.m[key] = p
+	h := pc.hosts[host]
+	if h == nil {
+		h = &hostProbes{}
+		pc.hosts[host] = h
+	}
+	if p.failure == "" && (p.status == 404 || p.status == 410) {
+		h.notFound++
+		h.last = p
+	} else {
+		h.other = true
+	}
 }
 
 // probeFor returns the cache key and a sibling URL of u that cannot exist:
@@ -95,6 +144,10 @@ func probeFor(u *url.URL) (key string, probe *url.URL) {
 func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 	key, pu := probeFor(u)
 	if p := rs.probes.get(key); p != nil {
+		return p
+	}
+	host := u.Scheme + "://" + u.Host
+	if p := rs.probes.trusted(host); p != nil {
 		return p
 	}
 	v, _, _ := rs.probes.sf.Do(key, func() (any, error) {
@@ -130,7 +183,7 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 		rs.c.log.Debug("soft-404 probe", "url", p.url, "status", p.status, "final", p.final, "failure", p.failure)
 		if ctx.Err() == nil {
 			rs.probes.mu.Lock()
-			rs.probes.m[key] = p
+			rs.probes.record(host, key, p)
 			rs.probes.mu.Unlock()
 		}
 		return p, nil
