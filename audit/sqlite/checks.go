@@ -550,6 +550,17 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 // concurrent use.
 func (db *DB) Checks(ctx context.Context, runID int64) ([]audit.Check, error) {
 	var checks []audit.Check
+	err := db.EachCheck(ctx, runID, func(c *audit.Check) error {
+		checks = append(checks, *c)
+		return nil
+	})
+	return checks, err
+}
+
+// EachCheck calls fn with every check of a run, as Checks returns them,
+// one at a time (fn may keep c): the caller holds what it keeps only. An
+// error of fn stops the scan and is returned wrapped.
+func (db *DB) EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
@@ -559,14 +570,13 @@ func (db *DB) Checks(ctx context.Context, runID int64) ([]audit.Check, error) {
 			if err != nil {
 				return err
 			}
-			checks = append(checks, *c)
-			return nil
+			return fn(c)
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checks of run %d: %w", runID, err)
+		return fmt.Errorf("checks of run %d: %w", runID, err)
 	}
-	return checks, nil
+	return nil
 }
 
 // CheckedTargetIDs returns the IDs of the targets a run has already

@@ -311,16 +311,23 @@ func firstSeenDriftOnly(ctx context.Context, store *sqlite.DB, run *audit.Run, f
 	if err != nil {
 		return err
 	}
+	// Only targets fingerprinted by an earlier run have a first-seen
+	// drift: only their checks are held (a run's checks all at once were
+	// the peak of its memory).
 	in := robust.Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	checks, err := store.Checks(ctx, run.ID)
-	if err != nil {
-		return fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.Reference, err = store.FirstFingerprints(ctx, run.ID); err != nil {
+	if in.Reference, err = store.EarlierFingerprints(ctx, run.ID); err != nil {
 		return err
+	}
+	if len(in.Reference) > 0 {
+		err = store.EachCheck(ctx, run.ID, func(c *audit.Check) error {
+			if in.Reference[c.TargetID] != nil {
+				in.Checks[c.TargetID] = c
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("load checks: %w", err)
+		}
 	}
 	if err := store.ClearFirstSeenDrift(ctx, run.ID); err != nil {
 		return err
