@@ -146,19 +146,40 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 			curID   int64
 			pending []LinkRef
 		)
-		// One statement for every target's check: parsed once.
-		stmt, err := tx.PrepareContext(ctx, selectCheckSQL+`
+		// The checks of the targets the links below can come with, in
+		// the same target order, read beside them (a merge join: one
+		// statement for all, not one per target).
+		checks, err := tx.QueryContext(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ? AND c.target_id = ?`)
+			WHERE c.run_id = ? AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
+				SELECT 1 FROM links l WHERE l.run_id = ? AND l.target_id = c.target_id AND l.fragment <> ''))
+			ORDER BY c.target_id`, runID, runID)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
+		defer checks.Close()
+		var next *audit.Check // the check read ahead
+		checkOf := func(targetID int64) (*audit.Check, error) {
+			for next == nil || next.TargetID < targetID {
+				if !checks.Next() {
+					return nil, checks.Err()
+				}
+				c, err := scanCheck(checks)
+				if err != nil {
+					return nil, err
+				}
+				next = c
+			}
+			if next.TargetID != targetID {
+				return nil, nil
+			}
+			return next, nil
+		}
 		flush := func() error {
 			if len(pending) == 0 {
 				return nil
 			}
-			c, err := checkOf(ctx, stmt, runID, curID)
+			c, err := checkOf(curID)
 			if err != nil {
 				return err
 			}
@@ -209,19 +230,6 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(LinkRef, *a
 		return fmt.Errorf("finding links of run %d: %w", runID, err)
 	}
 	return nil
-}
-
-// checkOf reads the check of one target in a run, nil when there is none.
-func checkOf(ctx context.Context, stmt *sql.Stmt, runID, targetID int64) (*audit.Check, error) {
-	rows, err := stmt.QueryContext(ctx, runID, targetID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	return scanCheck(rows)
 }
 
 // HasChecksBefore reports whether the database holds checks of runs other
