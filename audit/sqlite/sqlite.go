@@ -86,10 +86,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 
 	db := &DB{path: abs}
-	// The writer's page cache is 16 MiB (SQLite's default: 2 MiB): a run's
-	// batches insert into the link and target indexes all over, and with
-	// the default most of those pages were read from the file again.
-	db.write, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_pragma=cache_size(-16384)"))
+	db.write, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
