@@ -555,6 +555,11 @@ func hostExcludeRegexp(match, pathRE string) (*regexp.Regexp, error) {
 // printSince prints what changed since the previous run of the site, in a
 // few lines (nothing when there is no previous run).
 func printSince(ctx context.Context, w io.Writer, store *sqlite.DB, runID int64) error {
+	// Nothing to print for a site's first run: no diff is read (it holds
+	// every check of the run).
+	if _, err := store.PreviousRun(ctx, runID); errors.Is(err, audit.ErrNotFound) {
+		return nil
+	}
 	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
