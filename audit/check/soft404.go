@@ -140,16 +140,30 @@ func probeFor(u *url.URL) (key string, probe *url.URL) {
 	return base + "*" + suffix, pu
 }
 
-// probe returns the (cached) probe of u's host and directory.
-func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
+// probe returns the (cached) probe of u's host and directory; or, for a
+// directory not probed yet of a host trusted to answer unknown URLs with a
+// real 404 (see trustedProbes), the host's last probe with shared true:
+// the caller makes the directory's own probe (dirProbe) when the page
+// looks like a soft 404 without it.
+func (rs *runState) probe(ctx context.Context, u *url.URL) (p *probeResult, shared bool) {
+	key, _ := probeFor(u)
+	if p := rs.probes.get(key); p != nil {
+		return p, false
+	}
+	if p := rs.probes.trusted(u.Scheme + "://" + u.Host); p != nil {
+		return p, true
+	}
+	return rs.dirProbe(ctx, u), false
+}
+
+// dirProbe returns the (cached) probe of u's host and directory, made
+// when needed.
+func (rs *runState) dirProbe(ctx context.Context, u *url.URL) *probeResult {
 	key, pu := probeFor(u)
 	if p := rs.probes.get(key); p != nil {
 		return p
 	}
 	host := u.Scheme + "://" + u.Host
-	if p := rs.probes.trusted(host); p != nil {
-		return p
-	}
 	v, _, _ := rs.probes.sf.Do(key, func() (any, error) {
 		if p := rs.probes.get(key); p != nil {
 			return p, nil
@@ -195,12 +209,24 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 // target and records its evidence; it sets the verdict soft-404 or parked
 // when the classifier says so. p is the probe of the target's directory,
 // nil when none was made (a page read from a local directory).
-func (rs *runState) soft404(c *audit.Check, t Target, p *probeResult, start *url.URL, ch *chain, fp *pageFingerprint) {
-	res := classifySoft404(&soft404Input{
+//
+// With shared, p is the probe of another directory of a host trusted to
+// answer unknown URLs with a real 404: when the page shows a soft-404
+// signal all the same, its own directory is probed and the page judged
+// with that probe.
+func (rs *runState) soft404(ctx context.Context, c *audit.Check, t Target, p *probeResult, shared bool, start *url.URL, ch *chain, fp *pageFingerprint) {
+	in := &soft404Input{
 		start: start, final: ch.final, redirects: ch.redirects,
 		words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash,
 		probe: p, reference: t.Previous, probeThreshold: rs.o.Soft404Threshold,
-	})
+	}
+	res := classifySoft404(in)
+	if shared && res.ev != nil && (res.ev.Score > 0 || res.ev.Parked > 0) {
+		if own := rs.dirProbe(ctx, start); own.deferred == nil {
+			in.probe = own
+			res = classifySoft404(in)
+		}
+	}
 	c.Soft404 = res.ev
 	if res.verdict != "" {
 		c.Verdict = res.verdict

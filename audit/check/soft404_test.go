@@ -290,3 +290,44 @@ func TestSoft404_TrustedHost(t *testing.T) {
 		t.Errorf("catch-all directory: %+v, want a 200 probe", c.Soft404)
 	}
 }
+
+// TestSoft404_TrustedHostCatchAll: a catch-all directory of a host whose
+// other directories answered their probes with a real 404 is probed all
+// the same when its page looks like a soft 404, and the page is one.
+func TestSoft404_TrustedHostCatchAll(t *testing.T) {
+	var probes atomic.Int64
+	s := newServer(t)
+	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		isProbe := probeRE.MatchString(r.URL.Path)
+		if isProbe {
+			probes.Add(1)
+		}
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/blog/") && r.URL.Path != "/blog/welcome":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(notFoundPage(r.URL.Path)))
+		case isProbe:
+			http.NotFound(w, r)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(layout(article)))
+		}
+	})
+	var targets []Target
+	for d := range 4 {
+		targets = append(targets, Target{URL: fmt.Sprintf("%s/d%d/boots", s.URL, d)})
+	}
+	targets = append(targets, Target{URL: s.URL + "/blog/welcome"}, Target{URL: s.URL + "/blog/deleted-post"})
+	o := testOptions()
+	o.Workers, o.PerHost = 1, 1 // in order: the host is trusted before /blog/
+	got := collect(t, New(o), targets)
+	if c := got[s.URL+"/blog/deleted-post"]; c.Verdict != audit.VerdictSoft404 || c.Soft404 == nil || c.Soft404.ProbeStatus != 200 {
+		t.Errorf("/blog/deleted-post: %q %+v, want soft-404 with its directory's 200 probe", c.Verdict, c.Soft404)
+	}
+	if c := got[s.URL+"/blog/welcome"]; c.Verdict != audit.VerdictOK {
+		t.Errorf("/blog/welcome: %q (%s), want ok", c.Verdict, c.Reason)
+	}
+	if n := probes.Load(); n != trustedProbes+1 {
+		t.Errorf("%d probes, want %d (the trusted directories, then /blog/ for its suspicious page)", n, trustedProbes+1)
+	}
+}
