@@ -207,6 +207,7 @@ func (r *router) known(ctx context.Context, final string, chain []audit.Redirect
 func (r *router) barrier(ctx context.Context) {
 	done := make(chan struct{})
 	r.w.Add(item{flushed: done})
+	r.w.Flush()
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -660,7 +661,13 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			}
 		}
 		return nil
-	}, audit.WriterOptions{BatchSize: 500, QueueSize: 512})
+	}, audit.WriterOptions{
+		// At most BatchSize+QueueSize items wait for the database, and
+		// the writer is what the crawl waits for: a larger queue only
+		// holds more pages (hundreds of links each on a documentation
+		// tree) in memory.
+		BatchSize: 200, QueueSize: 128,
+	})
 
 	// One politeness scheduler for the crawl and the checks: a host has
 	// one budget (concurrency, spacing, Crawl-delay, 429 and Retry-After

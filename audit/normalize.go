@@ -197,6 +197,14 @@ func truncateRunes(s string, n int) string {
 // is an error (ErrInvalidURL). NormalizeURL(NormalizeURL(x)) is
 // NormalizeURL(x).
 func NormalizeURL(raw string) (string, error) {
+	if n, ok := canonicalHTTP(raw); ok {
+		return n, nil
+	}
+	return normalizeURL(raw)
+}
+
+// normalizeURL is NormalizeURL through the parser (no fast path).
+func normalizeURL(raw string) (string, error) {
 	if reason := tooCostly(raw); reason != "" {
 		return "", fmt.Errorf("normalize URL: %w", &URLError{Reason: reason})
 	}

@@ -28,6 +28,8 @@ type Batcher[T any] struct {
 	opts WriterOptions
 	in   chan T
 	done chan struct{}
+	// flush holds a pending Flush request (at most one: they coalesce).
+	flushReq chan struct{}
 
 	mu    sync.Mutex
 	err   error
@@ -58,7 +60,7 @@ func NewBatcher[T any](ctx context.Context, save func(context.Context, []T) erro
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
-	w := &Batcher[T]{save: save, opts: opts, in: make(chan T, opts.QueueSize), done: make(chan struct{})}
+	w := &Batcher[T]{save: save, opts: opts, in: make(chan T, opts.QueueSize), done: make(chan struct{}), flushReq: make(chan struct{}, 1)}
 	go w.loop(ctx)
 	return w
 }
@@ -66,6 +68,17 @@ func NewBatcher[T any](ctx context.Context, save func(context.Context, []T) erro
 // Add queues an item. It blocks only while the queue is full (back-pressure
 // when the database is slower than the producers).
 func (w *Batcher[T]) Add(item T) { w.in <- item }
+
+// Flush asks the writer to save everything added so far (by Add calls
+// that returned before it) now, without waiting for the batch to fill or
+// for the flush interval: a caller that waits for an item to be stored
+// calls it after adding the item. It does not block.
+func (w *Batcher[T]) Flush() {
+	select {
+	case w.flushReq <- struct{}{}:
+	default: // a request is pending: it will take this caller's items too
+	}
+}
 
 // Saved returns how many items have been committed so far.
 func (w *Batcher[T]) Saved() int {
@@ -121,6 +134,26 @@ func (w *Batcher[T]) loop(ctx context.Context) {
 				flush()
 			}
 		case <-tick.C:
+			flush()
+		case <-w.flushReq:
+			// Everything added before the request is in the queue:
+			// take it all, then save.
+		drain:
+			for {
+				select {
+				case item, ok := <-w.in:
+					if !ok {
+						flush()
+						return
+					}
+					batch = append(batch, item)
+					if len(batch) >= w.opts.BatchSize {
+						flush()
+					}
+				default:
+					break drain
+				}
+			}
 			flush()
 		}
 	}

@@ -383,3 +383,26 @@ func TestWriterCanceledContext(t *testing.T) {
 		t.Errorf("Saved() = %d, want 0", w.Saved())
 	}
 }
+
+// TestBatcherFlush: Flush saves what was added at once, not at the next
+// interval or full batch.
+func TestBatcherFlush(t *testing.T) {
+	saved := make(chan []int, 4)
+	b := NewBatcher(context.Background(), func(_ context.Context, items []int) error {
+		saved <- append([]int(nil), items...)
+		return nil
+	}, WriterOptions{BatchSize: 1000, FlushInterval: time.Hour})
+	defer b.Close()
+	for i := range 3 {
+		b.Add(i)
+	}
+	b.Flush()
+	select {
+	case got := <-saved:
+		if len(got) != 3 || got[0] != 0 || got[2] != 2 {
+			t.Fatalf("saved %v, want [0 1 2]", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Flush did not save the batch")
+	}
+}

@@ -58,6 +58,12 @@ func (c *Crawler) transportFor(sc *scope, override http.RoundTripper) (http.Roun
 		return urlTransport{c.opts.Transport}, func() {}
 	}
 	rt, done := guardedTransport(sc, c.opts.Resolver)
+	// Keep a connection per request in flight to a host (at most the
+	// crawl's threads): with fewer idle ones kept, a busy crawl closes
+	// and dials connections all the time.
+	if tr, ok := rt.(*http.Transport); ok && c.opts.PerHost > tr.MaxIdleConnsPerHost {
+		tr.MaxIdleConnsPerHost = min(c.opts.PerHost, tr.MaxIdleConns)
+	}
 	return urlTransport{rt}, done
 }
 

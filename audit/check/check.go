@@ -184,9 +184,12 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	}
 	toRoot := !rs.o.DisableSoft404 && redirectToRoot(start, ch.final, ch.redirects)
 	isPage := r.html && (r.body != nil || ch.known != nil)
-	var probe *probeResult
+	var (
+		probe  *probeResult
+		shared bool // the probe of another directory (see runState.probe)
+	)
 	if isPage && !toRoot && !rs.o.DisableSoft404 && !ch.offline() {
-		probe = rs.probe(ctx, start)
+		probe, shared = rs.probe(ctx, start)
 		if probe.deferred != nil {
 			s.deferred = probe.deferred
 			return
@@ -212,7 +215,7 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 		c.Replacement = ""
 		c.Reason = "deep URL redirected to the site's home " + truncate(ch.final.String(), 300)
 	case isPage && !rs.o.DisableSoft404:
-		rs.soft404(c, t, probe, start, ch, &fp)
+		rs.soft404(ctx, c, t, probe, shared, start, ch, &fp)
 	}
 }
 

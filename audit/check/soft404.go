@@ -49,22 +49,71 @@ type probeResult struct {
 }
 
 // probeCache runs one probe per host+directory for a run; concurrent
-// callers for one key wait for the same probe (singleflight).
+// callers for one key wait for the same probe (singleflight). A host whose
+// probes in trustedProbes directories all answered a real 404 or 410
+// answers unknown URLs honestly: its other directories are not probed,
+// they get its last such probe (see hostProbes).
 type probeCache struct {
 	sf    singleflight.Group
 	mu    sync.Mutex
 	m     map[string]*probeResult
-	count atomic.Int64 // probes made
+	hosts map[string]*hostProbes // by scheme://host
+	count atomic.Int64           // probes made
+}
+
+// trustedProbes is how many directories of a host must answer their probe
+// with a real 404 or 410, and none otherwise, before the host's other
+// directories are no longer probed. A documentation tree has a directory
+// per section, and a probe in each doubled the requests of a run over a
+// few hundred pages; a catch-all (the probe's target) answers 200 in the
+// site's first directories probed, and then every directory of the host
+// is probed. A catch-all only in a directory probed after the host was
+// trusted is judged by the classifier's other signals, without the probe's
+// similarity (as on any host that answers probes with a 404).
+const trustedProbes = 3
+
+// hostProbes is what the probes of one host found.
+type hostProbes struct {
+	notFound int          // probes answered 404 or 410
+	other    bool         // a probe answered anything else (or failed)
+	last     *probeResult // the last probe answered 404 or 410
 }
 
 func newProbeCache() *probeCache {
-	return &probeCache{m: map[string]*probeResult{}}
+	return &probeCache{m: map[string]*probeResult{}, hosts: map[string]*hostProbes{}}
 }
 
 func (pc *probeCache) get(key string) *probeResult {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	return pc.m[key]
+}
+
+// trusted returns the last probe of a host trusted to answer unknown URLs
+// with a real 404 (see trustedProbes), or nil.
+func (pc *probeCache) trusted(host string) *probeResult {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if h := pc.hosts[host]; h != nil && !h.other && h.notFound >= trustedProbes {
+		return h.last
+	}
+	return nil
+}
+
+// record stores the probe p of a directory key of host. pc.mu is held.
+func (pc *probeCache) record(host, key string, p *probeResult) {
+	pc.m[key] = p
+	h := pc.hosts[host]
+	if h == nil {
+		h = &hostProbes{}
+		pc.hosts[host] = h
+	}
+	if p.failure == "" && (p.status == 404 || p.status == 410) {
+		h.notFound++
+		h.last = p
+	} else {
+		h.other = true
+	}
 }
 
 // probeFor returns the cache key and a sibling URL of u that cannot exist:
@@ -91,12 +140,30 @@ func probeFor(u *url.URL) (key string, probe *url.URL) {
 	return base + "*" + suffix, pu
 }
 
-// probe returns the (cached) probe of u's host and directory.
-func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
+// probe returns the (cached) probe of u's host and directory; or, for a
+// directory not probed yet of a host trusted to answer unknown URLs with a
+// real 404 (see trustedProbes), the host's last probe with shared true:
+// the caller makes the directory's own probe (dirProbe) when the page
+// looks like a soft 404 without it.
+func (rs *runState) probe(ctx context.Context, u *url.URL) (p *probeResult, shared bool) {
+	key, _ := probeFor(u)
+	if p := rs.probes.get(key); p != nil {
+		return p, false
+	}
+	if p := rs.probes.trusted(u.Scheme + "://" + u.Host); p != nil {
+		return p, true
+	}
+	return rs.dirProbe(ctx, u), false
+}
+
+// dirProbe returns the (cached) probe of u's host and directory, made
+// when needed.
+func (rs *runState) dirProbe(ctx context.Context, u *url.URL) *probeResult {
 	key, pu := probeFor(u)
 	if p := rs.probes.get(key); p != nil {
 		return p
 	}
+	host := u.Scheme + "://" + u.Host
 	v, _, _ := rs.probes.sf.Do(key, func() (any, error) {
 		if p := rs.probes.get(key); p != nil {
 			return p, nil
@@ -130,7 +197,7 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 		rs.c.log.Debug("soft-404 probe", "url", p.url, "status", p.status, "final", p.final, "failure", p.failure)
 		if ctx.Err() == nil {
 			rs.probes.mu.Lock()
-			rs.probes.m[key] = p
+			rs.probes.record(host, key, p)
 			rs.probes.mu.Unlock()
 		}
 		return p, nil
@@ -142,12 +209,24 @@ func (rs *runState) probe(ctx context.Context, u *url.URL) *probeResult {
 // target and records its evidence; it sets the verdict soft-404 or parked
 // when the classifier says so. p is the probe of the target's directory,
 // nil when none was made (a page read from a local directory).
-func (rs *runState) soft404(c *audit.Check, t Target, p *probeResult, start *url.URL, ch *chain, fp *pageFingerprint) {
-	res := classifySoft404(&soft404Input{
+//
+// With shared, p is the probe of another directory of a host trusted to
+// answer unknown URLs with a real 404: when the page shows a soft-404
+// signal all the same, its own directory is probed and the page judged
+// with that probe.
+func (rs *runState) soft404(ctx context.Context, c *audit.Check, t Target, p *probeResult, shared bool, start *url.URL, ch *chain, fp *pageFingerprint) {
+	in := &soft404Input{
 		start: start, final: ch.final, redirects: ch.redirects,
 		words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash,
 		probe: p, reference: t.Previous, probeThreshold: rs.o.Soft404Threshold,
-	})
+	}
+	res := classifySoft404(in)
+	if shared && res.ev != nil && (res.ev.Score > 0 || res.ev.Parked > 0) {
+		if own := rs.dirProbe(ctx, start); own.deferred == nil {
+			in.probe = own
+			res = classifySoft404(in)
+		}
+	}
 	c.Soft404 = res.ev
 	if res.verdict != "" {
 		c.Verdict = res.verdict

@@ -240,3 +240,94 @@ func TestProbeFor(t *testing.T) {
 		}
 	}
 }
+
+// TestSoft404_TrustedHost: once probes in trustedProbes directories of a
+// host answered a real 404, its other directories are not probed; a host
+// whose probe answered 200 somewhere is probed in every directory.
+func TestSoft404_TrustedHost(t *testing.T) {
+	serve := func(catchAll string) (*server, *atomic.Int64) {
+		var probes atomic.Int64
+		s := newServer(t)
+		s.handle("/", func(w http.ResponseWriter, r *http.Request) {
+			if probeRE.MatchString(r.URL.Path) {
+				probes.Add(1)
+				if !strings.HasPrefix(r.URL.Path, catchAll) {
+					http.NotFound(w, r)
+					return
+				}
+			}
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(layout("<p>page " + r.URL.Path + " of the site, with enough words to be a page of its own.</p>")))
+		})
+		return s, &probes
+	}
+	run := func(s *server) map[string]audit.Check {
+		var targets []Target
+		// One directory first (the checker sees it before the others),
+		// then seven more.
+		for d := range 8 {
+			targets = append(targets, Target{URL: fmt.Sprintf("%s/d%d/page", s.URL, d)})
+		}
+		o := testOptions()
+		o.Workers, o.PerHost = 1, 1 // in order
+		return collect(t, New(o), targets)
+	}
+	honest, probes := serve("/nowhere/")
+	for u, c := range run(honest) {
+		if c.Verdict != audit.VerdictOK || c.Soft404 == nil || c.Soft404.ProbeStatus != 404 {
+			t.Errorf("%s: %q %+v, want ok with a 404 probe", u, c.Verdict, c.Soft404)
+		}
+	}
+	if n := probes.Load(); n != trustedProbes {
+		t.Errorf("honest host: %d probes, want %d", n, trustedProbes)
+	}
+	catchAll, probes := serve("/d1/")
+	got := run(catchAll)
+	if n := probes.Load(); n != 8 {
+		t.Errorf("host with a catch-all directory: %d probes, want 8 (every directory)", n)
+	}
+	if c := got[catchAll.URL+"/d1/page"]; c.Soft404 == nil || c.Soft404.ProbeStatus != 200 {
+		t.Errorf("catch-all directory: %+v, want a 200 probe", c.Soft404)
+	}
+}
+
+// TestSoft404_TrustedHostCatchAll: a catch-all directory of a host whose
+// other directories answered their probes with a real 404 is probed all
+// the same when its page looks like a soft 404, and the page is one.
+func TestSoft404_TrustedHostCatchAll(t *testing.T) {
+	var probes atomic.Int64
+	s := newServer(t)
+	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		isProbe := probeRE.MatchString(r.URL.Path)
+		if isProbe {
+			probes.Add(1)
+		}
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/blog/") && r.URL.Path != "/blog/welcome":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(notFoundPage(r.URL.Path)))
+		case isProbe:
+			http.NotFound(w, r)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(layout(article)))
+		}
+	})
+	var targets []Target
+	for d := range 4 {
+		targets = append(targets, Target{URL: fmt.Sprintf("%s/d%d/boots", s.URL, d)})
+	}
+	targets = append(targets, Target{URL: s.URL + "/blog/welcome"}, Target{URL: s.URL + "/blog/deleted-post"})
+	o := testOptions()
+	o.Workers, o.PerHost = 1, 1 // in order: the host is trusted before /blog/
+	got := collect(t, New(o), targets)
+	if c := got[s.URL+"/blog/deleted-post"]; c.Verdict != audit.VerdictSoft404 || c.Soft404 == nil || c.Soft404.ProbeStatus != 200 {
+		t.Errorf("/blog/deleted-post: %q %+v, want soft-404 with its directory's 200 probe", c.Verdict, c.Soft404)
+	}
+	if c := got[s.URL+"/blog/welcome"]; c.Verdict != audit.VerdictOK {
+		t.Errorf("/blog/welcome: %q (%s), want ok", c.Verdict, c.Reason)
+	}
+	if n := probes.Load(); n != trustedProbes+1 {
+		t.Errorf("%d probes, want %d (the trusted directories, then /blog/ for its suspicious page)", n, trustedProbes+1)
+	}
+}

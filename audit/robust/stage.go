@@ -23,6 +23,11 @@ type Store interface {
 	// to one target stored so far.
 	LinkDates(ctx context.Context, runID int64, targetURL string) ([]time.Time, error)
 	FirstFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error)
+	// EarlierFingerprints is FirstFingerprints without the targets whose
+	// first fingerprint is of runID itself.
+	EarlierFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error)
+	// EachCheck calls fn with each check of a run.
+	EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check) error) error
 	KnownLookups(ctx context.Context, runID int64, since time.Time) ([]audit.Memento, error)
 	SaveRequests(ctx context.Context, runID int64) ([]audit.SaveRequest, error)
 	ClearArchives(ctx context.Context, runID int64) error
@@ -235,16 +240,24 @@ func (st *Stage) AskedAhead() int {
 // measured for the run.
 func (st *Stage) firstSeenOnly(ctx context.Context) error {
 	run := st.run
+	// Only targets fingerprinted by an earlier run have a first-seen
+	// drift: only their checks are held (a run's checks all at once were
+	// the peak of its memory).
 	in := Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
-	checks, err := st.Store.Checks(ctx, run.ID)
-	if err != nil {
-		return fmt.Errorf("load checks: %w", err)
-	}
-	for i := range checks {
-		in.Checks[checks[i].TargetID] = &checks[i]
-	}
-	if in.Reference, err = st.Store.FirstFingerprints(ctx, run.ID); err != nil {
+	var err error
+	if in.Reference, err = st.Store.EarlierFingerprints(ctx, run.ID); err != nil {
 		return err
+	}
+	if len(in.Reference) > 0 {
+		err = st.Store.EachCheck(ctx, run.ID, func(c *audit.Check) error {
+			if in.Reference[c.TargetID] != nil {
+				in.Checks[c.TargetID] = c
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("load checks: %w", err)
+		}
 	}
 	if err := st.Store.ClearFirstSeenDrift(ctx, run.ID); err != nil {
 		return err

@@ -713,6 +713,20 @@ func (db *DB) LinkDates(ctx context.Context, runID int64, targetURL string) ([]t
 // Earliest is by CheckedAt, then run ID. An unknown run yields an error
 // wrapping audit.ErrNotFound.
 func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error) {
+	return db.firstFingerprints(ctx, runID, "")
+}
+
+// EarlierFingerprints is FirstFingerprints without the targets whose
+// earliest fingerprint is the run's own (first-seen drift has nothing to
+// compare them with): on a run that links to new targets only, nothing is
+// read into memory.
+func (db *DB) EarlierFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error) {
+	return db.firstFingerprints(ctx, runID, ` AND c.run_id <> w.run_id`)
+}
+
+// firstFingerprints is FirstFingerprints with a condition on the earliest
+// check c and the run's check w.
+func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string) (map[int64]*audit.Check, error) {
 	out := map[int64]*audit.Check{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, selectCheckSQL+`
@@ -723,7 +737,7 @@ func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*au
 				ORDER BY p.checked_at, p.run_id
 				LIMIT 1)
 			JOIN targets t ON t.id = c.target_id
-			WHERE w.run_id = ?`, runID, func(rows *sql.Rows) error {
+			WHERE w.run_id = ?`+cond, runID, func(rows *sql.Rows) error {
 			c, err := scanCheck(rows)
 			if err != nil {
 				return err

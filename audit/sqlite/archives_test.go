@@ -254,3 +254,19 @@ func TestArchives_V1Fixture(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEarlierFingerprints: only references from earlier runs.
+func TestEarlierFingerprints(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	run1, _, target := archiveRun(t, db)
+	mustSaveChecks(t, db, audit.Check{RunID: run1, TargetID: target, Verdict: audit.VerdictOK, SHA256: "aa", Words: 3, CheckedAt: utc(2024, 1, 1, 0, 0, 0, 0)})
+	if got, err := db.EarlierFingerprints(ctx, run1); err != nil || len(got) != 0 {
+		t.Errorf("EarlierFingerprints(first run) = %+v, %v, want none", got, err)
+	}
+	run2, _, _ := archiveRun(t, db)
+	mustSaveChecks(t, db, audit.Check{RunID: run2, TargetID: target, Verdict: audit.VerdictOK, SHA256: "bb", Words: 3, CheckedAt: utc(2024, 6, 1, 0, 0, 0, 0)})
+	if got, err := db.EarlierFingerprints(ctx, run2); err != nil || got[target] == nil || got[target].RunID != run1 {
+		t.Errorf("EarlierFingerprints(second run) = %+v, %v, want run %d's", got, err, run1)
+	}
+}

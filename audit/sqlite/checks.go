@@ -139,7 +139,7 @@ func checkArgs(c *audit.Check) ([]any, error) {
 // can be written to a database of an earlier schema (the fixtures). A
 // check saved again replaces the row, and a trigger of 0012 resets the
 // column of the row it replaces.
-func saveSoft404Signals(ctx context.Context, tx *sql.Tx, c *audit.Check) error {
+func saveSoft404Signals(ctx context.Context, tx execer, c *audit.Check) error {
 	e := c.Soft404
 	if e == nil {
 		return nil
@@ -325,9 +325,15 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 	for i := range checks {
 		runIDs[i] = checks[i].RunID
 	}
+	var prepared *stmtCache
+	defer func() { prepared.close() }()
 	err := db.writeBatch(ctx, runIDs, upsertCheckSQL, len(checks), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+		if prepared == nil || prepared.tx != tx {
+			prepared.close()
+			prepared = &stmtCache{tx: tx}
+		}
 		c := &checks[i]
-		if err := saveCheck(ctx, tx, stmt, c); err != nil {
+		if err := saveCheck(ctx, prepared, stmt, c); err != nil {
 			return fmt.Errorf("check %d of the batch (run %d, target %d %s): %w", i, c.RunID, c.TargetID, quote(c.URL), err)
 		}
 		return nil
@@ -338,7 +344,45 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 	return nil
 }
 
-func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) error {
+// execer runs a statement: a *sql.Tx, or a stmtCache.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// stmtCache runs statements on tx, each prepared on first use and kept
+// until close: a batch runs the same few statements for every row.
+type stmtCache struct {
+	tx *sql.Tx
+	m  map[string]*sql.Stmt
+}
+
+// ExecContext runs query on the cache's transaction.
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, ok := c.m[query]
+	if !ok {
+		var err error
+		if st, err = c.tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		if c.m == nil {
+			c.m = map[string]*sql.Stmt{}
+		}
+		c.m[query] = st
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// close closes the prepared statements (a nil cache has none).
+func (c *stmtCache) close() {
+	if c == nil {
+		return
+	}
+	for _, st := range c.m {
+		st.Close()
+	}
+}
+
+func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Check) error {
 	audit.RedactStrings(c) // URL passwords never stored
 	args, err := checkArgs(c)
 	if err != nil {
@@ -360,7 +404,7 @@ func saveCheck(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, c *audit.Check) 
 	}
 	// Nothing inserted: say why.
 	var u string
-	err = tx.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, c.TargetID).Scan(&u)
+	err = tx.tx.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, c.TargetID).Scan(&u)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("target %d: %w", c.TargetID, audit.ErrNotFound)
@@ -484,6 +528,17 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 // concurrent use.
 func (db *DB) Checks(ctx context.Context, runID int64) ([]audit.Check, error) {
 	var checks []audit.Check
+	err := db.EachCheck(ctx, runID, func(c *audit.Check) error {
+		checks = append(checks, *c)
+		return nil
+	})
+	return checks, err
+}
+
+// EachCheck calls fn with every check of a run, as Checks returns them,
+// one at a time (fn may keep c): the caller holds what it keeps only. An
+// error of fn stops the scan and is returned wrapped.
+func (db *DB) EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
@@ -493,14 +548,13 @@ func (db *DB) Checks(ctx context.Context, runID int64) ([]audit.Check, error) {
 			if err != nil {
 				return err
 			}
-			checks = append(checks, *c)
-			return nil
+			return fn(c)
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checks of run %d: %w", runID, err)
+		return fmt.Errorf("checks of run %d: %w", runID, err)
 	}
-	return checks, nil
+	return nil
 }
 
 // CheckedTargetIDs returns the IDs of the targets a run has already

@@ -54,11 +54,11 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 	var before []audit.Check
 	if from != 0 {
 		var err error
-		if before, err = db.Checks(ctx, from); err != nil {
+		if before, err = db.diffChecks(ctx, from); err != nil {
 			return nil, fmt.Errorf("diff: %w", err)
 		}
 	}
-	after, err := db.Checks(ctx, to)
+	after, err := db.diffChecks(ctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
@@ -133,6 +133,34 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 		audit.SortChanges(d.NewlyDrifted)
 	}
 	return &d, nil
+}
+
+// diffChecks returns the checks of a run ordered by target URL (as
+// Checks) with only what a diff reads: TargetID, URL, Verdict, Status and
+// Replacement. The whole checks of two large runs were the peak of a
+// run's memory.
+func (db *DB) diffChecks(ctx context.Context, runID int64) ([]audit.Check, error) {
+	var out []audit.Check
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT c.target_id, t.url, c.verdict, c.status, c.replacement
+			FROM checks c JOIN targets t ON t.id = c.target_id
+			WHERE c.run_id = ?
+			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
+			c := audit.Check{RunID: runID}
+			var verdict string
+			if err := rows.Scan(&c.TargetID, &c.URL, &verdict, &c.Status, &c.Replacement); err != nil {
+				return err
+			}
+			c.Verdict = audit.Verdict(verdict)
+			out = append(out, c)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checks of run %d: %w", runID, err)
+	}
+	return out, nil
 }
 
 // confirmedBetween returns the targets confirmed broken by a run after from

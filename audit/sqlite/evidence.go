@@ -29,7 +29,7 @@ const insEvidenceSQL = `INSERT INTO page_evidence (page_id, headers, etag, last_
 // (checks.from_crawl, see 0007). A check that is not leaves the column
 // alone: it is 0 for a new row, and reset by a trigger when a row is
 // replaced, so that writing a check needs the column only when it is set.
-func saveFromCrawl(ctx context.Context, tx *sql.Tx, c *audit.Check) error {
+func saveFromCrawl(ctx context.Context, tx execer, c *audit.Check) error {
 	if !c.FromCrawl {
 		return nil
 	}

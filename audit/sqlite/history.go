@@ -139,6 +139,10 @@ func scanHistory(scan func(...any) error, extra ...any) (h audit.TargetHistory, 
 	return h, true, nil
 }
 
+// historyPage is how many targets applyRunHistory reads at a time (a
+// variable for the tests).
+var historyPage = 2000
+
 func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
 	var startedS sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, runID).Scan(&startedS); err != nil {
@@ -153,49 +157,21 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		check audit.Check
 		seen  time.Time
 	}
-	var items []item
-	rows, err := tx.QueryContext(ctx, `
+	// The run's checks are read and applied in pages of historyPage
+	// targets (by target ID), so that memory does not grow with the run.
+	read, err := tx.PrepareContext(ctx, `
 		SELECT h.target_id, `+prefixed("h.", historyColumns)+`,
 			c.target_id, c.verdict, c.checked_at, c.reused, t.first_seen_at
 		FROM checks c
 		JOIN targets t ON t.id = c.target_id
 		LEFT JOIN target_history h ON h.target_id = c.target_id
-		WHERE c.run_id = ?
-		ORDER BY c.target_id`, runID)
+		WHERE c.run_id = ? AND c.target_id > ?
+		ORDER BY c.target_id
+		LIMIT ?`)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var (
-			it                   item
-			verdict              string
-			checkedAt, firstSeen sql.NullString
-			reused               int
-		)
-		h, _, err := scanHistory(rows.Scan, &it.check.TargetID, &verdict, &checkedAt, &reused, &firstSeen)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		it.h = h
-		it.check.RunID, it.check.Verdict, it.check.Reused = runID, audit.Verdict(verdict), reused == 1
-		if it.check.CheckedAt, err = parseInstant(checkedAt); err != nil {
-			rows.Close()
-			return err
-		}
-		if it.check.CheckedAt.IsZero() {
-			it.check.CheckedAt = started
-		}
-		if it.seen, err = parseInstant(firstSeen); err != nil {
-			rows.Close()
-			return err
-		}
-		items = append(items, it)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
-	}
-
+	defer read.Close()
 	upsert, err := tx.PrepareContext(ctx, `INSERT INTO target_history (target_id, `+historyColumns+`)
 		VALUES (`+placeholders(17)+`)
 		ON CONFLICT (target_id) DO UPDATE SET `+historyUpdate)
@@ -209,30 +185,72 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		return err
 	}
 	defer event.Close()
-	for _, it := range items {
-		prev := it.h
-		if prev.TargetID == 0 {
-			prev.TargetID = it.check.TargetID
-			prev.FirstSeen = it.seen
+	var items []item
+	for after := int64(0); ; {
+		rows, err := read.QueryContext(ctx, runID, after, historyPage)
+		if err != nil {
+			return err
 		}
-		next := prev.Next(it.check, rule)
-		if next == prev {
-			continue // an older run than the last applied
+		items = items[:0]
+		for rows.Next() {
+			var (
+				it                   item
+				verdict              string
+				checkedAt, firstSeen sql.NullString
+				reused               int
+			)
+			h, _, err := scanHistory(rows.Scan, &it.check.TargetID, &verdict, &checkedAt, &reused, &firstSeen)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			it.h = h
+			it.check.RunID, it.check.Verdict, it.check.Reused = runID, audit.Verdict(verdict), reused == 1
+			if it.check.CheckedAt, err = parseInstant(checkedAt); err != nil {
+				rows.Close()
+				return err
+			}
+			if it.check.CheckedAt.IsZero() {
+				it.check.CheckedAt = started
+			}
+			if it.seen, err = parseInstant(firstSeen); err != nil {
+				rows.Close()
+				return err
+			}
+			items = append(items, it)
 		}
-		if _, err := upsert.ExecContext(ctx, historyArgs(&next)...); err != nil {
-			return fmt.Errorf("target %d: %w", next.TargetID, err)
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
 		}
-		res.Targets++
-		if next.Confirmed && !prev.Confirmed {
-			res.Confirmed++
-			if _, err := event.ExecContext(ctx, runID, next.TargetID, "confirmed", formatInstant(next.ConfirmedAt)); err != nil {
+		if len(items) == 0 {
+			break
+		}
+		after = items[len(items)-1].check.TargetID
+		for _, it := range items {
+			prev := it.h
+			if prev.TargetID == 0 {
+				prev.TargetID = it.check.TargetID
+				prev.FirstSeen = it.seen
+			}
+			next := prev.Next(it.check, rule)
+			if next == prev {
+				continue // an older run than the last applied
+			}
+			if _, err := upsert.ExecContext(ctx, historyArgs(&next)...); err != nil {
 				return fmt.Errorf("target %d: %w", next.TargetID, err)
 			}
-		}
-		if next.Recovered && next.RecoveredRun == runID && prev.Failing() {
-			res.Recovered++
-			if _, err := event.ExecContext(ctx, runID, next.TargetID, "recovered", formatInstant(next.RecoveredAt)); err != nil {
-				return fmt.Errorf("target %d: %w", next.TargetID, err)
+			res.Targets++
+			if next.Confirmed && !prev.Confirmed {
+				res.Confirmed++
+				if _, err := event.ExecContext(ctx, runID, next.TargetID, "confirmed", formatInstant(next.ConfirmedAt)); err != nil {
+					return fmt.Errorf("target %d: %w", next.TargetID, err)
+				}
+			}
+			if next.Recovered && next.RecoveredRun == runID && prev.Failing() {
+				res.Recovered++
+				if _, err := event.ExecContext(ctx, runID, next.TargetID, "recovered", formatInstant(next.RecoveredAt)); err != nil {
+					return fmt.Errorf("target %d: %w", next.TargetID, err)
+				}
 			}
 		}
 	}

@@ -335,3 +335,35 @@ func testPrune(t *testing.T) {
 		t.Errorf("prune without options = %+v, %v", res, err)
 	}
 }
+
+// TestHistory_Pages: a run's checks applied a few targets at a time give
+// every target its history.
+func TestHistory_Pages(t *testing.T) {
+	defer func(n int) { historyPage = n }(historyPage)
+	historyPage = 2
+	db := MustOpen(t)
+	verdicts := map[string]audit.Verdict{}
+	for i := range 7 {
+		v := audit.VerdictOK
+		if i%2 == 0 {
+			v = audit.VerdictNotFound
+		}
+		verdicts["https://example.org/t"+string(rune('a'+i))] = v
+	}
+	run1, ids := nightlyRun(t, db, 0, verdicts, true)
+	run2, _ := nightlyRun(t, db, 1, verdicts, true)
+	if res := mustApply(t, db, run2); !reflect.DeepEqual(res.Runs, []int64{run1, run2}) || res.Targets != 14 || res.Confirmed != 4 {
+		t.Errorf("result %+v, want runs %d and %d, 14 target updates, 4 confirmed", res, run1, run2)
+	}
+	var all []int64
+	for _, id := range ids {
+		all = append(all, id)
+	}
+	hs := mustHistories(t, db, all...)
+	for u, id := range ids {
+		h, ok := hs[id]
+		if !ok || h.Confirmed != (verdicts[u] == audit.VerdictNotFound) {
+			t.Errorf("%s: history %+v (found %v)", u, h, ok)
+		}
+	}
+}

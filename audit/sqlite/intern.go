@@ -75,8 +75,10 @@ func insertLinkSQL(compact bool) string {
 	cols := linkColumns
 	vals := `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 	if compact {
-		cols += `, url_form`
-		vals += `, ?`
+		// The latest schema: url_form (0008) and the link's position
+		// (0009), written with the row rather than by a second statement.
+		cols += `, url_form, line, col, line_hash`
+		vals += `, ?, ?, ?, ?`
 	}
 	return `INSERT INTO links (` + cols + `) VALUES (` + vals + `) RETURNING id`
 }

@@ -146,26 +146,47 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkR
 			curID   int64
 			pending []audit.LinkRef
 		)
-		// One statement for every target's check: parsed once. On
-		// PostgreSQL it runs on another connection of the read pool: one
-		// connection cannot start a query while the links' result set is
-		// open (the run's checks are written before this stage).
-		prepare := tx.PrepareContext
+		// The checks of the targets the links below can come with, in
+		// the same target order, read beside them (a merge join: one
+		// statement for all, not one per target). On PostgreSQL it runs
+		// on another connection of the read pool: one connection cannot
+		// interleave two result sets (the run's checks are written before
+		// this stage).
+		query := tx.QueryContext
 		if db.dialect == dialectPostgres {
-			prepare = db.read.PrepareContext
+			query = db.read.QueryContext
 		}
-		stmt, err := prepare(ctx, selectCheckSQL+`
+		checks, err := query(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ? AND c.target_id = ?`)
+			WHERE c.run_id = ? AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
+				SELECT 1 FROM links l WHERE l.run_id = ? AND l.target_id = c.target_id AND l.fragment <> ''))
+			ORDER BY c.target_id`, runID, runID)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
+		defer checks.Close()
+		var next *audit.Check // the check read ahead
+		checkOf := func(targetID int64) (*audit.Check, error) {
+			for next == nil || next.TargetID < targetID {
+				if !checks.Next() {
+					return nil, checks.Err()
+				}
+				c, err := scanCheck(checks)
+				if err != nil {
+					return nil, err
+				}
+				next = c
+			}
+			if next.TargetID != targetID {
+				return nil, nil
+			}
+			return next, nil
+		}
 		flush := func() error {
 			if len(pending) == 0 {
 				return nil
 			}
-			c, err := checkOf(ctx, stmt, runID, curID)
+			c, err := checkOf(curID)
 			if err != nil {
 				return err
 			}
@@ -216,19 +237,6 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkR
 		return fmt.Errorf("finding links of run %d: %w", runID, err)
 	}
 	return nil
-}
-
-// checkOf reads the check of one target in a run, nil when there is none.
-func checkOf(ctx context.Context, stmt *sql.Stmt, runID, targetID int64) (*audit.Check, error) {
-	rows, err := stmt.QueryContext(ctx, runID, targetID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	return scanCheck(rows)
 }
 
 // HasChecksBefore reports whether the database holds checks of runs other

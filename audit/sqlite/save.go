@@ -342,7 +342,7 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	linkIDs := make([]int64, len(p.Links))
 	for i := range p.Links {
 		id, err := s.link(ctx, pageID, i, &p.Links[i])
-		if err == nil {
+		if err == nil && !s.compact { // compact: written with the row
 			err = s.position(ctx, id, &p.Links[i])
 		}
 		if err != nil {
@@ -426,7 +426,11 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
 		hasMset, msetRaw}
 	if s.compact {
-		args = append(args, form)
+		line, col, hash := 0, 0, ""
+		if l.Line > 0 { // see position
+			line, col, hash = l.Line, max(l.Column, 0), l.LineHash
+		}
+		args = append(args, form, line, col, hash)
 	}
 	var linkID int64
 	if s.pg != nil {
@@ -434,11 +438,14 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		if linkID, err = s.pg.linkID(ctx, s.tx); err != nil {
 			return 0, err
 		}
-		line, col, lineHash := 0, 0, ""
-		if l.Line > 0 {
-			line, col, lineHash = l.Line, max(l.Column, 0), l.LineHash
+		args = append([]any{linkID}, args...)
+		if !s.compact { // compact: the position is in args already
+			line, col, lineHash := 0, 0, ""
+			if l.Line > 0 {
+				line, col, lineHash = l.Line, max(l.Column, 0), l.LineHash
+			}
+			args = append(args, line, col, lineHash)
 		}
-		args = append(append([]any{linkID}, args...), line, col, lineHash)
 		if err := s.pg.add("links", pgLinkColumns(s.compact), args); err != nil {
 			return 0, err
 		}

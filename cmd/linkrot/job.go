@@ -421,6 +421,11 @@ func applyHostRules(hosts []hostConfig, copts *crawler.Options, kopts *check.Opt
 // printSince prints what changed since the previous run of the site, in a
 // few lines (nothing when there is no previous run).
 func printSince(ctx context.Context, w io.Writer, store sinceReader, runID int64) error {
+	// Nothing to print for a site's first run: no diff is read (it holds
+	// every check of the run).
+	if _, err := store.PreviousRun(ctx, runID); errors.Is(err, audit.ErrNotFound) {
+		return nil
+	}
 	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
@@ -442,6 +447,7 @@ func printSince(ctx context.Context, w io.Writer, store sinceReader, runID int64
 
 // sinceReader reads what changed since a run's previous run of the site.
 type sinceReader interface {
+	PreviousRun(ctx context.Context, runID int64) (*audit.Run, error)
 	SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, error)
 }
 

@@ -140,6 +140,20 @@ func quoteValue(s string) string {
 	b.WriteByte('"')
 	n := 0
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			// Printable ASCII stands for itself (strconv would say so
+			// after an allocation per character).
+			if n+1 > maxQuoted {
+				b.WriteString(`"… (`)
+				b.WriteString(strconv.Itoa(len(s)))
+				b.WriteString(" bytes)")
+				return b.String()
+			}
+			b.WriteByte(c)
+			n++
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		var piece string
 		switch {

@@ -50,7 +50,7 @@ func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnost
 			break
 		}
 	}
-	if h := u.Hostname(); isIPv4(h) && !strings.Contains(raw, h) {
+	if h := u.Hostname(); isIPv4(h) && writesHost(raw) && !strings.Contains(raw, h) {
 		// 0x7f.1, 2852039166, 0177.0.0.1, 127.1: resolvers read them as
 		// IP addresses too, and so does linkrot (the SSRF policy sees the
 		// address).
@@ -72,6 +72,33 @@ func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnost
 		}
 	}
 	return diags
+}
+
+// writesHost reports whether a reference may write a host of its own: it
+// has a scheme or starts with two slashes. A relative reference takes its
+// host from the base (whose own form the base's diagnostics judge).
+func writesHost(raw string) bool {
+	s := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1 // removed by the URL parser
+		}
+		return r
+	}, strings.TrimLeft(raw, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\v\f\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f "))
+	if len(s) >= 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\') {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case c == ':' && i > 0:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // hasLonePercent reports whether s has a "%" not followed by two hex

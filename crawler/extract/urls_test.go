@@ -176,3 +176,20 @@ func FuzzPageURLs(f *testing.F) {
 		}
 	})
 }
+
+// TestPage_RelativeOnIPv4Site: a relative reference on a page served from
+// an IPv4 address takes the address from the page's URL, so it writes no
+// address in another form; an absolute one that does is still reported.
+func TestPage_RelativeOnIPv4Site(t *testing.T) {
+	doc := `<a href="a.html">a</a><a href="/b/">b</a><a href="?q">q</a><a href="http://0x7f.1/c">c</a><a href="//2130706433/d">d</a>`
+	ex := extractString(t, "http://127.0.0.1:8000/dir/page.html", doc, nil)
+	want := [][]string{{}, {}, {}, {"lenient-url"}, {"lenient-url"}}
+	if len(ex.Links) != len(want) {
+		t.Fatalf("links = %+v", ex.Links)
+	}
+	for i, l := range ex.Links {
+		if got := codes(l.Diagnostics); !slices.Equal(got, want[i]) {
+			t.Errorf("%s: codes = %q, want %q", l.RawHref, got, want[i])
+		}
+	}
+}

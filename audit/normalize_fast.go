@@ -1,0 +1,166 @@
+package audit
+
+import "strings"
+
+// canonicalHTTP is NormalizeURL's fast path. Most URLs a run handles are
+// http or https URLs that NormalizeURL wrote already (the extractor's
+// hrefs, the crawler's queue, the store's targets), and the WHATWG parser
+// is a large part of a run's CPU. canonicalHTTP recognises, without
+// parsing, a URL on which the parser and the checks of NormalizeURL are
+// the identity but for the fragment, and returns it without its fragment
+// with ok true: "http://" or "https://", a lower-case ASCII host name
+// whose labels start and end with a letter or digit and whose last label
+// starts with a letter (no "xn--" label), or a dotted-quad IPv4 address in
+// canonical form, an optional non-default port in canonical form, and a path,
+// query and fragment of characters that no step of the parser rewrites
+// (no ".", ".." or "%2e" segment, "%" only before two hex digits). For
+// anything else it returns ok false and NormalizeURL parses. Fuzzing
+// (FuzzCanonicalHTTP) holds it to the parser's result.
+func canonicalHTTP(raw string) (string, bool) {
+	if len(raw) >= 512 { // tooCostly's cheap bound
+		return "", false
+	}
+	var rest string
+	var defPort string
+	switch {
+	case strings.HasPrefix(raw, "https://"):
+		rest, defPort = raw[len("https://"):], "443"
+	case strings.HasPrefix(raw, "http://"):
+		rest, defPort = raw[len("http://"):], "80"
+	default:
+		return "", false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host, port, hasPort := strings.Cut(rest[:end], ":")
+	if !canonicalHost(host) || hasPort && !canonicalPort(port, defPort) {
+		return "", false
+	}
+	tail := rest[end:]
+	frag := ""
+	if i := strings.IndexByte(tail, '#'); i >= 0 {
+		tail, frag = tail[:i], tail[i+1:]
+		if !cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0 {
+			return "", false
+		}
+	}
+	path, query, hasQuery := strings.Cut(tail, "?")
+	if !cleanChars(path, false) || hasQuery && !cleanChars(query, true) || !plainSegments(path) {
+		return "", false
+	}
+	n := raw[:len(raw)-len(rest)+end] + tail
+	if path == "" {
+		// "http://h" and "http://h?q" have the path "/".
+		n = raw[:len(raw)-len(rest)+end] + "/" + tail
+	}
+	return redactHref(n), true
+}
+
+// canonicalHost reports whether h is a host name the URL parser keeps as
+// it is: lower-case ASCII letters, digits and hyphens in non-empty labels
+// that start and end with a letter or digit, no IDNA label, the last one
+// starting with a letter; or four decimal numbers 0-255 without leading
+// zeros.
+func canonicalHost(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	labels := 0
+	last := ""
+	for l := range strings.SplitSeq(h, ".") {
+		labels++
+		if l == "" || len(l) > 63 || strings.HasPrefix(l, "xn--") {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			case c == '-' && i > 0 && i < len(l)-1:
+			default:
+				return false
+			}
+		}
+		last = l
+	}
+	if c := last[0]; c >= 'a' && c <= 'z' {
+		return true // a name (the parser reads a host ending in a number, or in "0-0", as an address)
+	}
+	if labels != 4 {
+		return false
+	}
+	for l := range strings.SplitSeq(h, ".") {
+		if len(l) > 3 || len(l) > 1 && l[0] == '0' {
+			return false
+		}
+		v := 0
+		for i := 0; i < len(l); i++ {
+			if l[i] < '0' || l[i] > '9' {
+				return false
+			}
+			v = v*10 + int(l[i]-'0')
+		}
+		if v > 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalPort reports whether p is a port the parser keeps as written:
+// 1-65535 without leading zeros, not the scheme's default.
+func canonicalPort(p, def string) bool {
+	if p == "" || len(p) > 5 || p[0] == '0' || p == def {
+		return false
+	}
+	v := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+		v = v*10 + int(p[i]-'0')
+	}
+	return v <= 65535
+}
+
+// cleanChars reports whether s holds only characters that the URL parser
+// neither percent-encodes nor removes in a path (query: also "?"), and
+// "%" only before two hex digits.
+func cleanChars(s string, query bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0:
+		case c == '\'' && !query: // percent-encoded in the query of http(s)
+		case c == '?' && query:
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// plainSegments reports whether no segment of path is one the parser
+// resolves ("." or "..", also percent-encoded).
+func plainSegments(path string) bool {
+	if strings.Contains(path, "%2e") || strings.Contains(path, "%2E") {
+		return false
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
