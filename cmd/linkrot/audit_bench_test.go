@@ -50,7 +50,7 @@ func newProfileSite(b *testing.B) *httptest.Server {
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil || i >= pages {
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil || i >= pages || r.URL.Path != fmt.Sprintf("/p/%d", i) {
 			http.NotFound(w, r)
 			return
 		}

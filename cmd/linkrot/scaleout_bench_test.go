@@ -41,7 +41,7 @@ func newBenchWeb(b *testing.B, pages, perPage int) *benchWeb {
 	w.site = httptest.NewServer(m.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var i int
 		if r.URL.Path != "/" {
-			if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i >= pages {
+			if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i >= pages || r.URL.Path != fmt.Sprintf("/p%d", i) {
 				http.NotFound(rw, r)
 				return
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/pgtest"
 )
@@ -211,7 +213,10 @@ func newScaleWeb(t testing.TB, pagesA int, latency time.Duration) *scaleWeb {
 			http.Redirect(rw, r, "/p1", http.StatusMovedPermanently)
 			return
 		default:
-			if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i <= 0 || i >= w.pagesA {
+			// Exactly /pN: a soft-404 probe's random name such as
+			// /p3ab… must not be served page 3 (Sscanf stops at the
+			// digits), or its verdicts would depend on the dice.
+			if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i <= 0 || i >= w.pagesA || r.URL.Path != fmt.Sprintf("/p%d", i) {
 				http.NotFound(rw, r)
 				return
 			}
@@ -313,6 +318,11 @@ func runResults(t *testing.T, path string) (checks, findings []string) {
 	}
 	for _, c := range cs {
 		checks = append(checks, c.URL+" "+string(c.Verdict))
+		if c.Soft404 != nil && c.Verdict == audit.VerdictSoft404 {
+			// Why, for a failure's log.
+			ev, _ := json.Marshal(c.Soft404)
+			t.Logf("%s: soft-404 evidence %s", c.URL, ev)
+		}
 	}
 	fs, err := db.Findings(ctx, id)
 	if err != nil {
