@@ -122,16 +122,24 @@ func (w *Batcher[T]) loop(ctx context.Context) {
 		w.mu.Unlock()
 		batch = make([]T, 0, w.opts.BatchSize)
 	}
+	// take queues an item received from w.in; false when w.in is closed
+	// (everything is then saved).
+	take := func(item T, ok bool) bool {
+		if !ok {
+			flush()
+			return false
+		}
+		batch = append(batch, item)
+		if len(batch) >= w.opts.BatchSize {
+			flush()
+		}
+		return true
+	}
 	for {
 		select {
 		case item, ok := <-w.in:
-			if !ok {
-				flush()
+			if !take(item, ok) {
 				return
-			}
-			batch = append(batch, item)
-			if len(batch) >= w.opts.BatchSize {
-				flush()
 			}
 		case <-tick.C:
 			flush()
@@ -142,13 +150,8 @@ func (w *Batcher[T]) loop(ctx context.Context) {
 			for {
 				select {
 				case item, ok := <-w.in:
-					if !ok {
-						flush()
+					if !take(item, ok) {
 						return
-					}
-					batch = append(batch, item)
-					if len(batch) >= w.opts.BatchSize {
-						flush()
 					}
 				default:
 					break drain

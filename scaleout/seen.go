@@ -135,22 +135,3 @@ func (q *Queue) Anchors(ctx context.Context, run string) (map[string][]string, e
 	}
 	return out, nil
 }
-
-// Forget deletes a run's seen set and anchors (after its findings are
-// derived; a later resume has nothing left to route).
-func (q *Queue) Forget(ctx context.Context, run string) error {
-	prefix := "r" + run + ".>"
-	for _, kv := range []jetstream.KeyValue{q.seen, q.anchors} {
-		lister, err := kv.ListKeysFiltered(ctx, prefix)
-		if err != nil {
-			return fmt.Errorf("forget run %s: %w", run, err)
-		}
-		for key := range lister.Keys() {
-			if err := kv.Purge(ctx, key); err != nil {
-				lister.Stop()
-				return fmt.Errorf("forget run %s: %w", run, err)
-			}
-		}
-	}
-	return nil
-}

@@ -52,6 +52,13 @@ func openPostgresTest(tb testing.TB) *DB {
 		}
 		return db.Close()
 	})
+	return openClosed(tb, dsn)
+}
+
+// openClosed opens the store at dsn (a file path or a postgres:// URL),
+// closed when tb ends.
+func openClosed(tb testing.TB, dsn string) *DB {
+	tb.Helper()
 	db, err := Open(context.Background(), dsn)
 	if err != nil {
 		tb.Fatal(err)

@@ -116,6 +116,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// due reports whether m is the next migration of a database at schema
+// version have, read inside the transaction that would apply it: false
+// with no error when m was applied meanwhile, an error when the database
+// is newer than this linkrot or a version is missing. Both backends'
+// migrations follow this one rule.
+func (m migration) due(have int) (bool, error) {
+	switch {
+	case have > latestVersion():
+		return false, newerSchemaError(have)
+	case have >= m.version:
+		return false, nil
+	case have != m.version-1:
+		return false, fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
+	}
+	return true, nil
+}
+
 func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -126,13 +143,8 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
 		return err
 	}
-	switch {
-	case have > latestVersion():
-		return newerSchemaError(have)
-	case have >= m.version:
-		return nil // applied by another connection meanwhile
-	case have != m.version-1:
-		return fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
+	if due, err := m.due(have); !due {
+		return err // nil: applied by another connection meanwhile
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err

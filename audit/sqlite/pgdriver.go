@@ -134,36 +134,17 @@ func pgRebind(q string) string {
 		c := q[i]
 		switch {
 		case c == '\'' || c == '"': // literal or quoted identifier: '' and "" escape
-			j := i + 1
-			for j < len(q) {
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			j = min(j+1, len(q))
+			j := quotedEnd(q, i)
 			b.WriteString(q[i:j])
 			i = j
 		case c == '-' && strings.HasPrefix(q[i:], "--"):
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				j = len(q) - i
-			}
-			b.WriteString(q[i : i+j])
-			i += j
+			j := commentEnd(q, i)
+			b.WriteString(q[i:j])
+			i = j
 		case c == '/' && strings.HasPrefix(q[i:], "/*"):
-			j := strings.Index(q[i+2:], "*/")
-			if j < 0 {
-				j = len(q) - i
-			} else {
-				j += 4
-			}
-			b.WriteString(q[i : i+j])
-			i += j
+			j := commentEnd(q, i)
+			b.WriteString(q[i:j])
+			i = j
 		case c == '?':
 			j := i + 1
 			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
@@ -177,10 +158,7 @@ func pgRebind(q string) string {
 			b.WriteString("$" + strconv.Itoa(n))
 			i = j
 		case isIdentStart(c):
-			j := i + 1
-			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
-				j++
-			}
+			j := identEnd(q, i)
 			word := q[i:j]
 			switch strings.ToLower(word) {
 			case "rowid":
@@ -253,34 +231,17 @@ func pgNullsOrder(q string) string {
 		c := q[i]
 		switch {
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(q) {
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			j = min(j+1, len(q))
+			j := quotedEnd(q, i)
 			b.WriteString(q[i:j])
 			i = j
 			continue
 		case c == '-' && strings.HasPrefix(q[i:], "--"):
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				j = len(q) - i
-			}
-			b.WriteString(q[i : i+j])
-			i += j
+			j := commentEnd(q, i)
+			b.WriteString(q[i:j])
+			i = j
 			continue
 		case isIdentStart(c):
-			j := i + 1
-			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
-				j++
-			}
+			j := identEnd(q, i)
 			word := q[i:j]
 			up := strings.ToUpper(word)
 			if t := top(); t != nil {
@@ -340,6 +301,51 @@ func pgNullsOrder(q string) string {
 
 func isIdentStart(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// The lexing the statement rewriters share. Each takes the index i of
+// the token's first byte in q and returns the index just past it.
+
+// quotedEnd is the end of the string literal or quoted identifier at i
+// (a doubled quote escapes it; an unclosed one runs to the end of q).
+func quotedEnd(q string, i int) int {
+	c := q[i]
+	j := i + 1
+	for j < len(q) {
+		if q[j] == c {
+			if j+1 < len(q) && q[j+1] == c {
+				j += 2
+				continue
+			}
+			break
+		}
+		j++
+	}
+	return min(j+1, len(q))
+}
+
+// commentEnd is the end of the -- or /* */ comment at i (a line comment
+// ends before its newline; an unclosed one runs to the end of q).
+func commentEnd(q string, i int) int {
+	if strings.HasPrefix(q[i:], "--") {
+		if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(q)
+	}
+	if j := strings.Index(q[i+2:], "*/"); j >= 0 {
+		return i + 2 + j + 2
+	}
+	return len(q)
+}
+
+// identEnd is the end of the identifier or keyword at i.
+func identEnd(q string, i int) int {
+	j := i + 1
+	for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
+		j++
+	}
+	return j
 }
 
 // pgValue converts an argument for PostgreSQL: bools to 0/1, strings
@@ -553,17 +559,10 @@ func pgAliases(q string) map[string]string {
 		c := q[i]
 		switch {
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(q) && q[j] != c {
-				j++
-			}
-			i = j + 1
+			i = quotedEnd(q, i)
 			words = append(words, "'")
 		case isIdentStart(c):
-			j := i + 1
-			for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
-				j++
-			}
+			j := identEnd(q, i)
 			words = append(words, strings.ToLower(q[i:j]))
 			i = j
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':

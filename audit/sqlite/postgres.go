@@ -270,13 +270,8 @@ func pgApply(ctx context.Context, db *sql.DB, m migration) error {
 	case err != nil:
 		return err
 	}
-	switch {
-	case have > latestVersion():
-		return newerSchemaError(have)
-	case have >= m.version:
-		return nil // applied before, or by another process meanwhile
-	case have != m.version-1:
-		return fmt.Errorf("database has schema version %d, want %d", have, m.version-1)
+	if due, err := m.due(have); !due {
+		return err // nil: applied before, or by another process meanwhile
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err

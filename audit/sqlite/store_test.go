@@ -23,16 +23,7 @@ func MustOpen(tb testing.TB) *DB {
 	if isPostgresTest(tb) {
 		return openPostgresTest(tb)
 	}
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "linkrot.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := db.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return db
+	return openClosed(tb, filepath.Join(tb.TempDir(), "linkrot.db"))
 }
 
 // mustCreateRun creates a run and returns its ID.
