@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"net"
 	"path"
 	"runtime"
@@ -300,15 +301,19 @@ const noLimit = math.MaxInt
 // retryTx runs fn, a whole write transaction, again when PostgreSQL aborted
 // it for a deadlock or a serialization failure with another process's
 // transaction (writers of several processes inserting the same targets
-// in different orders): up to pgRetries attempts, with a short pause.
+// in different orders): up to pgRetries attempts, with a growing pause
+// drawn at random, so that two writers that deadlocked do not start
+// again in step and meet in the same deadlock (seen with a fixed pause:
+// five deadlocks in a row under load).
 // SQLite serialises writers (BEGIN IMMEDIATE): fn runs once.
 func (db *DB) retryTx(ctx context.Context, fn func() error) error {
 	err := fn()
 	for attempt := 1; db.dialect == dialectPostgres && attempt < pgRetries && pgRetryable(err); attempt++ {
+		step := time.Duration(min(attempt, 6)) * 20 * time.Millisecond
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		case <-time.After(step/2 + rand.N(step)):
 		}
 		err = fn()
 	}
@@ -316,7 +321,7 @@ func (db *DB) retryTx(ctx context.Context, fn func() error) error {
 }
 
 // pgRetries bounds retryTx's attempts.
-const pgRetries = 5
+const pgRetries = 12
 
 // pgRetryable reports whether err is PostgreSQL's deadlock_detected or
 // serialization_failure: the transaction was rolled back and may be run
