@@ -141,7 +141,7 @@ func classifySoft404(in *soft404Input) soft404Result {
 			sigs = append(sigs, s)
 		}
 	}
-	sigs = append(sigs, wordSignals(in.page, toks, length)...)
+	sigs = append(sigs, wordSignals(in.page, toks, length, urlNumbers(in.start))...)
 	if s, ok := errorURLSignal(in); ok {
 		sigs = append(sigs, s)
 	}
@@ -264,8 +264,20 @@ func probeSignal(in *soft404Input, threshold float64, ev *audit.Soft404Evidence)
 }
 
 // wordSignals scores the page's own words (see the comment at the top).
-func wordSignals(page *audit.PageSignals, toks []string, length int) []audit.Soft404Signal {
+//
+// named are the numbers the page's own URL carries as path or query tokens
+// (urlNumbers): a title or heading that says only such a number ("Page
+// 404" at /p/404, "Chapter 410" at /chapters/410) names the page by its
+// URL and says nothing about an error.
+func wordSignals(page *audit.PageSignals, toks []string, length int, named []string) []audit.Soft404Signal {
 	set := notFoundSet()
+	statement := func(set *phraseSet, text string, split bool) (full, part string) {
+		full, part = statement(set, text, split)
+		if full != "" && onlyNumbers(full, named) {
+			full = ""
+		}
+		return full, part
+	}
 	factor := lengthFactor(length)
 	var out []audit.Soft404Signal
 	positive := false
@@ -325,6 +337,37 @@ func wordSignals(page *audit.PageSignals, toks []string, length int) []audit.Sof
 		}
 	}
 	return out
+}
+
+// urlNumbers returns the all-digit tokens of u's path and query ("/p/404"
+// and "?page=410" carry 404 and 410), nil for a nil u.
+func urlNumbers(u *url.URL) []string {
+	if u == nil {
+		return nil
+	}
+	var out []string
+	isDigit := func(r rune) bool { return r >= '0' && r <= '9' }
+	for _, text := range []string{u.Path, u.RawQuery} {
+		for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return !isDigit(r) }) {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// onlyNumbers reports whether every word of phrase is one of nums ("404"
+// and "404 404" with 404 in nums).
+func onlyNumbers(phrase string, nums []string) bool {
+	words := strings.Fields(phrase)
+	if len(words) == 0 || len(nums) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if !slices.Contains(nums, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteIn describes a phrase found in a title or heading.

@@ -331,7 +331,7 @@ func TestSoft404_Phrases(t *testing.T) {
 		{"zh", "我们的团队找到了新的办公室。", false},
 	}
 	for _, tt := range bodies {
-		sigs := wordSignals(nil, foldTokens(textsim.Words(tt.text)), 20)
+		sigs := wordSignals(nil, foldTokens(textsim.Words(tt.text)), 20, nil)
 		got := len(sigs) > 0 && sigs[0].Where == "text-start" && sigs[0].Score == weightTextShort
 		if got != tt.want {
 			t.Errorf("%s %q: %+v, want a text-start signal: %v", tt.lang, tt.text, sigs, tt.want)
@@ -488,4 +488,32 @@ func FuzzSoft404Classify(f *testing.F) {
 			t.Fatalf("verdict %q", res.verdict)
 		}
 	})
+}
+
+// TestSoft404_NamedByURL: a title and heading that say only a number the
+// URL carries name the page ("Page 404" at /p/404, one of /p/0 … /p/4999),
+// and are no evidence; the same words at a URL without the number, or with
+// a not-found statement beside the number, still are.
+func TestSoft404_NamedByURL(t *testing.T) {
+	tests := []struct {
+		url, page string
+		soft404   bool
+	}{
+		{"https://example.com/p/404", "<title>Page 404</title><h1>Page 404</h1><p>word404 text</p>", false},
+		{"https://example.com/chapters?n=410", "<title>410</title><h1>410</h1><p>text</p>", false},
+		{"https://example.com/p/4040", "<title>Page 404</title><h1>Page 404</h1><p>text</p>", true},
+		{"https://example.com/p/other", "<title>Page 404</title><h1>Page 404</h1><p>text</p>", true},
+		{"https://example.com/p/404", "<title>404 Not Found</title><h1>Page not found</h1><p>text</p>", true},
+	}
+	for _, tt := range tests {
+		u, err := url.Parse(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp := fingerprintPage([]byte(tt.page), "text/html", false, nil, false)
+		res := classifySoft404(&soft404Input{start: u, final: u, words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash})
+		if got := res.verdict == audit.VerdictSoft404; got != tt.soft404 {
+			t.Errorf("%s %q: soft-404 %v, want %v (%+v)", tt.url, tt.page, got, tt.soft404, res.ev)
+		}
+	}
 }
