@@ -341,6 +341,20 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	if err != nil || cfg.CrawlOnly {
 		return err
 	}
+	// Every check of the run is stored: the history stage reads only
+	// them, so it runs beside the findings (their reads overlap its
+	// writes; it is idempotent per run, so a kill at any point is safe).
+	history := make(chan error, 1)
+	go func() { history <- historyStage(ctx, store, run, cfg.Confirm, log) }()
+	historyDone := false
+	waitHistory := func() error {
+		if historyDone {
+			return nil
+		}
+		historyDone = true
+		return <-history
+	}
+	defer waitHistory() // never leave it running against a closed store
 	if err := deriveFindings(ctx, cfg, store, &counts, anchors); err != nil {
 		return err
 	}
@@ -372,7 +386,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 		}
 	}
 	hook("history")
-	return historyStage(ctx, store, run, cfg.Confirm, log)
+	return waitHistory()
 }
 
 // historyStore applies a run to the targets' histories.
