@@ -63,10 +63,15 @@ func main() {
 	workers := flag.Int("workers", 512, "checks in parallel in all, for both checkers")
 	perHost := flag.Int("per-host", 512, "requests in parallel per host, for both checkers")
 	rounds := flag.Int("rounds", 3, "rounds (each runs both checkers, alternating which goes first)")
+	links := flag.Int("links", 6, "links on each generated page (6: the web described above; more: the extra ones link, four in five, to other pages of the site and, one in five, to 5,000 shared targets of each external host)")
+	report := flag.Bool("report", false, "after each linkrot run, time `linkrot report` of its database as HTML and as JSON (wall, CPU, peak RSS)")
 	serveOnly := flag.Bool("serve", false, "only serve the web and print the seed URL, until interrupted (to time the checkers with another tool)")
 	flag.Parse()
 
-	w := &web{pages: *pages, latency: *latency, hits: map[string]int{}}
+	if *links < 6 {
+		log.Fatalf("-links %d: at least 6", *links)
+	}
+	w := &web{pages: *pages, links: *links, latency: *latency, hits: map[string]int{}}
 	site, err := w.serve(*dir == "", func() http.Handler {
 		if *dir != "" {
 			return http.FileServer(http.Dir(*dir))
@@ -100,7 +105,7 @@ func main() {
 	}
 	defer os.RemoveAll(tmp)
 
-	fmt.Printf("web: %s, seed %s, workers %d, per-host %d\n", describe(*dir, *pages, *hosts, *latency), seed, *workers, *perHost)
+	fmt.Printf("web: %s, seed %s, workers %d, per-host %d\n", describe(*dir, *pages, *hosts, *links, *latency), seed, *workers, *perHost)
 	fmt.Printf("%-6s %-8s %9s %9s %10s %9s %10s %8s\n", "round", "checker", "wall s", "cpu s", "peak RSS", "requests", "unique", "broken")
 	self, err := os.Executable()
 	if err != nil {
@@ -132,6 +137,14 @@ func main() {
 				lrRes.dbBytes = st.Size()
 			}
 			lrRes.print(r, "linkrot")
+			if *report {
+				for _, format := range []string{"html", "json"} {
+					out := filepath.Join(tmp, fmt.Sprintf("report-%d.%s", r, format))
+					rep := w.measure(*bin, []string{"report", "--db", db, "--format", format, "--out", out})
+					fmt.Printf("       linkrot report --format %s: %.2f s wall, %.2f s CPU, peak RSS %.0f MB, %.1f MB written\n",
+						format, rep.wall.Seconds(), rep.cpu.Seconds(), float64(rep.rssKB)/1024, float64(treeSize(out))/1e6)
+				}
+			}
 		}
 		if r%2 == 0 {
 			runPlain()
@@ -164,16 +177,41 @@ func main() {
 	fmt.Printf("median wall ratio %.2f×, median request ratio %.3f×\n", median(ratios), median(reqRatios))
 }
 
-func describe(dir string, pages, hosts int, latency time.Duration) string {
+func describe(dir string, pages, hosts, links int, latency time.Duration) string {
 	if dir != "" {
 		return "directory " + dir
 	}
+	if links > 6 {
+		all := 0 // as site writes them
+		for i := range pages {
+			for _, c := range []int{2*i + 1, 2*i + 2} {
+				if c < pages {
+					all++
+				}
+			}
+			all += 4 + links - 6
+		}
+		return fmt.Sprintf("generated, %d pages of up to %d links (%d links in all), %d external hosts at %s", pages, links, all, hosts, latency)
+	}
 	return fmt.Sprintf("generated, %d pages, %d unique URLs, %d external hosts at %s", pages, 2*pages+pages/25+1, hosts, latency)
+}
+
+// treeSize is the size of a file, or of the files below a directory.
+func treeSize(path string) int64 {
+	var n int64
+	filepath.Walk(path, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
 }
 
 // web is the served web and its request counts.
 type web struct {
 	pages   int
+	links   int // links on each page
 	latency time.Duration
 	siteURL string
 	ext     []string
@@ -223,6 +261,13 @@ func (w *web) site(rw http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(b, `<li><a href="%s/t/%d">target %d</a></li>`, w.ext[i%h], i, i)
 	fmt.Fprintf(b, `<li><a href="%s/s/%d">shared %d</a></li>`, w.ext[(i/25)%h], i/25, i/25)
 	fmt.Fprintf(b, `<li><a href="%s/everywhere">everywhere</a></li>`, w.ext[0])
+	for k := range w.links - 6 {
+		if k%5 == 4 {
+			fmt.Fprintf(b, `<li><a href="%s/s/%d">shared</a></li>`, w.ext[k%h], (i*(k+1)+k)%5000)
+		} else {
+			fmt.Fprintf(b, `<li><a href="/p/%d">page</a></li>`, (i*(k+3)+k*7919)%w.pages)
+		}
+	}
 	b.WriteString("</ul></main></body></html>")
 	b.Flush()
 }
