@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/internal/profiling"
 )
 
 // BenchmarkAuditDir runs the whole pipeline on the directory named by
@@ -96,8 +95,17 @@ func BenchmarkAudit(b *testing.B) {
 	defer site.Close()
 	ctx := context.Background()
 	if path := os.Getenv("LINKROT_BENCH_HEAPPROFILE"); path != "" {
-		stop := peakHeapProfile(b, path)
-		defer stop()
+		var peak uint64
+		stop, err := profiling.Start("", path, &peak)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				b.Error(err)
+			}
+			b.Logf("peak heap %d MB (profile near it: %s)", peak, path)
+		}()
 	}
 	for b.Loop() {
 		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
@@ -130,46 +138,3 @@ type stageTimer struct {
 }
 
 func (s stageTimer) Stage(name string) { s.b.Logf("%6.3fs %s", time.Since(s.start).Seconds(), name) }
-
-// peakHeapProfile writes a heap profile to path each time the live heap
-// grows past its peak by a tenth (sampled every 100 ms), so that the file
-// ends up holding the profile nearest the run's peak: what grows with the
-// site. stop ends the sampling and logs the peak.
-func peakHeapProfile(b *testing.B, path string) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	var peak uint64
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc < peak+peak/10 {
-				continue
-			}
-			peak = ms.HeapAlloc
-			f, err := os.Create(path)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			runtime.GC()
-			if err := pprof.WriteHeapProfile(f); err != nil {
-				b.Error(err)
-			}
-			f.Close()
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-		b.Logf("peak heap %d MB (profile near it: %s)", peak>>20, path)
-	}
-}

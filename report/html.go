@@ -1,14 +1,19 @@
 package report
 
 import (
+	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -202,6 +207,19 @@ func WriteHTML(w io.Writer, ds *Dataset) error {
 // beside it.
 func writeHTML(w io.Writer, ix *index, linkPages int) error {
 	ds := ix.ds
+	// The data island (tens of MB for a run of a million links) is
+	// written straight to w, not through the template: html/template
+	// would marshal a copy of it and escape a second one. scriptData
+	// escapes what a <script> element must not hold ("<", ">", "&",
+	// U+2028, U+2029), as the template would. The template renders a
+	// marker in its place, found from the end (everything a page brings
+	// comes before the data island), with a random part that no page can
+	// guess.
+	var nonce [12]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	marker := "linkrot-data-" + hex.EncodeToString(nonce[:])
 	v := htmlView{
 		Partial:     ix.partial,
 		TotalLinks:  ix.totalLinks,
@@ -209,7 +227,7 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 		CSP:         ContentSecurityPolicy(),
 		CSS:         template.CSS(reportCSS),
 		JS:          template.JS(reportJS),
-		Data:        json.RawMessage(scriptData(ix)),
+		Data:        json.RawMessage(strconv.Quote(marker)),
 		Site:        siteOf(&ds.Run),
 		Run:         ds.Run,
 		Stats:       ds.Stats,
@@ -256,8 +274,19 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 	v.Snapshots = ix.snapshotRows
 	v.Diagnostics = ds.Stats.Diagnostics
 	v.Identifiers = len(identifierRows(ix))
-	if err := htmlTemplate.Execute(w, v); err != nil {
+	var page bytes.Buffer
+	if err := htmlTemplate.Execute(&page, v); err != nil {
 		return fmt.Errorf("render html report: %w", err)
+	}
+	quoted := []byte(strconv.Quote(marker))
+	at := bytes.LastIndex(page.Bytes(), quoted)
+	if at < 0 {
+		return errors.New("render html report: the data island's place is missing from the template")
+	}
+	for _, part := range [][]byte{page.Bytes()[:at], scriptData(ix), page.Bytes()[at+len(quoted):]} {
+		if _, err := w.Write(part); err != nil {
+			return fmt.Errorf("write html report: %w", err)
+		}
 	}
 	return nil
 }

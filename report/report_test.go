@@ -884,3 +884,38 @@ func TestWriteHTML_Counts(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTML_DataIsland: the data island, written straight to the
+// output beside the template, is the whole of scriptData's JSON, in its
+// script element, once, even when a page's text looks like the marker the
+// template leaves in its place.
+func TestWriteHTML_DataIsland(t *testing.T) {
+	ds := fullDataset()
+	fake := `"linkrot-data-000000000000000000000000"`
+	ds.Pages[0].Title = fake
+	ds.Run.Seeds = []string{"https://example.org/" + fake}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, ds); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="report-data">(.*?)</script>`).FindAllStringSubmatch(doc, -1)
+	if len(m) != 1 {
+		t.Fatalf("%d data islands, want 1", len(m))
+	}
+	var data struct {
+		V     int     `json:"v"`
+		Pages [][]any `json:"pages"`
+	}
+	if err := json.Unmarshal([]byte(m[0][1]), &data); err != nil {
+		t.Fatalf("data island is not JSON: %v", err)
+	}
+	if data.V != 1 || len(data.Pages) != len(ds.Pages) || data.Pages[0][1] != fake {
+		t.Errorf("data island: v %d, %d pages (want %d), first title %v", data.V, len(data.Pages), len(ds.Pages), data.Pages[0][1])
+	}
+	for _, mk := range regexp.MustCompile(`linkrot-data-[0-9a-f]{24}`).FindAllString(doc, -1) {
+		if mk != "linkrot-data-000000000000000000000000" {
+			t.Errorf("the marker %s was left in the report", mk)
+		}
+	}
+}
