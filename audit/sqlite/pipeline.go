@@ -202,16 +202,32 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkR
 			pending = pending[:0]
 			return nil
 		}
-		err = each(ctx, tx, `
-			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.text, l.resource
+		// Two parts, each read through an index: the links of the
+		// targets whose check is not ok (driven by those checks: CROSS
+		// JOIN keeps SQLite's loop order, and "+l.run_id" keeps it from
+		// scanning the run's links by links_run_id), and the links with a
+		// fragment (the partial index links_fragment, 0014). Neither
+		// scans every link of the run.
+		const cols = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.text, l.resource, l.ord`
+		err = eachRow(ctx, tx, `
+			SELECT `+cols+`
+			FROM checks c CROSS JOIN links l
+			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
+			WHERE c.run_id = ? AND c.verdict NOT IN ('ok', 'redirected')
+				AND l.target_id = c.target_id AND +l.run_id = c.run_id AND l.fragment = ''
+			UNION ALL
+			SELECT `+cols+`
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
 			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id`+linkTargetJoin+`
-			WHERE l.run_id = ? AND (l.fragment <> '' OR c.verdict NOT IN ('ok', 'redirected'))
-			ORDER BY l.target_id, l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
-			var r audit.LinkRef
+			WHERE l.run_id = ? AND l.fragment <> ''
+			ORDER BY 4, 2, 10`, []any{runID, runID}, func(rows *sql.Rows) error {
+			var (
+				r   audit.LinkRef
+				ord int
+			)
 			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment,
-				&r.Element, &r.Text, &r.Resource); err != nil {
+				&r.Element, &r.Text, &r.Resource, &ord); err != nil {
 				return err
 			}
 			if r.TargetID != curID {
