@@ -127,8 +127,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		apply func(l *audit.Link) error
 	}{
 		{`SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
-			FROM snapshots s JOIN links l ON l.id = s.link_id
-			WHERE l.run_id = ? AND s.link_id BETWEEN ? AND ? ORDER BY s.link_id, s.source, s.ord`,
+			FROM snapshots s
+			WHERE s.link_id BETWEEN ? AND ? ORDER BY s.link_id, s.source, s.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &snapRow.source, &snapRow.u, &snapRow.dt, &snapRow.dateOnly, &snapRow.raw, &snapRow.rel)
 				return id, err
@@ -159,8 +159,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return nil
 			}},
 		{`SELECT m.link_id, m.datetime
-			FROM mset_temporal m JOIN links l ON l.id = m.link_id
-			WHERE l.run_id = ? AND m.link_id BETWEEN ? AND ? ORDER BY m.link_id, m.ord`,
+			FROM mset_temporal m
+			WHERE m.link_id BETWEEN ? AND ? ORDER BY m.link_id, m.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &tempRow)
 				return id, err
@@ -177,7 +177,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return nil
 			}},
 		{`SELECT link_id, field, code, message FROM diagnostics
-			WHERE run_id = ? AND link_id BETWEEN ? AND ? ORDER BY link_id, ord`,
+			WHERE link_id BETWEEN ? AND ? ORDER BY link_id, ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &diagRow.Field, &diagRow.Code, &diagRow.Message)
 				return id, err
@@ -197,7 +197,20 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 	)
 	chunk := make([]StoredLink, 0, linkChunk)
 	index := make(map[int64]int, linkChunk)
-	var after int64
+	// A run's links are written together, so their IDs make one range
+	// (or a few, when runs wrote at once): the chunks are read along the
+	// table's own order inside the run's first and last ID ("+l.run_id"
+	// keeps SQLite from going through links_run_id and looking each row up
+	// again in the table), and the rows of the chunk's snapshots, mset
+	// datetimes and diagnostics by link ID range (rows of other runs'
+	// links in the range are skipped by index).
+	var after, lastID sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(id) - 1, max(id) FROM links WHERE run_id = ?`, runID).Scan(&after, &lastID); err != nil {
+		return err
+	}
+	if !lastID.Valid {
+		return nil // no links
+	}
 	for {
 		chunk = chunk[:0]
 		clear(index)
@@ -206,7 +219,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
 				l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw,
 				l.line, l.col, l.line_hash
-			FROM links l`+linkTargetJoin+`WHERE l.run_id = ? AND l.id > ? ORDER BY l.id LIMIT ?`, runID, after, linkChunk)
+			FROM links l`+linkTargetJoin+`WHERE +l.run_id = ? AND l.id > ? AND l.id <= ? ORDER BY l.id LIMIT ?`,
+			runID, after.Int64, lastID.Int64, linkChunk)
 		if err != nil {
 			return err
 		}
@@ -253,14 +267,14 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		}
 		first, last := chunk[0].ID, chunk[len(chunk)-1].ID
 		for _, sub := range subs {
-			if err := eachRow(ctx, tx, sub.query, []any{runID, first, last}, func(r *sql.Rows) error {
+			if err := eachRow(ctx, tx, sub.query, []any{first, last}, func(r *sql.Rows) error {
 				id, err := sub.scan(r)
 				if err != nil {
 					return err
 				}
 				i, ok := index[id]
 				if !ok {
-					return nil // a row of a link not in the run: cannot happen
+					return nil // a link of another run inside the chunk's ID range
 				}
 				if err := sub.apply(&chunk[i].Link); err != nil {
 					return fmt.Errorf("link %d: %w", id, err)
@@ -275,6 +289,6 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return err
 			}
 		}
-		after = last
+		after.Int64 = last
 	}
 }
