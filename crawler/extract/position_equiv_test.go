@@ -144,3 +144,20 @@ func compareLocate(t *testing.T, src []byte) {
 		}
 	}
 }
+
+func TestCollapseBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	pieces := []string{" ", "\t", "\n", "\r\n", "\u00a0", "\u2003", "\u0085", "a", "é", "中", "😀", "\xff", "\xe4\xb8", "word", "  "}
+	for range 5000 {
+		var sb strings.Builder
+		for range r.IntN(20) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		for _, max := range []int{1, 3, 300} {
+			if got, want := collapseBytes([]byte(s), max), collapse(s, max); got != want {
+				t.Fatalf("collapseBytes(%q, %d) = %q, collapse %q", s, max, got, want)
+			}
+		}
+	}
+}
