@@ -13,11 +13,16 @@ import (
 // so re-indenting or re-wrapping spaces does not make a link new.
 func LineHash(line []byte) string {
 	h := sha256.New()
-	for i, f := range bytes.Fields(line) {
-		if i > 0 {
-			h.Write([]byte{' '})
+	first := true
+	for f := range bytes.FieldsSeq(line) { // bytes.Fields without its slice
+		if !first {
+			h.Write(space)
 		}
+		first = false
 		h.Write(f)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
+
+var space = []byte{' '}

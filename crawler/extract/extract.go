@@ -127,7 +127,7 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	x.findBase(root)
 	x.ex.Base = x.base.String()
 	x.headerLinks(header)
-	x.walk(root, -1, false)
+	x.walk(root, nil, false)
 	x.textPWIDs()
 	x.checkIdentifiers()
 	// Secrets never leave the extractor: URL passwords in raw values,
@@ -144,10 +144,11 @@ type extractor struct {
 	// docRes resolves against the document URL, res against the base URL
 	// (the same unless a <base href> applies).
 	docRes, res audit.Resolver
-	// texts holds the raw anchor text of open links, by link index.
-	texts   map[int]*strings.Builder
-	title   strings.Builder
-	inTitle bool
+	// freeTexts are buffers for the raw anchor text of links, reused
+	// from link to link.
+	freeTexts []*linkText
+	title     strings.Builder
+	inTitle   bool
 	// pageText accumulates visible text for the pwid scan, bounded.
 	pageText  strings.Builder
 	truncated bool
@@ -204,16 +205,40 @@ func (x *extractor) setBase(v string) {
 	x.base, x.res = u, r
 }
 
-func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
+// linkText is the raw anchor text of the link at index idx.
+type linkText struct {
+	idx int
+	buf []byte
+}
+
+// openText returns an empty text for the link at idx.
+func (x *extractor) openText(idx int) *linkText {
+	if n := len(x.freeTexts); n > 0 {
+		t := x.freeTexts[n-1]
+		x.freeTexts = x.freeTexts[:n-1]
+		t.idx = idx
+		return t
+	}
+	return &linkText{idx: idx}
+}
+
+// closeText sets the link's Text from t and keeps t's buffer for the next.
+func (x *extractor) closeText(t *linkText) {
+	x.ex.Links[t.idx].Text = collapseBytes(t.buf, x.opt.MaxTextLen)
+	t.buf = t.buf[:0]
+	x.freeTexts = append(x.freeTexts, t)
+}
+
+// walk extracts n and its descendants; text is the innermost open link's
+// anchor text (nil outside links).
+func (x *extractor) walk(n *html.Node, text *linkText, inHidden bool) {
 	switch n.Type {
 	case html.TextNode:
 		if x.inTitle {
 			x.title.WriteString(n.Data)
 		}
-		if openLink >= 0 {
-			if b := x.texts[openLink]; b != nil && b.Len() < x.opt.MaxTextLen*4 {
-				b.WriteString(n.Data)
-			}
+		if text != nil && len(text.buf) < x.opt.MaxTextLen*4 {
+			text.buf = append(text.buf, n.Data...)
 		}
 		if !inHidden {
 			x.addPageText(n.Data)
@@ -233,15 +258,8 @@ func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
 			}
 		}
 		if idx := x.element(n); idx >= 0 && !x.ex.Links[idx].Resource {
-			openLink = idx
-			if x.texts == nil {
-				x.texts = map[int]*strings.Builder{}
-			}
-			x.texts[idx] = &strings.Builder{}
-			defer func() {
-				x.ex.Links[idx].Text = collapse(x.texts[idx].String(), x.opt.MaxTextLen)
-				delete(x.texts, idx)
-			}()
+			text = x.openText(idx)
+			defer x.closeText(text)
 		}
 	}
 	// Inline elements (<em>, <span>, ...) join their text with their
@@ -251,7 +269,7 @@ func (x *extractor) walk(n *html.Node, openLink int, inHidden bool) {
 		x.addPageText(" ")
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		x.walk(c, openLink, inHidden)
+		x.walk(c, text, inHidden)
 	}
 	if block {
 		x.addPageText(" ")
@@ -571,6 +589,19 @@ func isPWID(s string) bool {
 func collapse(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return truncate(s, max)
+}
+
+// collapseBytes is collapse(string(b), max) with one copy of b.
+func collapseBytes(b []byte, max int) string {
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for f := range bytes.FieldsSeq(b) { // the fields of strings.Fields
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.Write(f)
+	}
+	return truncate(sb.String(), max)
 }
 
 func truncate(s string, max int) string {

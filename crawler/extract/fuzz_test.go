@@ -340,3 +340,17 @@ func FuzzFindPWIDs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLocate checks that Offsets, Locate and LineIndex give the results
+// of the reference implementation (position_ref_test.go) on any document.
+func FuzzLocate(f *testing.F) {
+	for _, doc := range locateDocuments(50) {
+		f.Add(doc)
+	}
+	for _, frag := range locateFragments {
+		f.Add(frag)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		compareLocate(t, []byte(doc))
+	})
+}

@@ -18,40 +18,115 @@ import (
 // the document is not counted, as the SARIF spec requires. Bytes that are
 // not valid UTF-8 count as one code unit each (the decoder would turn them
 // into U+FFFD).
+//
+// Place remembers where it last was, so placing offsets in document order
+// costs time linear in the document however long its lines are; a
+// LineIndex is therefore not safe for concurrent use by Place (Position,
+// LineText and NewLineIndex's result shared read-only are).
 type LineIndex struct {
 	src    []byte
 	starts []int // byte offset of the start of each line
+
+	// The cursor of Place: the byte offset at, its 0-based line, the
+	// start its column counts from, and its column; at is a character
+	// boundary of the text decoded from start, so the column of a later
+	// offset on the line is col plus the code units from at.
+	cur struct{ at, line, start, col int }
+	// lastLine, lastHash and long memoize LineHash: of the line last
+	// hashed and of the long lines hashed (a short line is cheap to hash
+	// again).
+	lastLine int // 1-based, 0 for none
+	lastHash string
+	long     map[int]string
 }
 
 // NewLineIndex indexes the lines of src. src is not copied and must not be
 // modified while the index is used.
 func NewLineIndex(src []byte) *LineIndex {
-	starts := []int{0}
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
+	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; i < len(src); {
+		j := bytes.IndexAny(src[i:], "\r\n")
+		if j < 0 {
+			break
 		}
+		i += j
+		if src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n' {
+			i++
+		}
+		i++
+		starts = append(starts, i)
 	}
-	return &LineIndex{src: src, starts: starts}
+	ix := &LineIndex{src: src, starts: starts}
+	ix.cur.col = 1 // at the start of the document
+	return ix
 }
 
 // Position returns the 1-based line and UTF-16 column of the byte offset
 // off (clamped to the document). An offset inside a multi-byte character
-// counts the character as begun.
+// counts the bytes of the character before it as invalid UTF-8 (one code
+// unit each). Position costs time proportional to the column; Place is
+// linear over offsets given in document order.
 func (ix *LineIndex) Position(off int) (line, col int) {
 	off = max(0, min(off, len(ix.src)))
-	i := sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > off }) - 1
+	i := ix.lineOf(off)
+	start := ix.lineStart(i, off)
+	return i + 1, 1 + UTF16Len(ix.src[start:off])
+}
+
+// lineOf returns the 0-based line of the clamped offset off.
+func (ix *LineIndex) lineOf(off int) int {
+	return sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > off }) - 1
+}
+
+// lineStart returns the byte offset the columns of the 0-based line i
+// count from, for the offset off on it: the line's start but past a byte
+// order mark starting the document.
+func (ix *LineIndex) lineStart(i, off int) int {
 	start := ix.starts[i]
-	if start == 0 && bytes.HasPrefix(ix.src, bom) && off >= len(bom) {
+	if start == 0 && off >= len(bom) && bytes.HasPrefix(ix.src, bom) {
 		start = len(bom)
 	}
-	return i + 1, 1 + UTF16Len(ix.src[start:off])
+	return start
+}
+
+// position is Position from the cursor: when off is on the cursor's line
+// and not before it, only the text between them is decoded.
+func (ix *LineIndex) position(off int) (line, col int) {
+	off = max(0, min(off, len(ix.src)))
+	c := &ix.cur
+	var at, start int
+	if off >= c.at &&
+		(c.line+1 == len(ix.starts) || off < ix.starts[c.line+1]) && ix.lineStart(c.line, off) == c.start {
+		line, at, start, col = c.line, c.at, c.start, c.col
+	} else {
+		line = ix.lineOf(off)
+		start = ix.lineStart(line, off)
+		at, col = start, 1
+	}
+	// Decode the line from at: each step a character (or an invalid byte)
+	// as it reads in the whole text, so the cursor stays on a boundary; a
+	// character that straddles off is counted as its bytes before off, as
+	// UTF16Len counts a truncated character.
+	src := ix.src
+	for at < off {
+		if b := src[at]; b < utf8.RuneSelf {
+			at++
+			col++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[at:])
+		if at+size > off {
+			break
+		}
+		at += size
+		if r >= 0x10000 {
+			col += 2
+		} else {
+			col++
+		}
+	}
+	c.line, c.start, c.at, c.col = line, start, at, col
+	return line + 1, col + UTF16Len(src[at:off])
 }
 
 var bom = []byte("\uFEFF")
@@ -69,10 +144,38 @@ func (ix *LineIndex) LineText(line int) []byte {
 	return bytes.TrimRight(ix.src[start:end], "\r\n")
 }
 
+// longLine is the length from which a line's hash is kept for the whole
+// document, not only while it is the last line hashed: hashing a shorter
+// line again for a link costs no more than a constant per link.
+const longLine = 256
+
+// lineHash returns audit.LineHash of the 1-based line's text, hashing each
+// line once however many links it holds.
+func (ix *LineIndex) lineHash(line int) string {
+	if line == ix.lastLine {
+		return ix.lastHash
+	}
+	text := ix.LineText(line)
+	h, ok := ix.long[line]
+	if !ok {
+		h = audit.LineHash(text)
+		if len(text) >= longLine {
+			if ix.long == nil {
+				ix.long = map[int]string{}
+			}
+			ix.long[line] = h
+		}
+	}
+	ix.lastLine, ix.lastHash = line, h
+	return h
+}
+
 // Place sets l's Line, Column and LineHash from the byte offset off.
+// Offsets placed in document order cost time linear in the document; an
+// offset before the previous one is placed from the start of its line.
 func (ix *LineIndex) Place(l *audit.Link, off int) {
-	l.Line, l.Column = ix.Position(off)
-	l.LineHash = audit.LineHash(ix.LineText(l.Line))
+	l.Line, l.Column = ix.position(off)
+	l.LineHash = ix.lineHash(l.Line)
 }
 
 // UTF16Len returns the number of UTF-16 code units of the UTF-8 text b:
@@ -92,14 +195,24 @@ func UTF16Len(b []byte) int {
 	return n
 }
 
-// tagAt is a start tag of an element linkrot extracts, as the tokenizer
-// met it in the source.
+// tagAt is a start tag with a URL attribute of an element linkrot
+// extracts, as the tokenizer met it in the source.
 type tagAt struct {
 	element string
-	value   string // the URL attribute's value, entities decoded
-	has     bool   // the URL attribute is present
-	off     int    // byte offset of the value (of the tag when has is false)
-	used    bool
+	// The URL attribute's value is src[off:end] when it holds no '&', else
+	// value (entities decoded): most values hold none and are not copied.
+	value    string
+	escaped  bool
+	off, end int // byte offsets of the value in src
+	used     bool
+}
+
+// is reports whether the tag's URL attribute value is v.
+func (t *tagAt) is(src []byte, v string) bool {
+	if t.escaped {
+		return t.value == v
+	}
+	return string(src[t.off:t.end]) == v
 }
 
 // Locate sets Line and Column of links, which were extracted in document
@@ -127,14 +240,14 @@ func Locate(src []byte, links []audit.Link) {
 // the tree builder can move elements (a table's foster parenting), so a
 // link not found after the previous match is searched from the start.
 func Offsets(src []byte, links []audit.Link) []int {
-	tags := scanTags(src)
+	tags := scanTags(src, len(links))
 	out := make([]int, len(links))
 	cursor := 0
 	for i, l := range links {
 		out[i] = -1
-		j := findTag(tags, cursor, l)
+		j := findTag(src, tags, cursor, l)
 		if j < 0 {
-			j = findTag(tags, 0, l)
+			j = findTag(src, tags, 0, l)
 		}
 		if j < 0 {
 			// An entity the attribute rules leave alone ("&copy=") can
@@ -151,10 +264,10 @@ func Offsets(src []byte, links []audit.Link) []int {
 	return out
 }
 
-func findTag(tags []tagAt, from int, l audit.Link) int {
+func findTag(src []byte, tags []tagAt, from int, l audit.Link) int {
 	for j := from; j < len(tags); j++ {
 		t := &tags[j]
-		if !t.used && t.has && t.element == l.Element && t.value == l.RawHref {
+		if !t.used && t.element == l.Element && t.is(src, l.RawHref) {
 			return j
 		}
 	}
@@ -163,17 +276,17 @@ func findTag(tags []tagAt, from int, l audit.Link) int {
 
 func findElement(tags []tagAt, from int, element string) int {
 	for j := from; j < len(tags); j++ {
-		if !tags[j].used && tags[j].has && tags[j].element == element {
+		if !tags[j].used && tags[j].element == element {
 			return j
 		}
 	}
 	return -1
 }
 
-// scanTags lists the start tags of the elements in urlAttrs with the
-// offset of their URL attribute.
-func scanTags(src []byte) []tagAt {
-	var tags []tagAt
+// scanTags lists the start tags of the elements in urlAttrs that have
+// their URL attribute, with its offset; n is the number of tags expected.
+func scanTags(src []byte, n int) []tagAt {
+	tags := make([]tagAt, 0, n)
 	z := html.NewTokenizer(bytes.NewReader(src))
 	off := 0
 	for {
@@ -185,6 +298,11 @@ func scanTags(src []byte) []tagAt {
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
 			if t, ok := scanTag(raw); ok {
 				t.off += off
+				t.end += off
+				if !t.escaped && bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
+					t.escaped = true
+					t.value = html.UnescapeString(string(src[t.off:t.end]))
+				}
 				tags = append(tags, t)
 			}
 		}
@@ -194,18 +312,17 @@ func scanTags(src []byte) []tagAt {
 
 // scanTag reads a raw start tag ("<a\n href='x'>") the way the HTML
 // tokenizer does (HTML standard, 13.2.5.8 tag name state onwards) and
-// returns its URL attribute's offset within raw.
+// returns its URL attribute's offsets within raw. It reports false for a
+// tag of another element or without the attribute.
 func scanTag(raw []byte) (tagAt, bool) {
 	i := 1 // past '<'
 	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
-	name := strings.ToLower(string(raw[1:i]))
-	spec, ok := urlAttrByName[name]
+	spec, ok := lookupLower(raw[1:i])
 	if !ok {
 		return tagAt{}, false
 	}
-	t := tagAt{element: name}
 	for i < len(raw) {
 		for i < len(raw) && (isSpace(raw[i]) || raw[i] == '/') {
 			i++
@@ -218,7 +335,7 @@ func scanTag(raw []byte) (tagAt, bool) {
 		for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' && raw[i] != '=' {
 			i++
 		}
-		attr := strings.ToLower(string(raw[ns:i]))
+		attr := raw[ns:i]
 		for i < len(raw) && isSpace(raw[i]) {
 			i++
 		}
@@ -247,23 +364,78 @@ func scanTag(raw []byte) (tagAt, bool) {
 				ve = i
 			}
 		}
-		if attr == spec && !t.has { // the first of duplicate attributes wins
-			t.has, t.off = true, vs
-			t.value = html.UnescapeString(string(raw[vs:ve]))
+		if equalLower(attr, spec.attr) {
+			// The first of duplicate attributes wins.
+			return tagAt{element: spec.element, off: vs, end: ve}, true
 		}
 	}
-	return t, true
+	return tagAt{}, false
 }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
+// urlSpec is an element of urlAttrs and its URL attribute.
+type urlSpec struct{ element, attr string }
+
 // urlAttrByName is urlAttrs by element name.
-var urlAttrByName = func() map[string]string {
-	m := make(map[string]string, len(urlAttrs))
+var urlAttrByName = func() map[string]urlSpec {
+	m := make(map[string]urlSpec, len(urlAttrs))
 	for a, s := range urlAttrs {
-		m[a.String()] = s.attr
+		m[a.String()] = urlSpec{a.String(), s.attr}
 	}
 	return m
 }()
+
+// lookupLower returns urlAttrByName[strings.ToLower(string(name))] without
+// allocating for an ASCII name.
+func lookupLower(name []byte) (urlSpec, bool) {
+	if !isASCII(name) {
+		// Unicode lower-casing, as strings.ToLower does (it can map a
+		// non-ASCII letter to an ASCII one: U+212A KELVIN SIGN to 'k').
+		s, ok := urlAttrByName[strings.ToLower(string(name))]
+		return s, ok
+	}
+	var buf [8]byte // longer than every name in urlAttrByName
+	if len(name) > len(buf) {
+		return urlSpec{}, false
+	}
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	s, ok := urlAttrByName[string(buf[:len(name)])]
+	return s, ok
+}
+
+// equalLower reports whether strings.ToLower(string(b)) == s, without
+// allocating for an ASCII b.
+func equalLower(b []byte, s string) bool {
+	if !isASCII(b) {
+		return strings.ToLower(string(b)) == s
+	}
+	if len(b) != len(s) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -2,7 +2,9 @@ package extract
 
 import (
 	"fmt"
+	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +75,112 @@ func TestLineIndex(t *testing.T) {
 	}
 	if n := UTF16Len([]byte("a😀é\xff")); n != 5 {
 		t.Errorf("UTF16Len = %d, want 5", n)
+	}
+}
+
+// benchPages are the documents of BenchmarkLocate and BenchmarkParseDocument.
+var benchPages = []struct {
+	name  string
+	page  func() []byte
+	links int
+}{
+	{"MultiLine", multiLinePage, 600},
+	{"OneLine1MB", oneLinePage, 5_000},
+	{"Generated", generatedPage, 6},
+}
+
+// multiLinePage is a typical hand-written or CMS page: indented lines of
+// up to ~120 characters, some non-ASCII text, 600 links.
+func multiLinePage() []byte {
+	var sb strings.Builder
+	sb.WriteString("<!doctype html>\n<html lang=fr>\n<head>\n  <meta charset=utf-8>\n  <title>Les pages</title>\n")
+	sb.WriteString("  <link rel=stylesheet href=\"/static/site.css\">\n  <script src=\"/static/site.js\"></script>\n</head>\n<body>\n  <main>\n")
+	for i := range 598 {
+		if i%20 == 0 {
+			fmt.Fprintf(&sb, "    <h2>Section %d — résumé</h2>\n    <ul>\n", i/20)
+		}
+		fmt.Fprintf(&sb, "      <li><a href=\"/docs/page-%d.html\" title=\"Page %d\">Page %d: été, 中文 😀</a> — a short description of the page</li>\n", i, i, i)
+		if i%20 == 19 {
+			sb.WriteString("    </ul>\n")
+		}
+	}
+	sb.WriteString("    </ul>\n  </main>\n</body>\n</html>\n")
+	return []byte(sb.String())
+}
+
+// oneLinePage is a minified page of about 1 MB on one line with 5,000
+// links between prose holding non-ASCII and astral characters.
+func oneLinePage() []byte {
+	var sb strings.Builder
+	sb.WriteString("<!doctype html><html><head><meta charset=utf-8><title>minified</title></head><body><main>")
+	filler := strings.Repeat("Prose with été, 中文 and 😀 between the links; ", 4)
+	for i := range 5_000 {
+		fmt.Fprintf(&sb, "<p>%d %s<a href=\"https://site%d.example/articles/%d?ref=home&amp;x=%d\" class=\"link\">article %d</a></p>", i, filler, i%50, i, i, i)
+	}
+	sb.WriteString("</main></body></html>")
+	return []byte(sb.String())
+}
+
+// generatedPage is a page of the site cmd/linkrotbench generates: one
+// line, six links.
+func generatedPage() []byte {
+	var sb strings.Builder
+	i := 1234
+	fmt.Fprintf(&sb, "<!doctype html><html><head><title>Page %d</title></head><body><main><h1 id=\"top-%d\">Page %d</h1><p>", i, i, i)
+	for k := range 40 {
+		fmt.Fprintf(&sb, "word%d text%d ", (i*31+k)%997, k)
+	}
+	sb.WriteString("</p><ul>")
+	for _, c := range []int{2*i + 1, 2*i + 2, (i*7919 + 13) % 5000} {
+		fmt.Fprintf(&sb, `<li><a href="/p/%d">page %d</a></li>`, c, c)
+	}
+	fmt.Fprintf(&sb, `<li><a href="http://127.0.0.1:40001/t/%d">target %d</a></li>`, i, i)
+	fmt.Fprintf(&sb, `<li><a href="http://127.0.0.1:40002/s/%d">shared %d</a></li>`, i/25, i/25)
+	sb.WriteString(`<li><a href="http://127.0.0.1:40001/everywhere">everywhere</a></li>`)
+	sb.WriteString("</ul></main></body></html>")
+	return []byte(sb.String())
+}
+
+// BenchmarkLocate measures the source positions of a page's links (the
+// tokenizer pass and the line and column arithmetic), without the parse.
+func BenchmarkLocate(b *testing.B) {
+	u := &url.URL{Scheme: "https", Host: "ex.org", Path: "/"}
+	for _, bp := range benchPages {
+		b.Run(bp.name, func(b *testing.B) {
+			page := bp.page()
+			ex, _, err := Parse(page, "text/html; charset=utf-8", u, nil, Options{})
+			if err != nil || len(ex.Links) != bp.links {
+				b.Fatalf("links %d err %v", len(ex.Links), err)
+			}
+			for _, l := range ex.Links {
+				if l.Line == 0 {
+					b.Fatalf("link %+v not placed", l)
+				}
+			}
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Locate(page, ex.Links)
+			}
+		})
+	}
+}
+
+// BenchmarkParseDocument measures the whole of a page's extraction:
+// decoding, parse, Page and Locate.
+func BenchmarkParseDocument(b *testing.B) {
+	u := &url.URL{Scheme: "https", Host: "ex.org", Path: "/"}
+	for _, bp := range benchPages {
+		b.Run(bp.name, func(b *testing.B) {
+			page := bp.page()
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ex, _, _, err := ParseDocument(page, "text/html; charset=utf-8", u, nil, Options{})
+				if err != nil || len(ex.Links) != bp.links {
+					b.Fatalf("links %d err %v", len(ex.Links), err)
+				}
+			}
+		})
 	}
 }
