@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -243,16 +244,17 @@ func Offsets(src []byte, links []audit.Link) []int {
 	tags := scanTags(src, len(links))
 	out := make([]int, len(links))
 	cursor := 0
+	var fb *fallback // built on the first link not found in order
 	for i, l := range links {
 		out[i] = -1
-		j := findTag(src, tags, cursor, l)
+		// The usual case: the next tags in order (a link the tree builder
+		// kept in place is found within a few tags of the cursor).
+		j := findTag(src, tags, cursor, l, nearTags)
 		if j < 0 {
-			j = findTag(src, tags, 0, l)
-		}
-		if j < 0 {
-			// An entity the attribute rules leave alone ("&copy=") can
-			// decode differently here: the next tag of the same element.
-			j = findElement(tags, cursor, l.Element)
+			if fb == nil {
+				fb = newFallback(src, tags)
+			}
+			j = fb.find(cursor, l)
 		}
 		if j < 0 {
 			continue
@@ -264,8 +266,14 @@ func Offsets(src []byte, links []audit.Link) []int {
 	return out
 }
 
-func findTag(src []byte, tags []tagAt, from int, l audit.Link) int {
-	for j := from; j < len(tags); j++ {
+// nearTags is how many tags after the cursor Offsets compares one by one
+// before it asks its index.
+const nearTags = 8
+
+// findTag returns the first unused tag among the limit tags from from
+// that is l's element with l's URL, or -1.
+func findTag(src []byte, tags []tagAt, from int, l audit.Link, limit int) int {
+	for j := from; j < len(tags) && j < from+limit; j++ {
 		t := &tags[j]
 		if !t.used && t.element == l.Element && t.is(src, l.RawHref) {
 			return j
@@ -274,10 +282,77 @@ func findTag(src []byte, tags []tagAt, from int, l audit.Link) int {
 	return -1
 }
 
-func findElement(tags []tagAt, from int, element string) int {
-	for j := from; j < len(tags); j++ {
-		if !tags[j].used && tags[j].element == element {
-			return j
+// fallback indexes the tags by element and URL, and by element, so that
+// a page whose links are not found in order (a table's foster parenting,
+// values the tokenizer reads otherwise, thousands of links the tokenizer
+// cannot see) costs a lookup per link, not a scan of every tag: without
+// it such a page was quadratic in its links.
+type fallback struct {
+	tags      []tagAt
+	byValue   map[string]*tagList // element NUL value -> its tags
+	byElement map[string]*tagList // element -> its tags
+}
+
+// tagList is tag indices in ascending order; those before head are used.
+type tagList struct {
+	idx  []int
+	head int
+}
+
+func newFallback(src []byte, tags []tagAt) *fallback {
+	fb := &fallback{tags: tags, byValue: map[string]*tagList{}, byElement: map[string]*tagList{}}
+	add := func(m map[string]*tagList, k string, j int) {
+		l := m[k]
+		if l == nil {
+			l = &tagList{}
+			m[k] = l
+		}
+		l.idx = append(l.idx, j)
+	}
+	for j := range tags {
+		t := &tags[j]
+		v := t.value
+		if !t.escaped {
+			v = string(src[t.off:t.end])
+		}
+		k := t.element + "\x00" + v
+		add(fb.byValue, k, j)
+		add(fb.byElement, t.element, j)
+	}
+	return fb
+}
+
+// find returns the tag of l as Offsets did by scanning: the first unused
+// tag of its element and URL from cursor on, else from the start, else
+// (an entity the attribute rules leave alone, "&copy=", can decode
+// differently here) the next unused tag of its element from cursor on;
+// -1 when there is none.
+func (fb *fallback) find(cursor int, l audit.Link) int {
+	same := fb.byValue[l.Element+"\x00"+l.RawHref]
+	if j := fb.firstUnused(same, cursor); j >= 0 {
+		return j
+	}
+	if j := fb.firstUnused(same, 0); j >= 0 {
+		return j
+	}
+	return fb.firstUnused(fb.byElement[l.Element], cursor)
+}
+
+// firstUnused returns the first index of list that is at least from and
+// whose tag is unused, or -1 (list may be nil). The used tags at the
+// list's front are passed over once for all (a tag never becomes unused
+// again), so that the searches of a page stay near linear.
+func (fb *fallback) firstUnused(list *tagList, from int) int {
+	if list == nil {
+		return -1
+	}
+	for list.head < len(list.idx) && fb.tags[list.idx[list.head]].used {
+		list.head++
+	}
+	k, _ := slices.BinarySearch(list.idx[list.head:], from)
+	for k += list.head; k < len(list.idx); k++ {
+		if !fb.tags[list.idx[k]].used {
+			return list.idx[k]
 		}
 	}
 	return -1

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 func TestPositions(t *testing.T) {
@@ -182,5 +184,27 @@ func BenchmarkParseDocument(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkOffsetsUnmatched measures Offsets on a page none of whose 5,000
+// links the tokenizer pass can match (as when every link's URL carried a
+// password the extractor redacted): each link falls back to the index of
+// tags, where a scan of every tag per link made it quadratic.
+func BenchmarkOffsetsUnmatched(b *testing.B) {
+	var page strings.Builder
+	links := make([]audit.Link, 5000)
+	for i := range links {
+		fmt.Fprintf(&page, `<a href="https://u:pw@ex.org/%d">x</a>`, i)
+		links[i] = audit.Link{Element: "a", RawHref: fmt.Sprintf("https://u:***@ex.org/%d", i)}
+	}
+	src := []byte(page.String())
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		offs := Offsets(src, links)
+		if offs[4999] < 0 { // the element fallback: the next <a>
+			b.Fatal("link not placed")
+		}
 	}
 }
