@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -211,6 +212,62 @@ func testIntern_CacheRollback(t *testing.T) {
 	if n := count(t, db, `SELECT count(DISTINCT target_id) FROM links WHERE target_id IS NOT NULL
 		AND target_id IN (SELECT id FROM targets WHERE url = 'https://new.example/x')`); n != 1 {
 		t.Errorf("links to the target use %d target rows, want 1", n)
+	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestIntern_TargetGuess(t *testing.T) { forEachBackend(t, testIntern_TargetGuess) }
+
+// testIntern_TargetGuess saves links to targets that exist but are not
+// cached (as for another process's writer), then to new ones, so that the
+// writer's guess (saver.findOrInsertTarget) is wrong at each turn: every
+// link must still get the one target of its URL.
+func testIntern_TargetGuess(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	run1, run2 := mustCreateRun(t, db), mustCreateRun(t, db)
+	page := func(u string, lo, hi int) *audit.Page {
+		p := &audit.Page{RequestURL: u, Extraction: audit.Extraction{URL: u}}
+		for i := lo; i < hi; i++ {
+			href := fmt.Sprintf("https://t%d.example/x", i)
+			p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href})
+		}
+		return p
+	}
+	const n = 3 * targetGuessSpan
+	mustSave(t, db, run1, page("https://example.org/1", 0, n))
+	db.targetIDs.Purge()
+	mustSave(t, db, run2, page("https://example.org/2", 0, 2*n), page("https://example.org/3", n/2, n+n/2))
+	db.targetIDs.Purge()
+	mustSave(t, db, run2, page("https://example.org/4", n, 3*n))
+
+	if got, want := count(t, db, `SELECT count(*) FROM targets`), 3*n+4; got != want {
+		t.Errorf("targets rows = %d, want %d", got, want)
+	}
+	if got := count(t, db, `SELECT count(*) FROM links l JOIN targets t ON t.id = l.target_id
+		WHERE t.url <> 'https://t' || substr(t.url, 10, instr(substr(t.url, 10), '.') - 1) || '.example/x'`); got != 0 {
+		t.Errorf("%d links point to another URL's target", got)
+	}
+	if got, want := count(t, db, `SELECT count(*) FROM links WHERE target_id IS NOT NULL`), n+2*n+n+2*n; got != want {
+		t.Errorf("links with a target = %d, want %d", got, want)
+	}
+	if got := count(t, db, `SELECT count(*) FROM targets WHERE first_seen_run = ?`, run1); got != n+1 {
+		t.Errorf("targets first seen in run 1 = %d, want %d", got, n+1)
+	}
+	for _, run := range []int64{run1, run2} {
+		refs, err := db.Targets(ctx, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int64{}
+		for _, r := range refs {
+			if id, ok := seen[r.URL]; ok && id != r.ID {
+				t.Errorf("run %d: %s has targets %d and %d", run, r.URL, id, r.ID)
+			}
+			seen[r.URL] = r.ID
+		}
 	}
 	if err := db.IntegrityCheck(ctx); err != nil {
 		t.Error(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -80,6 +81,7 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		now:       formatInstant(time.Now()),
 		compact:   db.compact,
 		shared:    db.targetIDs,
+		exists:    &db.targetsExist,
 		byRaw:     make(map[string]targetOf),
 		byRawHTTP: make(map[string]targetOf),
 		byNorm:    make(map[string]int64),
@@ -145,6 +147,13 @@ type saver struct {
 	byRaw, byRawHTTP map[string]targetOf
 	byNorm           map[string]int64
 
+	// exists is the DB's guess whether a target not in the caches
+	// exists already (see lookupTarget); SQLite only.
+	exists *targetGuess
+
+	// insPage, insTarget and insLink end in RETURNING id on PostgreSQL;
+	// on SQLite they do not, and the ID is the result's LastInsertId
+	// (see insertID).
 	insPage, insTarget, selTarget, insLink                                 *sql.Stmt
 	insRedirect, insSnapshot, insTemporal, insIdentifier, insPWID, insDiag *rowStmt
 	// pg buffers rows for COPY on PostgreSQL (pgcopy.go); nil on SQLite.
@@ -196,7 +205,13 @@ func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 		{&s.insLink, insertLinkSQL(s.compact)},
 	}
 	for _, st := range stmts {
-		stmt, err := tx.PrepareContext(ctx, st.query)
+		query := st.query
+		if s.pg == nil {
+			// SQLite: the ID comes from LastInsertId (insertID), which
+			// costs less than a row to read.
+			query = strings.TrimSuffix(query, " RETURNING id")
+		}
+		stmt, err := tx.PrepareContext(ctx, query)
 		if err != nil {
 			return err
 		}
@@ -284,27 +299,7 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 			return targetOf{id, norm}, nil
 		}
 	}
-	// Look up first: most targets exist already (earlier batches and runs).
-	// The transaction holds the write lock, so nobody can insert the URL
-	// between the SELECT and the INSERT.
-	var id int64
-	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-	switch {
-	case err == nil:
-		if s.shared != nil {
-			s.shared.Add(norm, id) // committed before this transaction began
-		}
-	case errors.Is(err, sql.ErrNoRows):
-		err = s.insTarget.QueryRowContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Another process committed the URL meanwhile (PostgreSQL:
-			// writers of other processes do not wait for this
-			// transaction as SQLite's do): use its row.
-			err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-		} else {
-			s.created = append(s.created, norm)
-		}
-	}
+	id, err := s.findOrInsertTarget(ctx, norm, u.Host, u.Scheme)
 	if err != nil {
 		return targetOf{}, fmt.Errorf("target %s: %w", quote(norm), err)
 	}
@@ -312,20 +307,125 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 	return targetOf{id, norm}, nil
 }
 
+// findOrInsertTarget returns the ID of the target norm, inserting it when
+// it does not exist.
+//
+// PostgreSQL looks it up first (an INSERT that finds the URL taken would
+// still use up a value of the ID sequence). SQLite, whose IDs are max+1,
+// begins with whichever statement s.exists guesses will settle it: the
+// INSERT when recent targets were new (a first run), the SELECT when they
+// existed (a run again over the same site). The transaction holds the
+// write lock, so nobody can insert the URL between the two.
+func (s *saver) findOrInsertTarget(ctx context.Context, norm, host, scheme string) (int64, error) {
+	if s.pg == nil && !s.exists.likely() {
+		id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
+		if err != nil {
+			return 0, err
+		}
+		s.exists.saw(!ok)
+		if ok {
+			s.created = append(s.created, norm)
+			return id, nil
+		}
+		if err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id); err != nil {
+			return 0, err
+		}
+		if s.shared != nil {
+			s.shared.Add(norm, id) // committed before this transaction began
+		}
+		return id, nil
+	}
+	var id int64
+	err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+	switch {
+	case err == nil:
+		if s.pg == nil {
+			s.exists.saw(true)
+		}
+		if s.shared != nil {
+			s.shared.Add(norm, id) // committed before this transaction began
+		}
+		return id, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, err
+	}
+	if s.pg == nil {
+		s.exists.saw(false)
+	}
+	id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
+	switch {
+	case err != nil:
+		return 0, err
+	case ok:
+		s.created = append(s.created, norm)
+		return id, nil
+	}
+	// Another process committed the URL meanwhile (PostgreSQL: writers of
+	// other processes do not wait for this transaction as SQLite's do):
+	// use its row.
+	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+	return id, err
+}
+
+// insertID runs stmt, an INSERT of one row that may do nothing (ON
+// CONFLICT DO NOTHING), and returns the new row's ID, or ok=false when it
+// inserted nothing. See saver.insPage.
+func (s *saver) insertID(ctx context.Context, stmt *sql.Stmt, args ...any) (id int64, ok bool, err error) {
+	if s.pg != nil {
+		err := stmt.QueryRowContext(ctx, args...).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, false, nil
+		}
+		return id, err == nil, err
+	}
+	res, err := stmt.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	// SQLite: changes() counts the rows of the statement only (no
+	// trigger inserts into these tables), so 0 is "did nothing", and only
+	// then is LastInsertId not this statement's.
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return 0, false, err
+	}
+	id, err = res.LastInsertId()
+	return id, err == nil, err
+}
+
+// targetGuess guesses whether the next target looked up exists already,
+// from the targets looked up last: a score that each existing target
+// moves down and each new one up, within ±targetGuessSpan. It starts at
+// "new".
+type targetGuess struct{ score atomic.Int32 }
+
+const targetGuessSpan = 16
+
+func (g *targetGuess) likely() bool { return g.score.Load() < 0 }
+
+func (g *targetGuess) saw(existed bool) {
+	v := g.score.Load()
+	if existed {
+		v = max(v-1, -targetGuessSpan)
+	} else {
+		v = min(v+1, targetGuessSpan-1)
+	}
+	g.score.Store(v)
+}
+
 func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	pageTarget, err := s.target(ctx, p.URL, false)
 	if err != nil {
 		return err
 	}
-	var pageID int64
-	err = s.insPage.QueryRowContext(ctx, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
+	pageID, ok, err := s.insertID(ctx, s.insPage, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
 		p.Status, p.ContentType, p.Charset, p.Size, boolInt(p.Truncated), boolInt(p.Parsed),
-		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds()).Scan(&pageID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // the run already has this URL: keep the first
-	}
+		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds())
 	if err != nil {
 		return err
+	}
+	if !ok {
+		return nil // the run already has this URL: keep the first
 	}
 	if err := s.pageFile(ctx, pageID, p.File); err != nil {
 		return err
@@ -449,8 +549,14 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		if err := s.pg.add("links", pgLinkColumns(s.compact), args); err != nil {
 			return 0, err
 		}
-	} else if err := s.insLink.QueryRowContext(ctx, args...).Scan(&linkID); err != nil {
-		return 0, err
+	} else {
+		var ok bool
+		if linkID, ok, err = s.insertID(ctx, s.insLink, args...); err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, errors.New("link not inserted")
+		}
 	}
 
 	if l.Robust != nil {

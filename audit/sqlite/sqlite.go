@@ -62,6 +62,9 @@ type DB struct {
 	// on an older schema leave it false.
 	compact   bool
 	targetIDs *lru.Cache[string, int64]
+	// targetsExist guesses, for the writer, whether a target it has not
+	// cached exists already (saver.findOrInsertTarget).
+	targetsExist targetGuess
 	// dialect is SQLite's or PostgreSQL's (postgres.go).
 	dialect dialect
 }
