@@ -273,3 +273,55 @@ func testIntern_TargetGuess(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestIntern_ManyLinks(t *testing.T) { forEachBackend(t, testIntern_ManyLinks) }
+
+// testIntern_ManyLinks: a page of many links, some with rows of their own
+// (snapshots, diagnostics), reads back as saved, its links numbered in
+// document order, each row under its own link.
+func testIntern_ManyLinks(t *testing.T) {
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	const u = "https://example.org/many"
+	p := &audit.Page{RequestURL: u, Status: 200, Extraction: audit.Extraction{URL: u, Parsed: true}}
+	for i := range 53 {
+		href := fmt.Sprintf("https://t%d.example/x#f%d", i%20, i)
+		l := audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: fmt.Sprint("link ", i),
+			Line: i + 1, Column: 3, LineHash: "h"}
+		switch {
+		case i%7 == 3:
+			snap := fmt.Sprintf("https://web.archive.org/web/2020/https://t%d.example/x", i)
+			l.Robust = &audit.Robust{VersionURLRaw: snap, Snapshots: []audit.Snapshot{{URL: snap}}}
+		case i%11 == 5:
+			l.Diagnostics = []audit.Diagnostic{{Field: "href", Code: "bad", Message: fmt.Sprint("link ", i)}}
+		}
+		p.Links = append(p.Links, l)
+	}
+	mustSave(t, db, runID, p)
+	got := mustPages(t, db, runID)
+	if len(got) != 1 || len(got[0].Links) != len(p.Links) {
+		t.Fatalf("pages read back: %+v", got)
+	}
+	for i, l := range got[0].Links {
+		want := p.Links[i]
+		want.Line, want.Column, want.LineHash = 0, 0, "" // Pages leaves positions out
+		if !reflect.DeepEqual(l, want) {
+			t.Errorf("link %d read back as %+v, want %+v", i, l, want)
+		}
+	}
+	if n := count(t, db, `SELECT count(*) FROM links WHERE line <> ord + 1 OR col <> 3 OR line_hash <> 'h'`); n != 0 {
+		t.Errorf("%d links with the wrong position", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM links a JOIN links b ON b.page_id = a.page_id AND b.ord = a.ord + 1
+		WHERE b.id <> a.id + 1`); n != 0 {
+		t.Errorf("%d links not numbered in document order", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id
+		WHERE l.ord % 7 <> 3 OR s.url <> 'https://web.archive.org/web/2020/https://t' || l.ord || '.example/x'`); n != 0 {
+		t.Errorf("%d snapshots under the wrong link", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM diagnostics d JOIN links l ON l.id = d.link_id
+		WHERE l.ord % 11 <> 5 OR d.message <> 'link ' || l.ord`); n != 0 {
+		t.Errorf("%d diagnostics under the wrong link", n)
+	}
+}
