@@ -316,7 +316,7 @@ func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, 
 	if err := requireRuns(ctx, tx, runIDs); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, query)
+	stmt, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,12 @@ func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) e
 // later batches (see DB.targetIDs).
 func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Page) (*saver, error) {
 	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	runStmt, err := db.txStmt(ctx, tx, selectRunSQL)
+	if err != nil {
+		return nil, err
+	}
+	err = runStmt.QueryRowContext(ctx, runID).Scan(&one)
+	runStmt.Close()
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
 	}
@@ -77,6 +82,7 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 	}
 
 	s := &saver{
+		db:        db,
 		runID:     runID,
 		now:       formatInstant(time.Now()),
 		compact:   db.compact,
@@ -130,6 +136,7 @@ func quote(s string) string {
 // saver writes one batch inside one transaction with statements prepared
 // once for the batch.
 type saver struct {
+	db    *DB
 	runID int64
 	now   any // first_seen_at of new targets
 	// compact: write links in the compact form of migration 0008
@@ -164,58 +171,71 @@ type saver struct {
 	updPosition *sql.Stmt // see positions.go
 }
 
+// saverRows are the tables of saver's rowStmts, in the order of
+// saver.prepare, and their columns.
+var saverRows = []struct {
+	table string
+	cols  []string
+}{
+	{"redirects", []string{"page_id", "hop", "from_url", "to_url", "status"}},
+	{"snapshots", []string{"link_id", "source", "ord", "url", "datetime", "date_only", "datetime_raw", "rel", "target_id"}},
+	{"mset_temporal", []string{"link_id", "ord", "datetime"}},
+	{"identifiers", []string{"page_id", "ord", "url", "rel", "source"}},
+	{"pwids", []string{"page_id", "ord", "link_id", "raw", "archive_id", "datetime", "content_spec", "item", "source"}},
+	{"diagnostics", []string{"run_id", "page_id", "link_id", "ord", "field", "code", "message"}},
+}
+
+// rowInsertSQL inserts a row of saverRows[i] (SQLite; PostgreSQL copies
+// them, see rowStmt).
+func rowInsertSQL(i int) string {
+	r := saverRows[i]
+	return "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
+}
+
+// saverSQL returns the statements of saver.insPage, insTarget, selTarget
+// and insLink. On SQLite (pg false) the INSERTs have no RETURNING: the ID
+// comes from LastInsertId (insertID), which costs less than a row to read.
+func saverSQL(compact, pg bool) [4]string {
+	q := [4]string{
+		`INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
+			content_type, charset, size, truncated, parsed, title, base, fetch_error,
+			fetched_at, duration_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`,
+		`INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
+		`SELECT id FROM targets WHERE url = ?`,
+		insertLinkSQL(compact),
+	}
+	if !pg {
+		for i := range q {
+			q[i] = strings.TrimSuffix(q[i], " RETURNING id")
+		}
+	}
+	return q
+}
+
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 	s.tx = tx
-	rowStmts := []struct {
-		dst   **rowStmt
-		table string
-		cols  []string
-	}{
-		{&s.insRedirect, "redirects", []string{"page_id", "hop", "from_url", "to_url", "status"}},
-		{&s.insSnapshot, "snapshots", []string{"link_id", "source", "ord", "url", "datetime", "date_only", "datetime_raw", "rel", "target_id"}},
-		{&s.insTemporal, "mset_temporal", []string{"link_id", "ord", "datetime"}},
-		{&s.insIdentifier, "identifiers", []string{"page_id", "ord", "url", "rel", "source"}},
-		{&s.insPWID, "pwids", []string{"page_id", "ord", "link_id", "raw", "archive_id", "datetime", "content_spec", "item", "source"}},
-		{&s.insDiag, "diagnostics", []string{"run_id", "page_id", "link_id", "ord", "field", "code", "message"}},
-	}
-	for _, r := range rowStmts {
-		rs := &rowStmt{batch: s.pg, table: r.table, cols: r.cols}
+	rows := []**rowStmt{&s.insRedirect, &s.insSnapshot, &s.insTemporal, &s.insIdentifier, &s.insPWID, &s.insDiag}
+	for i, dst := range rows {
+		rs := &rowStmt{batch: s.pg, table: saverRows[i].table, cols: saverRows[i].cols}
 		if s.pg == nil {
-			q := "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
-			stmt, err := tx.PrepareContext(ctx, q)
+			stmt, err := s.db.txStmt(ctx, tx, rowInsertSQL(i))
 			if err != nil {
 				return err
 			}
 			rs.stmt = stmt
 		}
-		*r.dst = rs
+		*dst = rs
 	}
-	stmts := []struct {
-		dst   **sql.Stmt
-		query string
-	}{
-		{&s.insPage, `INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
-			content_type, charset, size, truncated, parsed, title, base, fetch_error,
-			fetched_at, duration_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`},
-		{&s.insTarget, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`},
-		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
-		{&s.insLink, insertLinkSQL(s.compact)},
-	}
-	for _, st := range stmts {
-		query := st.query
-		if s.pg == nil {
-			// SQLite: the ID comes from LastInsertId (insertID), which
-			// costs less than a row to read.
-			query = strings.TrimSuffix(query, " RETURNING id")
-		}
-		stmt, err := tx.PrepareContext(ctx, query)
+	stmts := []**sql.Stmt{&s.insPage, &s.insTarget, &s.selTarget, &s.insLink}
+	for i, query := range saverSQL(s.compact, s.pg != nil) {
+		stmt, err := s.db.txStmt(ctx, tx, query)
 		if err != nil {
 			return err
 		}
-		*st.dst = stmt
+		*stmts[i] = stmt
 	}
 	return nil
 }
