@@ -34,16 +34,28 @@ var checkColumns = []string{
 // either fails, nothing is inserted (0 rows affected).
 //
 // Parameters: run_id, checkColumns..., target_id, url, url.
-var upsertCheckSQL = func() string {
+var upsertCheckSQL = upsertCheck(false)
+
+// upsertFullCheckSQL is upsertCheckSQL that also inserts from_crawl (0007)
+// and soft404_signals (0012), after checkColumns, for the latest schema.
+// A row it replaces does not take them (the triggers of 0007 and 0012
+// reset them): saveFromCrawl and saveSoft404Signals write them then.
+var upsertFullCheckSQL = upsertCheck(true)
+
+func upsertCheck(full bool) string {
 	set := make([]string, len(checkColumns))
 	for i, c := range checkColumns {
 		set[i] = c + " = excluded." + c
 	}
-	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") + `)
-		SELECT ?, id, ` + placeholders(len(checkColumns)) + `
+	cols, n := strings.Join(checkColumns, ", "), len(checkColumns)
+	if full {
+		cols, n = cols+", from_crawl, soft404_signals", n+2
+	}
+	return `INSERT INTO checks (run_id, target_id, ` + cols + `)
+		SELECT ?, id, ` + placeholders(n) + `
 		FROM targets WHERE id = ? AND (? = '' OR url = ?)
 		ON CONFLICT (run_id, target_id) DO UPDATE SET ` + strings.Join(set, ", ")
-}()
+}
 
 // selectCheckSQL reads checks, as scanCheck expects, from "checks c" joined
 // with its target "t"; callers add the rest of the FROM clause.
@@ -91,8 +103,9 @@ func marshalJSON(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// checkArgs returns the arguments of upsertCheckSQL for c.
-func checkArgs(c *audit.Check) ([]any, error) {
+// checkArgs returns the arguments of upsertCheckSQL for c, or with full
+// those of upsertFullCheckSQL.
+func checkArgs(c *audit.Check, full bool) ([]any, error) {
 	redirects := c.Redirects
 	if redirects == nil {
 		redirects = []audit.Redirect{}
@@ -121,16 +134,23 @@ func checkArgs(c *audit.Check) ([]any, error) {
 		}
 	}
 	t := c.Timings
-	return []any{
+	args := make([]any, 0, 4+len(checkColumns)+2)
+	args = append(args,
 		c.RunID,
 		string(c.Verdict), c.Reason, c.ErrorClass, c.Status, c.FinalURL, redirectsJSON,
 		c.Replacement, c.Attempts, millis(t.DNS), millis(t.Connect), millis(t.TLS),
 		millis(t.FirstByte), millis(t.Total), formatInstant(c.CheckedAt), headersJSON,
 		c.ContentType, c.ETag, c.LastModified, boolInt(c.Reused), reusedFrom, c.SHA256,
 		int64(c.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
-		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity,
-		c.TargetID, c.URL, c.URL,
-	}, nil
+		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity)
+	if full {
+		signals, err := soft404SignalsJSON(c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, boolInt(c.FromCrawl), signals)
+	}
+	return append(args, c.TargetID, c.URL, c.URL), nil
 }
 
 // saveSoft404Signals writes the soft-404 classifier's score and signals of
@@ -140,16 +160,29 @@ func checkArgs(c *audit.Check) ([]any, error) {
 // check saved again replaces the row, and a trigger of 0012 resets the
 // column of the row it replaces.
 func saveSoft404Signals(ctx context.Context, tx execer, c *audit.Check) error {
-	e := c.Soft404
-	if e == nil {
+	if c.Soft404 == nil {
 		return nil
 	}
-	sj, err := marshalJSON(storedSignals{Score: finiteOr0(e.Score), Parked: finiteOr0(e.Parked), Signals: finiteSignals(e.Signals)})
+	sj, err := soft404SignalsJSON(c)
 	if err != nil {
-		return fmt.Errorf("soft-404 signals: %w", err)
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE checks SET soft404_signals = ? WHERE run_id = ? AND target_id = ?`, sj, c.RunID, c.TargetID)
 	return err
+}
+
+// soft404SignalsJSON returns checks.soft404_signals of c: JSON text, or
+// nil (NULL) for a check without soft-404 evidence.
+func soft404SignalsJSON(c *audit.Check) (any, error) {
+	e := c.Soft404
+	if e == nil {
+		return nil, nil
+	}
+	sj, err := marshalJSON(storedSignals{Score: finiteOr0(e.Score), Parked: finiteOr0(e.Parked), Signals: finiteSignals(e.Signals)})
+	if err != nil {
+		return nil, fmt.Errorf("soft-404 signals: %w", err)
+	}
+	return sj, nil
 }
 
 // storedSignals is checks.soft404_signals (0012).
@@ -283,7 +316,7 @@ func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, 
 	if err := requireRuns(ctx, tx, runIDs); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, query)
+	stmt, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return err
 	}
@@ -325,15 +358,43 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 	for i := range checks {
 		runIDs[i] = checks[i].RunID
 	}
-	var prepared *stmtCache
+	// On the latest schema a new check is written whole by one
+	// statement (upsertFullCheckSQL); one that may replace a check of its
+	// run has its from_crawl and soft404_signals written again after it.
+	// SQLite, whose transaction holds the write lock, knows which are new
+	// from the batch itself and the checks its runs already have.
+	// PostgreSQL, whose writers do not wait for each other's
+	// transactions, writes every check's again.
+	full := db.compact
+	query := upsertCheckSQL
+	if full {
+		query = upsertFullCheckSQL
+	}
+	var (
+		prepared *stmtCache
+		taken    map[checkKey]bool // SQLite: checks of the runs and targets saved, or in the batch so far
+	)
 	defer func() { prepared.close() }()
-	err := db.writeBatch(ctx, runIDs, upsertCheckSQL, len(checks), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
+	err := db.writeBatch(ctx, runIDs, query, len(checks), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		if prepared == nil || prepared.tx != tx {
 			prepared.close()
 			prepared = &stmtCache{tx: tx}
+			taken = nil
+			if full && db.dialect == dialectSQLite {
+				var err error
+				if taken, err = savedChecks(ctx, tx, checks); err != nil {
+					return fmt.Errorf("checks saved before: %w", err)
+				}
+			}
 		}
 		c := &checks[i]
-		if err := saveCheck(ctx, prepared, stmt, c); err != nil {
+		fresh := false
+		if taken != nil {
+			k := checkKey{c.RunID, c.TargetID}
+			fresh = !taken[k]
+			taken[k] = true
+		}
+		if err := saveCheck(ctx, prepared, stmt, c, full, fresh); err != nil {
 			return fmt.Errorf("check %d of the batch (run %d, target %d %s): %w", i, c.RunID, c.TargetID, quote(c.URL), err)
 		}
 		return nil
@@ -382,9 +443,49 @@ func (c *stmtCache) close() {
 	}
 }
 
-func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Check) error {
+// checkKey is a check's key: its run and target.
+type checkKey struct{ run, target int64 }
+
+// savedChecks returns the keys of the checks, among those of checks, that
+// the database holds already (inside tx).
+func savedChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (map[checkKey]bool, error) {
+	byRun := map[int64][]byte{}
+	for i := range checks {
+		c := &checks[i]
+		ids := byRun[c.RunID]
+		if ids == nil {
+			ids = append(ids, '[')
+		} else {
+			ids = append(ids, ',')
+		}
+		byRun[c.RunID] = strconv.AppendInt(ids, c.TargetID, 10)
+	}
+	taken := make(map[checkKey]bool, len(checks))
+	for run, ids := range byRun {
+		ids = append(ids, ']')
+		err := eachRow(ctx, tx, `SELECT target_id FROM checks
+			WHERE run_id = ? AND target_id IN (SELECT value FROM json_each(?))`, []any{run, string(ids)},
+			func(rows *sql.Rows) error {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				taken[checkKey{run, id}] = true
+				return nil
+			})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return taken, nil
+}
+
+// saveCheck writes c with stmt, upsertCheckSQL or with full
+// upsertFullCheckSQL. fresh says that c's run has no check of its target
+// yet, so that the full statement has written everything.
+func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Check, full, fresh bool) error {
 	audit.RedactStrings(c) // URL passwords never stored
-	args, err := checkArgs(c)
+	args, err := checkArgs(c, full)
 	if err != nil {
 		return err
 	}
@@ -397,6 +498,9 @@ func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Chec
 		return err
 	}
 	if n == 1 {
+		if full && fresh {
+			return nil
+		}
 		if err := saveFromCrawl(ctx, tx, c); err != nil {
 			return err
 		}

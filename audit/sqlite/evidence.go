@@ -50,7 +50,7 @@ func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidenc
 		return nil
 	}
 	if s.insEvidence == nil {
-		stmt, err := s.tx.PrepareContext(ctx, insEvidenceSQL)
+		stmt, err := s.db.txStmt(ctx, s.tx, insEvidenceSQL)
 		if err != nil {
 			return err
 		}

@@ -117,3 +117,42 @@ func testChecks_FromCrawl(t *testing.T) {
 		t.Errorf("checks = %+v", got)
 	}
 }
+
+func TestChecks_MarksReplacedInBatch(t *testing.T) {
+	forEachBackend(t, testChecks_MarksReplacedInBatch)
+}
+
+// testChecks_MarksReplacedInBatch: from_crawl and soft404_signals are
+// those of the check saved last, also when it replaces one of the same
+// batch, and a check of another run of the same target is a check of its
+// own.
+func testChecks_MarksReplacedInBatch(t *testing.T) {
+	db := MustOpen(t)
+	const u = "https://example.org/a"
+	run1, ids := linkedRun(t, db, u)
+	run2, ids2 := linkedRun(t, db, u)
+	if ids[u] != ids2[u] {
+		t.Fatalf("target IDs %d and %d", ids[u], ids2[u])
+	}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	first := audit.Check{RunID: run1, TargetID: ids[u], URL: u, Verdict: audit.VerdictSoft404, Status: 200, CheckedAt: at, FromCrawl: true,
+		Soft404: &audit.Soft404Evidence{ProbeURL: u + "x", ProbeStatus: 200, Similarity: 0.9, Score: 1,
+			Signals: []audit.Soft404Signal{{Name: "probe", Score: 1}}}}
+	second := first
+	second.Soft404 = &audit.Soft404Evidence{ProbeURL: u + "y", ProbeStatus: 200, Similarity: 0.95, Score: 1.5,
+		Signals: []audit.Soft404Signal{{Name: "probe", Score: 1}, {Name: "words", Score: 0.5}}}
+	other := first
+	other.RunID, other.FromCrawl, other.Soft404, other.Verdict = run2, false, nil, audit.VerdictOK
+	mustSaveChecks(t, db, first, second, other)
+	diffChecks(t, mustChecks(t, db, run1), []audit.Check{second})
+	diffChecks(t, mustChecks(t, db, run2), []audit.Check{other})
+
+	// Saved again in a later batch, then again with the marks.
+	third := second
+	third.FromCrawl, third.Soft404, third.Verdict = false, nil, audit.VerdictOK
+	mustSaveChecks(t, db, third)
+	diffChecks(t, mustChecks(t, db, run1), []audit.Check{third})
+	mustSaveChecks(t, db, third, second)
+	diffChecks(t, mustChecks(t, db, run1), []audit.Check{second})
+	diffChecks(t, mustChecks(t, db, run2), []audit.Check{other})
+}

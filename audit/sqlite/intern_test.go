@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -214,5 +215,113 @@ func testIntern_CacheRollback(t *testing.T) {
 	}
 	if err := db.IntegrityCheck(ctx); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestIntern_TargetGuess(t *testing.T) { forEachBackend(t, testIntern_TargetGuess) }
+
+// testIntern_TargetGuess saves links to targets that exist but are not
+// cached (as for another process's writer), then to new ones, so that the
+// writer's guess (saver.findOrInsertTarget) is wrong at each turn: every
+// link must still get the one target of its URL.
+func testIntern_TargetGuess(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	run1, run2 := mustCreateRun(t, db), mustCreateRun(t, db)
+	page := func(u string, lo, hi int) *audit.Page {
+		p := &audit.Page{RequestURL: u, Extraction: audit.Extraction{URL: u}}
+		for i := lo; i < hi; i++ {
+			href := fmt.Sprintf("https://t%d.example/x", i)
+			p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href})
+		}
+		return p
+	}
+	const n = 3 * targetGuessSpan
+	mustSave(t, db, run1, page("https://example.org/1", 0, n))
+	db.targetIDs.Purge()
+	mustSave(t, db, run2, page("https://example.org/2", 0, 2*n), page("https://example.org/3", n/2, n+n/2))
+	db.targetIDs.Purge()
+	mustSave(t, db, run2, page("https://example.org/4", n, 3*n))
+
+	if got, want := count(t, db, `SELECT count(*) FROM targets`), 3*n+4; got != want {
+		t.Errorf("targets rows = %d, want %d", got, want)
+	}
+	if got := count(t, db, `SELECT count(*) FROM links l JOIN targets t ON t.id = l.target_id
+		WHERE t.url <> 'https://t' || substr(t.url, 10, instr(substr(t.url, 10), '.') - 1) || '.example/x'`); got != 0 {
+		t.Errorf("%d links point to another URL's target", got)
+	}
+	if got, want := count(t, db, `SELECT count(*) FROM links WHERE target_id IS NOT NULL`), n+2*n+n+2*n; got != want {
+		t.Errorf("links with a target = %d, want %d", got, want)
+	}
+	if got := count(t, db, `SELECT count(*) FROM targets WHERE first_seen_run = ?`, run1); got != n+1 {
+		t.Errorf("targets first seen in run 1 = %d, want %d", got, n+1)
+	}
+	for _, run := range []int64{run1, run2} {
+		refs, err := db.Targets(ctx, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int64{}
+		for _, r := range refs {
+			if id, ok := seen[r.URL]; ok && id != r.ID {
+				t.Errorf("run %d: %s has targets %d and %d", run, r.URL, id, r.ID)
+			}
+			seen[r.URL] = r.ID
+		}
+	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestIntern_ManyLinks(t *testing.T) { forEachBackend(t, testIntern_ManyLinks) }
+
+// testIntern_ManyLinks: a page of many links, some with rows of their own
+// (snapshots, diagnostics), reads back as saved, its links numbered in
+// document order, each row under its own link.
+func testIntern_ManyLinks(t *testing.T) {
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	const u = "https://example.org/many"
+	p := &audit.Page{RequestURL: u, Status: 200, Extraction: audit.Extraction{URL: u, Parsed: true}}
+	for i := range 53 {
+		href := fmt.Sprintf("https://t%d.example/x#f%d", i%20, i)
+		l := audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: fmt.Sprint("link ", i),
+			Line: i + 1, Column: 3, LineHash: "h"}
+		switch {
+		case i%7 == 3:
+			snap := fmt.Sprintf("https://web.archive.org/web/2020/https://t%d.example/x", i)
+			l.Robust = &audit.Robust{VersionURLRaw: snap, Snapshots: []audit.Snapshot{{URL: snap}}}
+		case i%11 == 5:
+			l.Diagnostics = []audit.Diagnostic{{Field: "href", Code: "bad", Message: fmt.Sprint("link ", i)}}
+		}
+		p.Links = append(p.Links, l)
+	}
+	mustSave(t, db, runID, p)
+	got := mustPages(t, db, runID)
+	if len(got) != 1 || len(got[0].Links) != len(p.Links) {
+		t.Fatalf("pages read back: %+v", got)
+	}
+	for i, l := range got[0].Links {
+		want := p.Links[i]
+		want.Line, want.Column, want.LineHash = 0, 0, "" // Pages leaves positions out
+		if !reflect.DeepEqual(l, want) {
+			t.Errorf("link %d read back as %+v, want %+v", i, l, want)
+		}
+	}
+	if n := count(t, db, `SELECT count(*) FROM links WHERE line <> ord + 1 OR col <> 3 OR line_hash <> 'h'`); n != 0 {
+		t.Errorf("%d links with the wrong position", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM links a JOIN links b ON b.page_id = a.page_id AND b.ord = a.ord + 1
+		WHERE b.id <> a.id + 1`); n != 0 {
+		t.Errorf("%d links not numbered in document order", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id
+		WHERE l.ord % 7 <> 3 OR s.url <> 'https://web.archive.org/web/2020/https://t' || l.ord || '.example/x'`); n != 0 {
+		t.Errorf("%d snapshots under the wrong link", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM diagnostics d JOIN links l ON l.id = d.link_id
+		WHERE l.ord % 11 <> 5 OR d.message <> 'link ' || l.ord`); n != 0 {
+		t.Errorf("%d diagnostics under the wrong link", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -67,7 +68,12 @@ func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) e
 // later batches (see DB.targetIDs).
 func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*audit.Page) (*saver, error) {
 	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	runStmt, err := db.txStmt(ctx, tx, selectRunSQL)
+	if err != nil {
+		return nil, err
+	}
+	err = runStmt.QueryRowContext(ctx, runID).Scan(&one)
+	runStmt.Close()
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %d: %w", runID, audit.ErrNotFound)
 	}
@@ -76,10 +82,12 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 	}
 
 	s := &saver{
+		db:        db,
 		runID:     runID,
 		now:       formatInstant(time.Now()),
 		compact:   db.compact,
 		shared:    db.targetIDs,
+		exists:    &db.targetsExist,
 		byRaw:     make(map[string]targetOf),
 		byRawHTTP: make(map[string]targetOf),
 		byNorm:    make(map[string]int64),
@@ -128,6 +136,7 @@ func quote(s string) string {
 // saver writes one batch inside one transaction with statements prepared
 // once for the batch.
 type saver struct {
+	db    *DB
 	runID int64
 	now   any // first_seen_at of new targets
 	// compact: write links in the compact form of migration 0008
@@ -145,6 +154,13 @@ type saver struct {
 	byRaw, byRawHTTP map[string]targetOf
 	byNorm           map[string]int64
 
+	// exists is the DB's guess whether a target not in the caches
+	// exists already (see lookupTarget); SQLite only.
+	exists *targetGuess
+
+	// insPage, insTarget and insLink end in RETURNING id on PostgreSQL;
+	// on SQLite they do not, and the ID is the result's LastInsertId
+	// (see insertID).
 	insPage, insTarget, selTarget, insLink                                 *sql.Stmt
 	insRedirect, insSnapshot, insTemporal, insIdentifier, insPWID, insDiag *rowStmt
 	// pg buffers rows for COPY on PostgreSQL (pgcopy.go); nil on SQLite.
@@ -155,52 +171,71 @@ type saver struct {
 	updPosition *sql.Stmt // see positions.go
 }
 
+// saverRows are the tables of saver's rowStmts, in the order of
+// saver.prepare, and their columns.
+var saverRows = []struct {
+	table string
+	cols  []string
+}{
+	{"redirects", []string{"page_id", "hop", "from_url", "to_url", "status"}},
+	{"snapshots", []string{"link_id", "source", "ord", "url", "datetime", "date_only", "datetime_raw", "rel", "target_id"}},
+	{"mset_temporal", []string{"link_id", "ord", "datetime"}},
+	{"identifiers", []string{"page_id", "ord", "url", "rel", "source"}},
+	{"pwids", []string{"page_id", "ord", "link_id", "raw", "archive_id", "datetime", "content_spec", "item", "source"}},
+	{"diagnostics", []string{"run_id", "page_id", "link_id", "ord", "field", "code", "message"}},
+}
+
+// rowInsertSQL inserts a row of saverRows[i] (SQLite; PostgreSQL copies
+// them, see rowStmt).
+func rowInsertSQL(i int) string {
+	r := saverRows[i]
+	return "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
+}
+
+// saverSQL returns the statements of saver.insPage, insTarget, selTarget
+// and insLink. On SQLite (pg false) the INSERTs have no RETURNING: the ID
+// comes from LastInsertId (insertID), which costs less than a row to read.
+func saverSQL(compact, pg bool) [4]string {
+	q := [4]string{
+		`INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
+			content_type, charset, size, truncated, parsed, title, base, fetch_error,
+			fetched_at, duration_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`,
+		`INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
+		`SELECT id FROM targets WHERE url = ?`,
+		insertLinkSQL(compact),
+	}
+	if !pg {
+		for i := range q {
+			q[i] = strings.TrimSuffix(q[i], " RETURNING id")
+		}
+	}
+	return q
+}
+
 func (s *saver) prepare(ctx context.Context, tx *sql.Tx) error {
 	s.tx = tx
-	rowStmts := []struct {
-		dst   **rowStmt
-		table string
-		cols  []string
-	}{
-		{&s.insRedirect, "redirects", []string{"page_id", "hop", "from_url", "to_url", "status"}},
-		{&s.insSnapshot, "snapshots", []string{"link_id", "source", "ord", "url", "datetime", "date_only", "datetime_raw", "rel", "target_id"}},
-		{&s.insTemporal, "mset_temporal", []string{"link_id", "ord", "datetime"}},
-		{&s.insIdentifier, "identifiers", []string{"page_id", "ord", "url", "rel", "source"}},
-		{&s.insPWID, "pwids", []string{"page_id", "ord", "link_id", "raw", "archive_id", "datetime", "content_spec", "item", "source"}},
-		{&s.insDiag, "diagnostics", []string{"run_id", "page_id", "link_id", "ord", "field", "code", "message"}},
-	}
-	for _, r := range rowStmts {
-		rs := &rowStmt{batch: s.pg, table: r.table, cols: r.cols}
+	rows := []**rowStmt{&s.insRedirect, &s.insSnapshot, &s.insTemporal, &s.insIdentifier, &s.insPWID, &s.insDiag}
+	for i, dst := range rows {
+		rs := &rowStmt{batch: s.pg, table: saverRows[i].table, cols: saverRows[i].cols}
 		if s.pg == nil {
-			q := "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
-			stmt, err := tx.PrepareContext(ctx, q)
+			stmt, err := s.db.txStmt(ctx, tx, rowInsertSQL(i))
 			if err != nil {
 				return err
 			}
 			rs.stmt = stmt
 		}
-		*r.dst = rs
+		*dst = rs
 	}
-	stmts := []struct {
-		dst   **sql.Stmt
-		query string
-	}{
-		{&s.insPage, `INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
-			content_type, charset, size, truncated, parsed, title, base, fetch_error,
-			fetched_at, duration_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`},
-		{&s.insTarget, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`},
-		{&s.selTarget, `SELECT id FROM targets WHERE url = ?`},
-		{&s.insLink, insertLinkSQL(s.compact)},
-	}
-	for _, st := range stmts {
-		stmt, err := tx.PrepareContext(ctx, st.query)
+	stmts := []**sql.Stmt{&s.insPage, &s.insTarget, &s.selTarget, &s.insLink}
+	for i, query := range saverSQL(s.compact, s.pg != nil) {
+		stmt, err := s.db.txStmt(ctx, tx, query)
 		if err != nil {
 			return err
 		}
-		*st.dst = stmt
+		*stmts[i] = stmt
 	}
 	return nil
 }
@@ -284,27 +319,7 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 			return targetOf{id, norm}, nil
 		}
 	}
-	// Look up first: most targets exist already (earlier batches and runs).
-	// The transaction holds the write lock, so nobody can insert the URL
-	// between the SELECT and the INSERT.
-	var id int64
-	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-	switch {
-	case err == nil:
-		if s.shared != nil {
-			s.shared.Add(norm, id) // committed before this transaction began
-		}
-	case errors.Is(err, sql.ErrNoRows):
-		err = s.insTarget.QueryRowContext(ctx, norm, u.Host, u.Scheme, s.runID, s.now).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Another process committed the URL meanwhile (PostgreSQL:
-			// writers of other processes do not wait for this
-			// transaction as SQLite's do): use its row.
-			err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-		} else {
-			s.created = append(s.created, norm)
-		}
-	}
+	id, err := s.findOrInsertTarget(ctx, norm, u.Host, u.Scheme)
 	if err != nil {
 		return targetOf{}, fmt.Errorf("target %s: %w", quote(norm), err)
 	}
@@ -312,20 +327,125 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 	return targetOf{id, norm}, nil
 }
 
+// findOrInsertTarget returns the ID of the target norm, inserting it when
+// it does not exist.
+//
+// PostgreSQL looks it up first (an INSERT that finds the URL taken would
+// still use up a value of the ID sequence). SQLite, whose IDs are max+1,
+// begins with whichever statement s.exists guesses will settle it: the
+// INSERT when recent targets were new (a first run), the SELECT when they
+// existed (a run again over the same site). The transaction holds the
+// write lock, so nobody can insert the URL between the two.
+func (s *saver) findOrInsertTarget(ctx context.Context, norm, host, scheme string) (int64, error) {
+	if s.pg == nil && !s.exists.likely() {
+		id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
+		if err != nil {
+			return 0, err
+		}
+		s.exists.saw(!ok)
+		if ok {
+			s.created = append(s.created, norm)
+			return id, nil
+		}
+		if err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id); err != nil {
+			return 0, err
+		}
+		if s.shared != nil {
+			s.shared.Add(norm, id) // committed before this transaction began
+		}
+		return id, nil
+	}
+	var id int64
+	err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+	switch {
+	case err == nil:
+		if s.pg == nil {
+			s.exists.saw(true)
+		}
+		if s.shared != nil {
+			s.shared.Add(norm, id) // committed before this transaction began
+		}
+		return id, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, err
+	}
+	if s.pg == nil {
+		s.exists.saw(false)
+	}
+	id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
+	switch {
+	case err != nil:
+		return 0, err
+	case ok:
+		s.created = append(s.created, norm)
+		return id, nil
+	}
+	// Another process committed the URL meanwhile (PostgreSQL: writers of
+	// other processes do not wait for this transaction as SQLite's do):
+	// use its row.
+	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+	return id, err
+}
+
+// insertID runs stmt, an INSERT of one row that may do nothing (ON
+// CONFLICT DO NOTHING), and returns the new row's ID, or ok=false when it
+// inserted nothing. See saver.insPage.
+func (s *saver) insertID(ctx context.Context, stmt *sql.Stmt, args ...any) (id int64, ok bool, err error) {
+	if s.pg != nil {
+		err := stmt.QueryRowContext(ctx, args...).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, false, nil
+		}
+		return id, err == nil, err
+	}
+	res, err := stmt.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	// SQLite: changes() counts the rows of the statement only (no
+	// trigger inserts into these tables), so 0 is "did nothing", and only
+	// then is LastInsertId not this statement's.
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return 0, false, err
+	}
+	id, err = res.LastInsertId()
+	return id, err == nil, err
+}
+
+// targetGuess guesses whether the next target looked up exists already,
+// from the targets looked up last: a score that each existing target
+// moves down and each new one up, within ±targetGuessSpan. It starts at
+// "new".
+type targetGuess struct{ score atomic.Int32 }
+
+const targetGuessSpan = 16
+
+func (g *targetGuess) likely() bool { return g.score.Load() < 0 }
+
+func (g *targetGuess) saw(existed bool) {
+	v := g.score.Load()
+	if existed {
+		v = max(v-1, -targetGuessSpan)
+	} else {
+		v = min(v+1, targetGuessSpan-1)
+	}
+	g.score.Store(v)
+}
+
 func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	pageTarget, err := s.target(ctx, p.URL, false)
 	if err != nil {
 		return err
 	}
-	var pageID int64
-	err = s.insPage.QueryRowContext(ctx, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
+	pageID, ok, err := s.insertID(ctx, s.insPage, s.runID, p.URL, p.RequestURL, pageTarget, p.Depth,
 		p.Status, p.ContentType, p.Charset, p.Size, boolInt(p.Truncated), boolInt(p.Parsed),
-		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds()).Scan(&pageID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // the run already has this URL: keep the first
-	}
+		p.Title, p.Base, p.FetchError, formatInstant(p.FetchedAt), p.Duration.Milliseconds())
 	if err != nil {
 		return err
+	}
+	if !ok {
+		return nil // the run already has this URL: keep the first
 	}
 	if err := s.pageFile(ctx, pageID, p.File); err != nil {
 		return err
@@ -449,8 +569,14 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		if err := s.pg.add("links", pgLinkColumns(s.compact), args); err != nil {
 			return 0, err
 		}
-	} else if err := s.insLink.QueryRowContext(ctx, args...).Scan(&linkID); err != nil {
-		return 0, err
+	} else {
+		var ok bool
+		if linkID, ok, err = s.insertID(ctx, s.insLink, args...); err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, errors.New("link not inserted")
+		}
 	}
 
 	if l.Robust != nil {

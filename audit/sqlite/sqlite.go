@@ -62,6 +62,12 @@ type DB struct {
 	// on an older schema leave it false.
 	compact   bool
 	targetIDs *lru.Cache[string, int64]
+	// stmts are the writer's statements prepared once (SQLite; see
+	// prepareWriter), by SQL text; read-only once Open has returned.
+	stmts map[string]*sql.Stmt
+	// targetsExist guesses, for the writer, whether a target it has not
+	// cached exists already (saver.findOrInsertTarget).
+	targetsExist targetGuess
 	// dialect is SQLite's or PostgreSQL's (postgres.go).
 	dialect dialect
 }
@@ -118,13 +124,19 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	db.compact = true
+	if err := db.prepareWriter(ctx); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	if db.targetIDs, err = lru.New[string, int64](targetCacheSize); err != nil {
+		db.closeStmts()
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 
 	db.read, err = sql.Open("sqlite", dsn(abs, "_pragma=query_only(1)"))
 	if err != nil {
+		db.closeStmts()
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -143,6 +155,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // when it returns.
 func (db *DB) Close() error {
 	var errs []error
+	db.closeStmts()
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}
