@@ -4,6 +4,7 @@
 //	go build -o /tmp/linkrot ./cmd/linkrot
 //	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -pages 5000 -rounds 3
 //	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -dir /usr/share/doc/python-django-doc/html -per-host 64
+//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -pages 20000 -links 52 -rounds 1 -report
 //
 // The generated web (default) is one site of -pages pages on loopback
 // (answering at once) that links to -hosts external hosts answering after
@@ -11,7 +12,12 @@
 // to one external target of its own, to one shared by 25 pages and to one
 // linked from every page. 5,000 pages make 10,201 unique URLs (plus the
 // redirect hops of the 4% of targets that moved); 85% of external
-// targets answer 200, 7% 404, 3% 410 and 4% redirect once. With -dir a
+// targets answer 200, 7% 404, 3% 410 and 4% redirect once. With -links
+// N > 6 each page carries N links: the extra ones link, four in five, to
+// other pages of the site and, one in five, to 5,000 shared targets of
+// each external host (20,000 pages of 52 links: about a million links);
+// -report then also times `linkrot report` of each run's database as HTML
+// and as JSON. With -dir a
 // directory (a documentation tree) is served as the site instead, without
 // latency, and only its own URLs are checked.
 //
