@@ -399,7 +399,12 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	// concurrency, Delay, Crawl-delay, pauses after 429 and 503, the
 	// adaptive rate (package politeness). Colly itself is not limited per
 	// host (only by its threads).
-	sched := o.Scheduler.Transport(base, nil)
+	// The timeout covers the request on the network (connect, headers,
+	// body), not the wait for the host's slot, a pause after a 429 or the
+	// Crawl-delay: a page queued behind a paused host is sent when the
+	// host may be asked again, not failed as a timeout it never had
+	// (the run's context and the Scheduler's give-up bound that wait).
+	sched := o.Scheduler.Transport(&deadlineTransport{next: base, timeout: o.Timeout}, nil)
 	var pageRT http.RoundTripper = &capTransport{next: sched, maxBody: o.MaxBody}
 	if !o.IgnoreRobots {
 		// Crawl-delay bounds every request to the host, whichever stage
@@ -407,7 +412,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		// for it before the Scheduler's slot.
 		pageRT = &capTransport{next: gate.RoundTripper(sched), maxBody: o.MaxBody}
 	}
-	client := &http.Client{Transport: pageRT, Timeout: o.Timeout}
+	client := &http.Client{Transport: pageRT} // timeout: deadlineTransport
 
 	col := colly.NewCollector(
 		colly.StdlibContext(ctx),

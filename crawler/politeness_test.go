@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,5 +118,59 @@ func TestCrawl_429RetriedAfterPause(t *testing.T) {
 	}
 	if inWindow != 0 {
 		t.Errorf("%d requests inside the Retry-After window", inWindow)
+	}
+}
+
+// TestCrawl_TimeoutLeavesOutPause: the request timeout counts the time a
+// request is on the network, not the time it waits for its host's pause:
+// with a 2-second Retry-After and a 1-second timeout, the pages queued
+// behind the pause are fetched after it, not failed as timeouts; a page
+// that is slow on the network still times out.
+func TestCrawl_TimeoutLeavesOutPause(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		refused bool
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.URL.Path == "/b" && !refused {
+			refused = true
+			mu.Unlock()
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		mu.Unlock()
+		if r.URL.Path == "/slow" {
+			time.Sleep(1500 * time.Millisecond)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			w.Write([]byte(`<a href="/b">b</a> <a href="/c">c</a> <a href="/d">d</a> <a href="/slow">slow</a>`))
+		default:
+			w.Write([]byte(`<p>` + r.URL.Path + `</p>`))
+		}
+	}))
+	defer srv.Close()
+	sink := &memSink{}
+	start := time.Now()
+	if _, err := crawler.New(crawler.Options{PerHost: 1, IgnoreRobots: true, Timeout: time.Second}, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.pages) != 5 || !refused {
+		t.Fatalf("%d pages (refused %v), want 5 with /b refused once", len(sink.pages), refused)
+	}
+	for _, p := range sink.pages {
+		slow := strings.HasSuffix(p.URL, "/slow")
+		switch {
+		case slow && !strings.Contains(p.FetchError, "timeout"):
+			t.Errorf("%s: status %d, error %q; want a timeout (1.5 s on the network, timeout 1 s)", p.URL, p.Status, p.FetchError)
+		case !slow && (p.Status != http.StatusOK || p.FetchError != ""):
+			t.Errorf("%s: status %d, error %q; want 200 after the pause", p.URL, p.Status, p.FetchError)
+		}
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("crawl took %v: the pause of 2 s was not kept", took)
 	}
 }

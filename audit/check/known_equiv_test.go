@@ -201,6 +201,11 @@ func TestKnown_SameAsFetch(t *testing.T) {
 		k := ix.Lookup(target)
 		if k == nil && !fetchedAnyway[path] && path != "/loop-a" {
 			t.Errorf("%s: the crawl's response is not known", path)
+			for _, pg := range sink.pages {
+				if strings.Contains(pg.URL, path) || strings.Contains(pg.RequestURL, path) {
+					t.Logf("the crawl recorded %s (requested as %s): status %d, error %q, redirects %v, evidence %v", pg.URL, pg.RequestURL, pg.Status, pg.FetchError, pg.Redirects, pg.Evidence != nil)
+				}
+			}
 			continue
 		}
 		before := site.snapshot()
