@@ -2,10 +2,10 @@ package crawler
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // deadlineTransport bounds each round trip of next, the reading of the
@@ -27,28 +27,8 @@ func (t *deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	// The request's context ends with its body: read to the end, failed
+	// or closed.
+	resp.Body = politeness.OnDone(resp.Body, cancel)
 	return resp, nil
-}
-
-// cancelBody ends its request's context when the body is closed or read
-// to its end.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-	once   sync.Once
-}
-
-func (b *cancelBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
-		b.once.Do(b.cancel)
-	}
-	return n, err
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.once.Do(b.cancel)
-	return err
 }
