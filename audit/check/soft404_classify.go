@@ -271,13 +271,6 @@ func probeSignal(in *soft404Input, threshold float64, ev *audit.Soft404Evidence)
 // URL and says nothing about an error.
 func wordSignals(page *audit.PageSignals, toks []string, length int, named []string) []audit.Soft404Signal {
 	set := notFoundSet()
-	statement := func(set *phraseSet, text string, split bool) (full, part string) {
-		full, part = statement(set, text, split)
-		if full != "" && onlyNumbers(full, named) {
-			full = ""
-		}
-		return full, part
-	}
 	factor := lengthFactor(length)
 	var out []audit.Soft404Signal
 	positive := false
@@ -287,7 +280,7 @@ func wordSignals(page *audit.PageSignals, toks []string, length int, named []str
 	}
 	var h1Toks []string
 	if page != nil {
-		if full, part := statement(set, page.Title, true); full != "" {
+		if full, part := statement(set, page.Title, true, named); full != "" {
 			add("title", quoteIn(full, page.Title), weightTitle*factor)
 		} else if part != "" {
 			add("title", quoteIn(part, page.Title), weightTitlePart*factor)
@@ -296,7 +289,7 @@ func wordSignals(page *audit.PageSignals, toks []string, length int, named []str
 			if i == 0 {
 				h1Toks = phraseTokens(h)
 			}
-			if full, part := statement(set, h, false); full != "" {
+			if full, part := statement(set, h, false, named); full != "" {
 				add("h1", quoteIn(full, h), weightH1*factor)
 				break
 			} else if part != "" {
@@ -384,8 +377,10 @@ var titleSeparators = strings.NewReplacer("|", "\x00", " - ", "\x00", "–", "\x
 // segments) or a heading: full is the phrase of a segment that is all
 // phrases and fillers with at least one strong phrase (or one weak phrase
 // and nothing else but fillers); part is a strong phrase in a segment
-// with other words. Both are "" when there is none.
-func statement(set *phraseSet, text string, split bool) (full, part string) {
+// with other words. Both are "" when there is none. A segment whose only
+// phrase is a number among named (the numbers of the page's own URL, see
+// wordSignals) is no statement.
+func statement(set *phraseSet, text string, split bool, named []string) (full, part string) {
 	segs := []string{text}
 	if split {
 		segs = strings.Split(titleSeparators.Replace(text), "\x00")
@@ -414,7 +409,7 @@ func statement(set *phraseSet, text string, split bool) (full, part string) {
 		switch {
 		case all && strong != "":
 			return strong, ""
-		case all && weak != "":
+		case all && weak != "" && !onlyNumbers(weak, named):
 			return weak, ""
 		case strong != "" && part == "":
 			part = strong

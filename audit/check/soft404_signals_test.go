@@ -306,7 +306,7 @@ func TestSoft404_Phrases(t *testing.T) {
 	}
 	set := notFoundSet()
 	for _, tt := range tests {
-		full, part := statement(set, tt.text, true)
+		full, part := statement(set, tt.text, true, nil)
 		if (full != "") != tt.full {
 			t.Errorf("%s %q: statement %q (part %q), want a statement: %v", tt.lang, tt.text, full, part, tt.full)
 		}
@@ -504,6 +504,7 @@ func TestSoft404_NamedByURL(t *testing.T) {
 		{"https://example.com/p/4040", "<title>Page 404</title><h1>Page 404</h1><p>text</p>", true},
 		{"https://example.com/p/other", "<title>Page 404</title><h1>Page 404</h1><p>text</p>", true},
 		{"https://example.com/p/404", "<title>404 Not Found</title><h1>Page not found</h1><p>text</p>", true},
+		{"https://example.com/p/404", "<title>Page 404 | Page not found</title><h1>Page not found</h1><p>text</p>", true},
 	}
 	for _, tt := range tests {
 		u, err := url.Parse(tt.url)
