@@ -34,19 +34,10 @@ func (db *DB) readTx(ctx context.Context, runID int64, fn func(tx *sql.Tx) error
 	return tx.Commit()
 }
 
-// each runs query and calls scan for every row.
+// each runs query, whose one parameter is runID, and calls scan for
+// every row.
 func each(ctx context.Context, tx *sql.Tx, query string, runID int64, scan func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query, runID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(ctx, tx, query, []any{runID}, scan)
 }
 
 // Targets returns the distinct targets linked from the pages of a run, in

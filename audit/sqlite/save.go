@@ -337,54 +337,49 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 // existed (a run again over the same site). The transaction holds the
 // write lock, so nobody can insert the URL between the two.
 func (s *saver) findOrInsertTarget(ctx context.Context, norm, host, scheme string) (int64, error) {
-	if s.pg == nil && !s.exists.likely() {
-		id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
-		if err != nil {
-			return 0, err
-		}
-		s.exists.saw(!ok)
-		if ok {
-			s.created = append(s.created, norm)
+	guess := s.pg == nil // SQLite keeps the guess up to date
+	if !guess || s.exists.likely() {
+		var id int64
+		err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
+		if err == nil {
+			s.existing(norm, id, guess)
 			return id, nil
 		}
-		if err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id); err != nil {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
 		}
-		if s.shared != nil {
-			s.shared.Add(norm, id) // committed before this transaction began
-		}
-		return id, nil
-	}
-	var id int64
-	err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-	switch {
-	case err == nil:
-		if s.pg == nil {
-			s.exists.saw(true)
-		}
-		if s.shared != nil {
-			s.shared.Add(norm, id) // committed before this transaction began
-		}
-		return id, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return 0, err
-	}
-	if s.pg == nil {
-		s.exists.saw(false)
 	}
 	id, ok, err := s.insertID(ctx, s.insTarget, norm, host, scheme, s.runID, s.now)
-	switch {
-	case err != nil:
+	if err != nil {
 		return 0, err
-	case ok:
+	}
+	if ok {
+		if guess {
+			s.exists.saw(false)
+		}
 		s.created = append(s.created, norm)
 		return id, nil
 	}
-	// Another process committed the URL meanwhile (PostgreSQL: writers of
-	// other processes do not wait for this transaction as SQLite's do):
-	// use its row.
-	err = s.selTarget.QueryRowContext(ctx, norm).Scan(&id)
-	return id, err
+	// The URL is taken: SQLite guessed "new" wrongly, or (PostgreSQL)
+	// another process committed it meanwhile, its writers not waiting for
+	// this transaction as SQLite's do. Use its row.
+	if err := s.selTarget.QueryRowContext(ctx, norm).Scan(&id); err != nil {
+		return 0, err
+	}
+	s.existing(norm, id, guess)
+	return id, nil
+}
+
+// existing notes that the target norm was found with id, committed
+// before this transaction (so it may be shared at once), and with guess
+// tells the DB's guess that it existed.
+func (s *saver) existing(norm string, id int64, guess bool) {
+	if guess {
+		s.exists.saw(true)
+	}
+	if s.shared != nil {
+		s.shared.Add(norm, id)
+	}
 }
 
 // insertID runs stmt, an INSERT of one row that may do nothing (ON
