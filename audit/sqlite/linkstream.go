@@ -188,12 +188,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 			}},
 	}
 	var (
-		target                       sql.NullInt64
-		rel                          string
-		hasRobust, hasMset           bool
-		original, originalRaw, vdate sql.NullString
-		vdRaw, vuRaw, msetRaw        sql.NullString
-		inferred, dateOnly           sql.NullBool
+		target sql.NullInt64
+		row    linkRow
 	)
 	chunk := make([]StoredLink, 0, linkChunk)
 	index := make(map[int64]int, linkChunk)
@@ -215,10 +211,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		chunk = chunk[:0]
 		clear(index)
 		rows, err := tx.QueryContext(ctx, `
-			SELECT l.id, l.page_id, l.target_id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
-				l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
-				l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw,
-				l.line, l.col, l.line_hash
+			SELECT l.id, l.page_id, l.target_id, `+linkRowSQL+`, l.line, l.col, l.line_hash
 			FROM links l`+linkTargetJoin+`WHERE +l.run_id = ? AND l.id > ? AND l.id <= ? ORDER BY l.id LIMIT ?`,
 			runID, after.Int64, lastID.Int64, linkChunk)
 		if err != nil {
@@ -228,34 +221,15 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 			chunk = append(chunk, StoredLink{})
 			cur := &chunk[len(chunk)-1]
 			l := &cur.Link
-			if err := rows.Scan(&cur.ID, &cur.PageID, &target, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
-				&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
-				&vdRaw, &vuRaw, &hasMset, &msetRaw, &l.Line, &l.Column, &l.LineHash); err != nil {
+			dest := append([]any{&cur.ID, &cur.PageID, &target}, row.dest(l)...)
+			if err := rows.Scan(append(dest, &l.Line, &l.Column, &l.LineHash)...); err != nil {
 				rows.Close()
 				return err
 			}
 			cur.TargetID = target.Int64
-			if rel != "" {
-				l.Rel = strings.Split(rel, " ")
-			}
-			if hasRobust {
-				vd, err := parseSpecTime(vdate)
-				if err != nil {
-					rows.Close()
-					return fmt.Errorf("link %d: versiondate: %w", cur.ID, err)
-				}
-				l.Robust = &audit.Robust{
-					OriginalURL:      original.String,
-					OriginalInferred: inferred.Bool,
-					OriginalRaw:      originalRaw.String,
-					VersionDate:      vd,
-					VersionDateOnly:  dateOnly.Bool,
-					VersionDateRaw:   vdRaw.String,
-					VersionURLRaw:    vuRaw.String,
-				}
-			}
-			if hasMset {
-				l.Mset = &audit.Mset{Raw: msetRaw.String}
+			if err := row.fill(l); err != nil {
+				rows.Close()
+				return fmt.Errorf("link %d: %w", cur.ID, err)
 			}
 			index[cur.ID] = len(chunk) - 1
 		}
@@ -291,4 +265,53 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		}
 		after.Int64 = last
 	}
+}
+
+// linkRowSQL is the columns of a link that linkRow scans, from "links l"
+// joined by linkTargetJoin.
+const linkRowSQL = `l.element, l.attr, ` + hrefSQL + `, ` + rawHrefSQL + `, l.text, l.rel, l.resource,
+	l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
+	l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw`
+
+// linkRow scans the columns of linkRowSQL into an audit.Link: dest gives
+// the Scan destinations (the link's own fields and the row's), fill sets
+// what is built from the row's (Rel, Robust, Mset).
+type linkRow struct {
+	rel                          string
+	hasRobust, hasMset           bool
+	original, originalRaw, vdate sql.NullString
+	vdRaw, vuRaw, msetRaw        sql.NullString
+	inferred, dateOnly           sql.NullBool
+}
+
+func (r *linkRow) dest(l *audit.Link) []any {
+	return []any{&l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text, &r.rel, &l.Resource,
+		&r.hasRobust, &r.original, &r.originalRaw, &r.inferred, &r.vdate, &r.dateOnly,
+		&r.vdRaw, &r.vuRaw, &r.hasMset, &r.msetRaw}
+}
+
+func (r *linkRow) fill(l *audit.Link) error {
+	l.Rel, l.Robust, l.Mset = nil, nil, nil
+	if r.rel != "" {
+		l.Rel = strings.Split(r.rel, " ")
+	}
+	if r.hasRobust {
+		vd, err := parseSpecTime(r.vdate)
+		if err != nil {
+			return fmt.Errorf("versiondate: %w", err)
+		}
+		l.Robust = &audit.Robust{
+			OriginalURL:      r.original.String,
+			OriginalInferred: r.inferred.Bool,
+			OriginalRaw:      r.originalRaw.String,
+			VersionDate:      vd,
+			VersionDateOnly:  r.dateOnly.Bool,
+			VersionDateRaw:   r.vdRaw.String,
+			VersionURLRaw:    r.vuRaw.String,
+		}
+	}
+	if r.hasMset {
+		l.Mset = &audit.Mset{Raw: r.msetRaw.String}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -168,45 +167,19 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 		idx  int
 	}
 	linkPositions := make(map[int64]linkPos)
+	var row linkRow
 	err = each(ctx, tx, `
-		SELECT l.page_id, l.id, l.element, l.attr, `+hrefSQL+`, `+rawHrefSQL+`, l.text, l.rel, l.resource,
-			l.has_robust, l.originalurl, l.originalurl_raw, l.originalurl_inferred, l.versiondate,
-			l.versiondate_date_only, l.versiondate_raw, l.versionurl_raw, l.has_mset, l.mset_raw
+		SELECT l.page_id, l.id, `+linkRowSQL+`
 		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 		var (
-			pageID, linkID               int64
-			l                            audit.Link
-			rel                          string
-			hasRobust, hasMset           bool
-			original, originalRaw, vdate sql.NullString
-			vdRaw, vuRaw, msetRaw        sql.NullString
-			inferred, dateOnly           sql.NullBool
+			pageID, linkID int64
+			l              audit.Link
 		)
-		if err := rows.Scan(&pageID, &linkID, &l.Element, &l.Attr, &l.Href, &l.RawHref, &l.Text,
-			&rel, &l.Resource, &hasRobust, &original, &originalRaw, &inferred, &vdate, &dateOnly,
-			&vdRaw, &vuRaw, &hasMset, &msetRaw); err != nil {
+		if err := rows.Scan(append([]any{&pageID, &linkID}, row.dest(&l)...)...); err != nil {
 			return err
 		}
-		if rel != "" {
-			l.Rel = strings.Split(rel, " ")
-		}
-		if hasRobust {
-			vd, err := parseSpecTime(vdate)
-			if err != nil {
-				return fmt.Errorf("link %d: versiondate: %w", linkID, err)
-			}
-			l.Robust = &audit.Robust{
-				OriginalURL:      original.String,
-				OriginalInferred: inferred.Bool,
-				OriginalRaw:      originalRaw.String,
-				VersionDate:      vd,
-				VersionDateOnly:  dateOnly.Bool,
-				VersionDateRaw:   vdRaw.String,
-				VersionURLRaw:    vuRaw.String,
-			}
-		}
-		if hasMset {
-			l.Mset = &audit.Mset{Raw: msetRaw.String}
+		if err := row.fill(&l); err != nil {
+			return fmt.Errorf("link %d: %w", linkID, err)
 		}
 		p, err := page(pageID)
 		if err != nil {
