@@ -291,7 +291,10 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSeeds []string) (Stats, error) {
 	smRT, closeSM := c.transportFor(sitemapScope(sitemaps, c.opts.AllowDomains), nil)
 	defer closeSM()
-	client := &http.Client{Transport: c.opts.Scheduler.Transport(smRT, nil), Timeout: c.opts.Timeout * 4, CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
+	// A sitemap may be large (4 timeouts for it), and like a page it is
+	// timed from when it is sent, not while its host is paused.
+	client := &http.Client{Transport: c.opts.Scheduler.Transport(&deadlineTransport{next: smRT, timeout: c.opts.Timeout * 4}, nil),
+		CheckRedirect: sameHostRedirects(c.opts.MaxRedirects)}
 	sm := &sitemapReader{client: client, ua: c.opts.UserAgent, log: c.opts.Logger}
 	var seeds []string
 	seeds = append(seeds, extraSeeds...)
