@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -346,14 +347,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	// writes; it is idempotent per run, so a kill at any point is safe).
 	history := make(chan error, 1)
 	go func() { history <- historyStage(ctx, store, run, cfg.Confirm, log) }()
-	historyDone := false
-	waitHistory := func() error {
-		if historyDone {
-			return nil
-		}
-		historyDone = true
-		return <-history
-	}
+	waitHistory := sync.OnceValue(func() error { return <-history })
 	defer waitHistory() // never leave it running against a closed store
 	if err := deriveFindings(ctx, cfg, store, &counts, anchors); err != nil {
 		return err
