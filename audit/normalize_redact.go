@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redaction of URL passwords.
@@ -195,6 +196,10 @@ func redactValue(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
 	}
+	p := planOf(v.Type())
+	if !p.holds {
+		return // no string can be reached from here: ints, times, []byte...
+	}
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
@@ -220,11 +225,8 @@ func redactValue(v reflect.Value, depth int) {
 			redactValue(e, depth+1)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				redactValue(v.Field(i), depth+1)
-			}
+		for _, i := range p.fields {
+			redactValue(v.Field(i), depth+1)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
@@ -243,6 +245,56 @@ func redactValue(v reflect.Value, depth int) {
 			v.SetMapIndex(iter.Key(), c)
 		}
 	}
+}
+
+// redactPlan says, for one type, whether RedactStrings can reach a
+// string from a value of it, and for a struct through which exported
+// fields. Walking a page field by field with reflect, asking each field
+// whether it was exported, cost more than the redaction itself; the plan
+// is computed once per type.
+type redactPlan struct {
+	holds  bool
+	fields []int // struct: the exported fields whose type holds a string
+}
+
+// redactPlans caches a *redactPlan per reflect.Type.
+var redactPlans sync.Map
+
+func planOf(t reflect.Type) *redactPlan {
+	if p, ok := redactPlans.Load(t); ok {
+		return p.(*redactPlan)
+	}
+	return buildPlan(t, map[reflect.Type]bool{})
+}
+
+// buildPlan computes t's plan; building lists the types being built (a
+// recursive type reached again is assumed to hold a string: the walk
+// then looks, which is always safe).
+func buildPlan(t reflect.Type, building map[reflect.Type]bool) *redactPlan {
+	if p, ok := redactPlans.Load(t); ok {
+		return p.(*redactPlan)
+	}
+	if building[t] {
+		return &redactPlan{holds: true}
+	}
+	building[t] = true
+	defer delete(building, t)
+	p := &redactPlan{}
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		p.holds = true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		p.holds = buildPlan(t.Elem(), building).holds
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && buildPlan(f.Type, building).holds {
+				p.fields = append(p.fields, i)
+			}
+		}
+		p.holds = len(p.fields) > 0
+	}
+	actual, _ := redactPlans.LoadOrStore(t, p)
+	return actual.(*redactPlan)
 }
 
 // RedactLogAttr is a slog.HandlerOptions.ReplaceAttr function that redacts

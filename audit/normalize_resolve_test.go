@@ -2,7 +2,9 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -229,5 +231,77 @@ func BenchmarkNormalizeURL_Hostile(b *testing.B) {
 				NormalizeURL(s)
 			}
 		})
+	}
+}
+
+// TestRedactStrings_Shapes covers what the per-type plan must still reach
+// (and what it must leave alone) beyond a page: recursive types,
+// interfaces, maps of structs, arrays, named string types, unexported
+// fields, and types that hold no string at all.
+func TestRedactStrings_Shapes(t *testing.T) {
+	const secret, redacted = "https://u:pw@h/", "https://u:***@h/"
+	type named string
+	type node struct {
+		Val  string
+		Next *node
+		Kids []node
+	}
+	type inner struct{ S named }
+	type shapes struct {
+		List     *node
+		Any      any
+		AnyPtr   any
+		Map      map[string]inner
+		Arr      [2]string
+		Named    named
+		NoString struct {
+			N int
+			B []byte
+		}
+		hidden string
+	}
+	v := &shapes{
+		List:   &node{Val: secret, Next: &node{Val: secret, Kids: []node{{Val: secret}}}},
+		Any:    secret,
+		AnyPtr: &inner{S: secret},
+		Map:    map[string]inner{"k": {S: secret}},
+		Arr:    [2]string{"plain", secret},
+		Named:  secret,
+		hidden: secret,
+	}
+	v.NoString.B = []byte(secret)
+	RedactStrings(v)
+	for name, got := range map[string]string{
+		"list":       v.List.Val,
+		"list.next":  v.List.Next.Val,
+		"list.kids":  v.List.Next.Kids[0].Val,
+		"any":        v.Any.(string),
+		"any ptr":    string(v.AnyPtr.(*inner).S),
+		"map value":  string(v.Map["k"].S),
+		"array":      v.Arr[1],
+		"named type": string(v.Named),
+	} {
+		if got != redacted {
+			t.Errorf("%s: %q, want %q", name, got, redacted)
+		}
+	}
+	if v.Arr[0] != "plain" {
+		t.Errorf("array: %q changed", v.Arr[0])
+	}
+	if v.hidden != secret || string(v.NoString.B) != secret {
+		t.Errorf("unexported field or bytes changed: %q %q (RedactStrings reaches exported strings only)", v.hidden, v.NoString.B)
+	}
+	if p := planOf(reflect.TypeOf(v.NoString)); p.holds {
+		t.Error("a struct of an int and a []byte: plan says it holds a string")
+	}
+}
+
+func BenchmarkRedactStrings_Page(b *testing.B) {
+	p := &Page{Extraction: Extraction{URL: "https://h/"}}
+	for i := range 50 {
+		p.Links = append(p.Links, Link{Href: fmt.Sprintf("https://h/%d", i), RawHref: "/x", Text: "text", Rel: []string{"a"}})
+	}
+	for b.Loop() {
+		RedactStrings(p)
 	}
 }

@@ -1,9 +1,10 @@
 package audit
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"unicode"
+	"unicode/utf8"
 )
 
 // LineHash identifies the text of a source line for the baseline rule
@@ -11,18 +12,37 @@ import (
 // with the same text, in any file): the hex SHA-256, cut to 128 bits, of
 // the line with its white space trimmed and runs of white space collapsed,
 // so re-indenting or re-wrapping spaces does not make a link new.
+//
+// White space is what bytes.Fields splits on (unicode.IsSpace). The
+// collapsed line is built in one buffer and hashed once: hashing field
+// by field cost a Write per word (9% of extracting a typical page).
 func LineHash(line []byte) string {
-	h := sha256.New()
-	first := true
-	for f := range bytes.FieldsSeq(line) { // bytes.Fields without its slice
-		if !first {
-			h.Write(space)
+	var stack [512]byte
+	b := stack[:0]
+	gap := false // white space seen since the last field byte
+	for i := 0; i < len(line); {
+		c := line[i]
+		size := 1
+		space := asciiSpace[c] != 0
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRune(line[i:])
+			space = unicode.IsSpace(r)
 		}
-		first = false
-		h.Write(f)
+		if space {
+			gap = true
+		} else {
+			if gap && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			gap = false
+			b = append(b, line[i:i+size]...)
+		}
+		i += size
 	}
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0])[:16])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
-var space = []byte{' '}
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}

@@ -23,7 +23,7 @@ func lineHashFields(line []byte) string {
 func TestLineHash(t *testing.T) {
 	for _, s := range []string{
 		"", " ", "a", "  see  [x](https://example.org/x)\t", "a\u00a0b\u2003c\u3000", "\xff \xfe\x85",
-		"é 中 😀\v\f\r\n", strings.Repeat("word ", 1000),
+		"é 中 😀\v\f\r\n", strings.Repeat("word ", 1000), "a\u0085b\u2028 \u2029c", "\xc2", " \xe2\x80", strings.Repeat("x", 600) + " y",
 	} {
 		if got, want := LineHash([]byte(s)), lineHashFields([]byte(s)); got != want {
 			t.Errorf("LineHash(%q) = %s, want %s", s, got, want)
