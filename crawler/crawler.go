@@ -25,6 +25,7 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
+	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
 )
@@ -722,6 +723,41 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			}
 		}
 	}
+	// Parsing, extraction and the evidence are the crawl's CPU work: done
+	// holding a CPU slot (internal/cpuslot), so that a wave of responses
+	// does not starve the run's writer of the processors.
+	cpuslot.Do(func() { cr.parse(p, r, h) })
+	// The links to follow are admitted and handed to the Frontier before
+	// the page is recorded (see Frontier.Queue), then scheduled.
+	var next []*url.URL
+	if cr.follow && p.Parsed {
+		for _, l := range p.Links {
+			if l.Resource && l.Element != "iframe" && !cr.dirMode {
+				continue
+			}
+			u, err := url.Parse(l.Href)
+			if err != nil {
+				continue
+			}
+			if u, ok := cr.admit(u, r.Request.Depth+1, false, p.URL); ok {
+				next = append(next, u)
+			}
+		}
+	}
+	cr.queue(next, r.Request.Depth+1)
+	cr.record(p)
+	if cr.unit != nil {
+		return // a distributed crawl publishes them (FetchUnit)
+	}
+	for _, u := range next {
+		cr.schedule(u, r.Request.Depth+1)
+	}
+}
+
+// parse fills p from the body of r (h: its header): the links and
+// robustness data of an HTML or Markdown page, and the evidence the
+// checker judges the page by. It is CPU work only (see onResponse).
+func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
 	var doc *extract.Document // the parsed page, for the evidence
 	p.File = h.Get(headerFile)
 	body := r.Body
@@ -757,31 +793,6 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		}
 	}
 	p.Evidence = cr.evidence(p, h, body, doc)
-	// The links to follow are admitted and handed to the Frontier before
-	// the page is recorded (see Frontier.Queue), then scheduled.
-	var next []*url.URL
-	if cr.follow && p.Parsed {
-		for _, l := range p.Links {
-			if l.Resource && l.Element != "iframe" && !cr.dirMode {
-				continue
-			}
-			u, err := url.Parse(l.Href)
-			if err != nil {
-				continue
-			}
-			if u, ok := cr.admit(u, r.Request.Depth+1, false, p.URL); ok {
-				next = append(next, u)
-			}
-		}
-	}
-	cr.queue(next, r.Request.Depth+1)
-	cr.record(p)
-	if cr.unit != nil {
-		return // a distributed crawl publishes them (FetchUnit)
-	}
-	for _, u := range next {
-		cr.schedule(u, r.Request.Depth+1)
-	}
 }
 
 func (cr *crawl) onError(r *colly.Response, err error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/textsim"
+	"github.com/linkrot/linkrot/internal/cpuslot"
 	"golang.org/x/net/html"
 )
 
@@ -287,7 +288,11 @@ func (ch *chain) fingerprint(withAnchors bool) pageFingerprint {
 		return ch.known.fp
 	}
 	r := ch.last
-	return fingerprintPage(r.body, r.header.Get("Content-Type"), withAnchors, nil, false)
+	var fp pageFingerprint
+	cpuslot.Do(func() { // CPU work: see internal/cpuslot
+		fp = fingerprintPage(r.body, r.header.Get("Content-Type"), withAnchors, nil, false)
+	})
+	return fp
 }
 
 // knownPlan is how Run schedules a target with a usable Known.

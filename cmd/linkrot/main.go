@@ -25,13 +25,18 @@ const heapFloor = 64 << 20
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// Profiles of the whole command for `go tool pprof` (README,
-	// Performance): LINKROT_CPUPROFILE, and LINKROT_HEAPPROFILE near the
-	// peak of the live heap. A profile that cannot be written is one line
+	// Performance): LINKROT_CPUPROFILE, LINKROT_HEAPPROFILE near the
+	// peak of the live heap, and LINKROT_TRACE (an execution trace). A profile that cannot be written is one line
 	// on stderr; the command runs anyway.
 	stopProfiles, err := profiling.Start(os.Getenv("LINKROT_CPUPROFILE"), os.Getenv("LINKROT_HEAPPROFILE"), nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "linkrot: %v\n", err)
 		stopProfiles = func() error { return nil }
+	}
+	stopTrace, err := profiling.StartTrace(os.Getenv("LINKROT_TRACE"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "linkrot: %v\n", err)
+		stopTrace = func() error { return nil }
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit on the Go heap: near it the collector works harder
@@ -51,8 +56,10 @@ func main() {
 		gctune.Start(heapFloor, 100) // for the life of the command
 	}
 	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	if err := stopProfiles(); err != nil {
-		fmt.Fprintf(os.Stderr, "linkrot: %v\n", err)
+	for _, stop := range []func() error{stopTrace, stopProfiles} {
+		if err := stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "linkrot: %v\n", err)
+		}
 	}
 	stop()
 	os.Exit(code)
