@@ -71,12 +71,31 @@ func isRedirect(status int) bool {
 	return false
 }
 
-// observe records what page p tells about URLs: its redirect hops and its
-// final response. It returns the final URL and the page's full Known
-// (anchors and text in memory), or "" and nil. r.mu is held.
-func (r *router) observe(p *audit.Page) (string, *check.Known) {
+// observation is what a recorded page tells the router about URLs,
+// computed from the page alone (observePage) before the router's state
+// takes it in (register).
+type observation struct {
+	hops []normHop
+	// final is the page's normalized final URL and full its Known
+	// (anchors and text in memory, evidence deep-copied); "" and nil when
+	// the page has no usable final response.
+	final string
+	full  *check.Known
+}
+
+// normHop is a redirect hop with both URLs normalized.
+type normHop struct {
+	from, to string
+	status   int
+}
+
+// observePage reads what page p tells about URLs: its redirect hops and
+// its final response. It touches no router state, so the crawl thread
+// that recorded p runs it without the router's lock.
+func observePage(p *audit.Page) observation {
+	var o observation
 	if p == nil || p.FetchError != "" || p.Status == 0 {
-		return "", nil
+		return o
 	}
 	finalIsHop := false
 	for i, h := range p.Redirects {
@@ -88,34 +107,50 @@ func (r *router) observe(p *audit.Page) (string, *check.Known) {
 		if err1 != nil || err2 != nil {
 			break
 		}
-		if _, dup := r.hops[from]; !dup {
-			if _, fin := r.finals[r.key(from)]; !fin {
-				r.hops[from] = hop{status: h.Status, to: to}
-			}
-		}
+		o.hops = append(o.hops, normHop{from: from, to: to, status: h.Status})
 		if i == len(p.Redirects)-1 && h.Status == p.Status && from == mustNorm(p.URL) {
 			finalIsHop = true
 		}
 	}
 	if finalIsHop || isRedirect(p.Status) || p.Evidence == nil {
-		return "", nil
+		return o
 	}
 	n, err := audit.NormalizeURL(p.URL)
 	if err != nil {
-		return "", nil
-	}
-	if _, dup := r.finals[r.key(n)]; dup {
-		return "", nil
-	}
-	if _, dup := r.hops[n]; dup {
-		return "", nil
+		return o
 	}
 	full := check.NewKnownIndex([]*audit.Page{p}, nil).Lookup(n)
 	if full == nil {
+		return o
+	}
+	full.Evidence = cloneEvidence(full.Evidence)
+	o.final, o.full = n, full
+	return o
+}
+
+// register records an observation: the redirect hops not known yet, and
+// the final response unless the URL is known already as another page's
+// final URL or as a hop. It returns the final URL and Known the page
+// brings, or "" and nil. r.mu is held.
+func (r *router) register(o observation) (string, *check.Known) {
+	for _, h := range o.hops {
+		if _, dup := r.hops[h.from]; !dup {
+			if _, fin := r.finals[r.key(h.from)]; !fin {
+				r.hops[h.from] = hop{status: h.status, to: h.to}
+			}
+		}
+	}
+	if o.full == nil {
 		return "", nil
 	}
-	r.finals[r.key(n)] = struct{}{}
-	return n, full
+	if _, dup := r.finals[r.key(o.final)]; dup {
+		return "", nil
+	}
+	if _, dup := r.hops[o.final]; dup {
+		return "", nil
+	}
+	r.finals[r.key(o.final)] = struct{}{}
+	return o.final, o.full
 }
 
 func mustNorm(u string) string {
@@ -467,32 +502,33 @@ func (r *router) Restore(ctx context.Context) ([]audit.FrontierEntry, []string, 
 // and the page's links are routed.
 func (r *router) Add(p *audit.Page) {
 	r.progress.Page(p)
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	// Everything the router needs of the page is read (and the Known
 	// deep-copied) before the page goes to the writer, which may rewrite
 	// it (redaction of URL credentials) while the checks read the Known.
-	freshURL, fresh := r.observe(p)
-	if fresh != nil {
-		fresh.Evidence = cloneEvidence(fresh.Evidence)
-	}
+	// It is read outside the router's lock: normalizing every URL of the
+	// page is the work of this crawl thread, not of all threads in turn.
+	obs := observePage(p)
 	// Every URL of the page's redirect chain and its final URL.
-	chain := []string{p.RequestURL}
-	for _, h := range p.Redirects {
-		chain = append(chain, h.From)
+	chain := make([]string, 0, len(p.Redirects)+2)
+	for _, raw := range append(append([]string{p.RequestURL}, redirectSources(p.Redirects)...), p.URL) {
+		if n, err := audit.NormalizeURL(raw); err == nil {
+			chain = append(chain, n)
+		}
 	}
-	chain = append(chain, p.URL)
 	links := make([]string, len(p.Links))
 	for i := range p.Links {
 		links[i] = targetURL(p.Links[i].Href)
 	}
-	// The page goes to the writer before any check of its targets can.
+	// The page goes to the writer before any check of its targets can,
+	// and before its final URL is registered: a lazy lookup of a
+	// registered page reads the page back from the store (see lookup).
+	// Outside the lock: when the writer is behind, only this thread waits
+	// for it here.
 	r.w.Add(item{page: p})
-	for _, raw := range chain {
-		n, err := audit.NormalizeURL(raw)
-		if err != nil {
-			continue
-		}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	freshURL, fresh := r.register(obs)
+	for _, n := range chain {
 		linked, queued := r.waiting[n]
 		if queued {
 			delete(r.waiting, n)
@@ -511,6 +547,15 @@ func (r *router) Add(p *audit.Page) {
 	for _, u := range links {
 		r.route(u, freshURL, fresh)
 	}
+}
+
+// redirectSources are the URLs the hops of a redirect chain start from.
+func redirectSources(hops []audit.Redirect) []string {
+	from := make([]string, len(hops))
+	for i, h := range hops {
+		from[i] = h.From
+	}
+	return from
 }
 
 // cloneEvidence copies e so that it shares no map or slice with the page
@@ -834,7 +879,7 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 		return fmt.Errorf("load crawl responses: %w", err)
 	}
 	for _, p := range pages {
-		r.observe(p)
+		r.register(observePage(p))
 	}
 	for _, t := range unchecked {
 		if r.resolve(t.URL, t.ID, "", nil) {
