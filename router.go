@@ -19,6 +19,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/politeness"
 )
 
@@ -670,7 +671,11 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			queued = append(queued, it.queued...)
 			traps = append(traps, it.traps...)
 		}
-		if err := store.SaveCrawl(ctx, run.ID, pages, queued); err != nil {
+		// The writer's CPU work holds a CPU slot before any parser
+		// (internal/cpuslot): everything waits for it.
+		var err error
+		cpuslot.DoFirst(func() { err = store.SaveCrawl(ctx, run.ID, pages, queued) })
+		if err != nil {
 			return err
 		}
 		if len(traps) > 0 {
@@ -679,7 +684,8 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			}
 		}
 		if len(checks) > 0 {
-			lost, err := store.SaveChecksByURL(ctx, checks)
+			var lost []audit.Check
+			cpuslot.DoFirst(func() { lost, err = store.SaveChecksByURL(ctx, checks) })
 			missing += len(lost)
 			for _, c := range lost {
 				log.Warn("check of a target the run does not link to: not stored", "url", c.URL)
