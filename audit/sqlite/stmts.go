@@ -18,7 +18,13 @@ func writerSQL() []string {
 		q = append(q, rowInsertSQL(i))
 	}
 	s := saverSQL(true, false)
-	return append(q, s[:]...)
+	q = append(q, s[:]...)
+	for _, n := range linkChunks {
+		if n > 1 {
+			q = append(q, insertLinksSQL(n))
+		}
+	}
+	return q
 }
 
 // prepareWriter prepares writerSQL on the write pool (DB.stmts). SQLite
