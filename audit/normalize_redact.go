@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redaction of URL passwords.
@@ -220,18 +221,30 @@ func redactValue(v reflect.Value, depth int) {
 			redactValue(e, depth+1)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				redactValue(v.Field(i), depth+1)
-			}
+		for _, i := range stringFields(v.Type()) {
+			redactValue(v.Field(i), depth+1)
 		}
 	case reflect.Slice, reflect.Array:
+		if !holdsStrings(v.Type().Elem()) {
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			redactValue(v.Index(i), depth+1)
 		}
 	case reflect.Map:
-		if v.IsNil() {
+		if v.IsNil() || !holdsStrings(v.Type().Elem()) {
+			return
+		}
+		if m, ok := mapOfStrings(v); ok {
+			// Headers and the like, without reflection: replace only
+			// the values that change.
+			for k, s := range m {
+				if strings.IndexByte(s, '@') >= 0 {
+					if r := RedactText(s); r != s {
+						m[k] = r
+					}
+				}
+			}
 			return
 		}
 		iter := v.MapRange()
@@ -243,6 +256,65 @@ func redactValue(v reflect.Value, depth int) {
 			v.SetMapIndex(iter.Key(), c)
 		}
 	}
+}
+
+// stringFieldsOf caches stringFields by struct type.
+var stringFieldsOf sync.Map // reflect.Type -> []int
+
+// stringFields returns the indexes of the exported fields of the struct
+// type t that can hold a string redactValue reaches: it skips numbers,
+// booleans, times and the like, and does not ask reflect for each field's
+// StructField again for every value.
+func stringFields(t reflect.Type) []int {
+	if f, ok := stringFieldsOf.Load(t); ok {
+		return f.([]int)
+	}
+	var idx []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && holdsStrings(f.Type) {
+			idx = append(idx, i)
+		}
+	}
+	stringFieldsOf.Store(t, idx)
+	return idx
+}
+
+// holdsStringsOf caches holdsStrings by type.
+var holdsStringsOf sync.Map // reflect.Type -> bool
+
+// holdsStrings reports whether a value of type t can hold a string that
+// redactValue reaches (an interface can hold anything).
+func holdsStrings(t reflect.Type) bool {
+	if h, ok := holdsStringsOf.Load(t); ok {
+		return h.(bool)
+	}
+	h := reachesString(t, map[reflect.Type]bool{})
+	holdsStringsOf.Store(t, h)
+	return h
+}
+
+// reachesString is holdsStrings without the cache; seen holds the types
+// being looked at, so that a recursive type ends (a cycle adds no string
+// that another path does not reach).
+func reachesString(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return reachesString(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && reachesString(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // RedactLogAttr is a slog.HandlerOptions.ReplaceAttr function that redacts
@@ -275,4 +347,14 @@ func RedactLogAttr(_ []string, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// mapOfStrings returns the map v holds when it is a map[string]string
+// that may be read as such.
+func mapOfStrings(v reflect.Value) (map[string]string, bool) {
+	if !v.CanInterface() {
+		return nil, false
+	}
+	m, ok := v.Interface().(map[string]string)
+	return m, ok
 }
