@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
@@ -24,14 +25,7 @@ var linkChunks = []int{64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1}
 
 // linkRowsNext returns the number of links of the next statement when n
 // are left (n > 0).
-func linkRowsNext(n int) int {
-	for _, c := range linkChunks {
-		if c <= n {
-			return c
-		}
-	}
-	return 1
-}
+func linkRowsNext(n int) int { return rowsNext(linkChunks, n) }
 
 // insertLinksSQL inserts n links (SQLite, latest schema): for n = 1 the
 // statement of saver.insLink, otherwise the same with n rows of values.
@@ -122,4 +116,130 @@ func (s *saver) insertLinks(ctx context.Context, n int, args []any) (int64, erro
 		return 0, fmt.Errorf("%d links inserted, want %d", k, n)
 	}
 	return res.LastInsertId()
+}
+
+// checkChunks are the row counts of the multi-row check INSERTs that
+// Open prepares (32 columns each), largest first.
+var checkChunks = []int{32, 16, 8, 4, 2, 1}
+
+// insertChecksSQL inserts n new checks (SQLite, latest schema): every
+// column of upsertFullCheckSQL, with the target ID bound rather than
+// looked up (newChecks checks the targets), and no ON CONFLICT: the
+// checks are new, and a conflict is a bug to report.
+func insertChecksSQL(n int) string {
+	cols := len(checkColumns) + 4 // run_id, target_id, ..., from_crawl, soft404_signals
+	row := "(" + placeholders(cols) + ")"
+	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") +
+		`, from_crawl, soft404_signals) VALUES ` + row + strings.Repeat(", "+row, n-1)
+}
+
+// rowsNext returns the number of rows of the next statement when n are
+// left (n > 0), given the prepared row counts, largest first.
+func rowsNext(chunks []int, n int) int {
+	for _, c := range chunks {
+		if c <= n {
+			return c
+		}
+	}
+	return 1
+}
+
+// newChecks writes the checks of a batch (SaveChecks) that their run
+// does not have yet, many rows per INSERT, on SQLite. Checks wait in it
+// until a chunk is full or flush is called, which SaveChecks does before
+// a check it writes on its own (one that replaces a check) and at the
+// end, so that the rows land in batch order.
+type newChecks struct {
+	db *DB
+	tx *sql.Tx
+	// targets holds the URLs of the batch's targets by ID: what the
+	// upsert's SELECT from targets checked, asked once for the batch.
+	targets map[int64]string
+	pending []*audit.Check
+	args    []any
+}
+
+// newChecks returns a newChecks for checks in tx, with their targets.
+func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (*newChecks, error) {
+	ids := make([]byte, 0, 2+8*len(checks))
+	ids = append(ids, '[')
+	for i := range checks {
+		if i > 0 {
+			ids = append(ids, ',')
+		}
+		ids = strconv.AppendInt(ids, checks[i].TargetID, 10)
+	}
+	ids = append(ids, ']')
+	n := &newChecks{db: db, tx: tx, targets: make(map[int64]string, len(checks))}
+	err := eachRow(ctx, tx, `SELECT id, url FROM targets WHERE id IN (SELECT value FROM json_each(?))`,
+		[]any{string(ids)}, func(rows *sql.Rows) error {
+			var (
+				id int64
+				u  string
+			)
+			if err := rows.Scan(&id, &u); err != nil {
+				return err
+			}
+			n.targets[id] = u
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// add queues c, a check its run does not have yet, after checking its
+// target as upsertFullCheckSQL does, and writes the queue once it fills
+// the largest chunk.
+func (n *newChecks) add(ctx context.Context, c *audit.Check) error {
+	audit.RedactStrings(c) // URL passwords never stored
+	u, ok := n.targets[c.TargetID]
+	switch {
+	case !ok:
+		return fmt.Errorf("target %d: %w", c.TargetID, audit.ErrNotFound)
+	case c.URL != "" && c.URL != u:
+		return fmt.Errorf("URL is not the target's URL %s", quote(u))
+	}
+	n.pending = append(n.pending, c)
+	if len(n.pending) == checkChunks[0] {
+		return n.flush(ctx)
+	}
+	return nil
+}
+
+// flush writes the queued checks (nothing for a nil newChecks).
+func (n *newChecks) flush(ctx context.Context) error {
+	if n == nil {
+		return nil
+	}
+	for len(n.pending) > 0 {
+		k := rowsNext(checkChunks, len(n.pending))
+		args := n.args[:0]
+		for _, c := range n.pending[:k] {
+			var err error
+			args = append(args, c.RunID, c.TargetID)
+			if args, err = checkValues(args, c); err != nil {
+				return fmt.Errorf("check of target %d: %w", c.TargetID, err)
+			}
+			signals, err := soft404SignalsJSON(c)
+			if err != nil {
+				return fmt.Errorf("check of target %d: %w", c.TargetID, err)
+			}
+			args = append(args, boolInt(c.FromCrawl), signals)
+		}
+		n.args = args
+		stmt, err := n.db.txStmt(ctx, n.tx, insertChecksSQL(k))
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+			stmt.Close()
+		}
+		clear(args)
+		if err != nil {
+			return fmt.Errorf("%d checks from target %d: %w", k, n.pending[0].TargetID, err)
+		}
+		n.pending = n.pending[k:]
+	}
+	n.pending = n.pending[:0]
+	return nil
 }

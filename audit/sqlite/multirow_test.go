@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -180,6 +182,167 @@ func TestLinkRowsNext(t *testing.T) {
 	for _, c := range linkChunks {
 		if !prepared[insertLinksSQL(c)] {
 			t.Errorf("the INSERT of %d links is not prepared by Open", c)
+		}
+	}
+}
+
+func TestSaveChecks_ManyRows(t *testing.T) { forEachBackend(t, testSaveChecks_ManyRows) }
+
+// testSaveChecks_ManyRows: a batch of more checks than one multi-row
+// INSERT writes (SQLite), mixing new checks with checks that replace one
+// of an earlier batch or of the same batch, reads back as one statement
+// per check would leave it: the last check of a target wins, whole. A bad
+// check in the middle of a chunk (unknown target, wrong URL) fails the
+// batch with its index, and nothing of the batch is stored.
+func testSaveChecks_ManyRows(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	const n = 120
+	page := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/", Parsed: true}, RequestURL: "https://example.org/", Status: 200}
+	var urls []string
+	for i := range n {
+		u := fmt.Sprintf("https://t.example/%d", i)
+		urls = append(urls, u)
+		page.Links = append(page.Links, audit.Link{Element: "a", Attr: "href", Href: u, RawHref: u})
+	}
+	mustSave(t, db, runID, page)
+	ids, err := db.TargetIDs(ctx, urls)
+	if err != nil || len(ids) != n {
+		t.Fatalf("target ids: %d, %v", len(ids), err)
+	}
+	check := func(i int, v audit.Verdict) audit.Check {
+		c := benchCheck(runID, ids[urls[i]], urls[i], i)
+		c.Verdict = v
+		if i%3 == 0 {
+			c.URL = "" // not compared with the target's
+		}
+		if i%4 == 1 {
+			c.FromCrawl = true
+		}
+		if i%5 == 2 {
+			c.Soft404 = &audit.Soft404Evidence{ProbeURL: urls[i] + "-probe", ProbeStatus: 200, Similarity: 0.9,
+				Score: 0.8, Signals: []audit.Soft404Signal{{Name: "probe", Score: 0.8}}}
+			c.Verdict = audit.VerdictSoft404
+		}
+		if i%7 == 3 {
+			c.Redirects = nil
+			c.Headers = map[string]string{"Etag": `W/"x\y"`, "Link": "<https://t.example/é>; rel=\"a&b\""}
+		}
+		return c
+	}
+	var first []audit.Check
+	for i := range 10 {
+		first = append(first, check(i, audit.VerdictTimeout))
+	}
+	if err := db.SaveChecks(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]audit.Check{}
+	for _, c := range first {
+		want[c.TargetID] = c
+	}
+	var batch []audit.Check
+	for i := 5; i < 100; i++ {
+		batch = append(batch, check(i, audit.VerdictOK))
+		switch i {
+		case 40, 71: // replaced in the same batch, while still queued
+			batch = append(batch, check(i-2, audit.VerdictGone))
+		case 90: // written long before
+			batch = append(batch, check(20, audit.VerdictGone))
+		}
+	}
+	for _, c := range batch {
+		want[c.TargetID] = c
+	}
+	if err := db.SaveChecks(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Checks(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d checks stored, want %d", len(got), len(want))
+	}
+	for _, c := range got {
+		w := want[c.TargetID]
+		if c.Verdict != w.Verdict || c.FromCrawl != w.FromCrawl || (c.Soft404 == nil) != (w.Soft404 == nil) ||
+			!reflect.DeepEqual(c.Headers, w.Headers) || !reflect.DeepEqual(c.Redirects, w.Redirects) || c.ETag != w.ETag {
+			t.Errorf("check of %s read back as %+v\nwant %+v", c.URL, c, w)
+		}
+		if w.Soft404 != nil && (c.Soft404.Score != w.Soft404.Score || !reflect.DeepEqual(c.Soft404.Signals, w.Soft404.Signals)) {
+			t.Errorf("soft-404 evidence of %s read back as %+v, want %+v", c.URL, c.Soft404, w.Soft404)
+		}
+	}
+
+	for _, bad := range []struct {
+		at   int
+		edit func(c *audit.Check)
+		want string
+	}{
+		{57, func(c *audit.Check) { c.TargetID = 1 << 40 }, "not found"},
+		{40, func(c *audit.Check) { c.URL = urls[0] }, "URL is not the target's URL"},
+	} {
+		var batch []audit.Check
+		for i := 100; i < n; i++ {
+			batch = append(batch, check(i, audit.VerdictOK))
+		}
+		for i := 10; len(batch) < 70; i++ {
+			batch = append(batch, check(i, audit.VerdictOK))
+		}
+		bad.edit(&batch[bad.at])
+		err := db.SaveChecks(ctx, batch)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("check %d of the batch", bad.at)) ||
+			!strings.Contains(err.Error(), bad.want) {
+			t.Errorf("batch with a bad check at %d: %v", bad.at, err)
+		}
+		if k := count(t, db, `SELECT count(*) FROM checks`); k != len(want) {
+			t.Errorf("failed batch left %d checks, want %d", k, len(want))
+		}
+	}
+}
+
+// TestHeadersJSON: the header maps headersJSON writes without
+// encoding/json come out as marshalJSON writes them, and the others go
+// through it.
+func TestHeadersJSON(t *testing.T) {
+	cases := []map[string]string{
+		nil, {},
+		{"Content-Type": "text/html", "content-type": "x", "Etag": `"abc"`, "X": `a\b`, "Link": `<a>; rel="x&y"`},
+		{"A": "é", "B": "tab\there", "C": "\u2028", "D": "bad \xff utf-8", "E": "\x00\x1f\x7f"},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(" !\"#&'<>\\azAZ09:;{}[]~\x7e\x7f\t")
+	for range 300 {
+		m := map[string]string{}
+		for range r.IntN(6) {
+			var k, v []byte
+			for range r.IntN(5) {
+				k = append(k, alphabet[r.IntN(len(alphabet))])
+			}
+			for range r.IntN(12) {
+				v = append(v, alphabet[r.IntN(len(alphabet))])
+			}
+			m[string(k)] = string(v)
+		}
+		cases = append(cases, m)
+	}
+	for _, h := range cases {
+		got, err := headersJSON(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := h
+		if m == nil {
+			m = map[string]string{}
+		}
+		want, err := marshalJSON(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("headersJSON(%q) = %s, want %s", h, got, want)
 		}
 	}
 }

@@ -24,6 +24,9 @@ func writerSQL() []string {
 			q = append(q, insertLinksSQL(n))
 		}
 	}
+	for _, n := range checkChunks {
+		q = append(q, insertChecksSQL(n))
+	}
 	return q
 }
 
