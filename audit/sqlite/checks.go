@@ -188,6 +188,27 @@ func headersJSON(h map[string]string) (string, error) {
 	return string(append(b, '}')), nil
 }
 
+// stringsJSON is marshalJSON of a list of strings (nil as []), written
+// directly, as headersJSON, when they are all printable ASCII.
+func stringsJSON(list []string) (string, error) {
+	n := 2
+	for _, s := range list {
+		if !printableASCII(s) {
+			return marshalJSON(list)
+		}
+		n += len(s) + 3
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return string(append(b, ']')), nil
+}
+
 // printableASCII reports whether s is printable ASCII (0x20 to 0x7e).
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -303,9 +303,9 @@ func testSaveChecks_ManyRows(t *testing.T) {
 	}
 }
 
-// TestHeadersJSON: the header maps headersJSON writes without
-// encoding/json come out as marshalJSON writes them, and the others go
-// through it.
+// TestHeadersJSON: the header maps and string lists headersJSON and
+// stringsJSON write without encoding/json come out as marshalJSON writes
+// them, and the others go through it.
 func TestHeadersJSON(t *testing.T) {
 	cases := []map[string]string{
 		nil, {},
@@ -329,7 +329,21 @@ func TestHeadersJSON(t *testing.T) {
 		cases = append(cases, m)
 	}
 	for _, h := range cases {
-		got, err := headersJSON(h)
+		var list []string
+		for k, v := range h {
+			list = append(list, k, v)
+		}
+		got, err := stringsJSON(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list == nil {
+			list = []string{}
+		}
+		if want, err := marshalJSON(list); err != nil || got != want {
+			t.Errorf("stringsJSON(%q) = %s, want %s (%v)", list, got, want, err)
+		}
+		got, err = headersJSON(h)
 		if err != nil {
 			t.Fatal(err)
 		}
