@@ -43,7 +43,7 @@ func insertLinksSQL(n int) string {
 
 // multiLinks reports whether the saver writes links by links (SQLite on
 // the latest schema) rather than one by one (link).
-func (s *saver) multiLinks() bool { return s.pg == nil && s.compact && !s.db.linksByRow }
+func (s *saver) multiLinks() bool { return s.pg == nil && s.compact && !s.db.rowByRow }
 
 // links writes the links of the page pageID, and what hangs off each, in
 // chunks of linkChunks rows, and sets ids[i] to the ID of links[i].

@@ -87,16 +87,17 @@ func tableRows(t *testing.T, db *DB, table string, skip ...string) [][]any {
 	return out
 }
 
-// TestSavePages_MultiRowLinks: links written many rows per statement
-// (SQLite) give exactly the rows, IDs included, that one statement per
-// link gives, in every table, and read back as saved: each snapshot, mset
-// row, diagnostic and pwid under its own link, across chunk boundaries, in
-// a batch after earlier ones (IDs not starting at 1) and with a gap left
-// by a deleted run.
+// TestSavePages_MultiRowLinks: links and targets written many rows per
+// statement (SQLite) give exactly the rows, IDs included, that one
+// statement per row gives, in every table, and read back as saved: each
+// snapshot, mset row, diagnostic and pwid under its own link, across chunk
+// boundaries, in a batch after earlier ones (IDs not starting at 1), with a
+// gap left by a deleted run, targets of earlier runs and batches, and
+// pages not written (a URL the run has) whose links create no target.
 func TestSavePages_MultiRowLinks(t *testing.T) {
 	ctx := context.Background()
 	multi, byRow := MustOpen(t), MustOpen(t)
-	byRow.linksByRow = true
+	byRow.rowByRow = true
 	for _, db := range []*DB{multi, byRow} {
 		first := mustCreateRun(t, db)
 		mustSave(t, db, first, fullPage(url0), fullPage("https://example.org/other"))
@@ -108,15 +109,36 @@ func TestSavePages_MultiRowLinks(t *testing.T) {
 		}
 		runID := mustCreateRun(t, db)
 		pages := multiRowPages()
-		// Two batches: the second's IDs follow the first's.
-		if err := db.SaveCrawl(ctx, runID, pages[:6], nil); err != nil {
+		// Pages that are not written (their URL is the run's already, from
+		// this batch or an earlier one), whose links' targets must not be
+		// created, though their own URL's target is.
+		skipped := func(u string) *audit.Page {
+			p := fullPage(u)
+			for i := range p.Links {
+				if p.Links[i].Href != "" {
+					p.Links[i].Href = "https://skipped.example/" + fmt.Sprint(i)
+				}
+			}
+			return p
+		}
+		// Two batches: the second's IDs follow the first's, and it finds
+		// some of its targets in the DB's cache.
+		batch1 := append(pages[:6:6], skipped(pages[2].URL))
+		if err := db.SaveCrawl(ctx, runID, batch1, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SaveCrawl(ctx, runID, pages[6:], nil); err != nil {
+		second := append([]*audit.Page{skipped(pages[0].URL)}, pages[6:]...)
+		second = append(second, skipped(pages[8].URL), fullPage("https://example.org/multi/last"))
+		second[len(second)-1].Links[0].Href = pages[1].Links[0].Href
+		if err := db.SaveCrawl(ctx, runID, second, nil); err != nil {
 			t.Fatal(err)
+		}
+		if n := count(t, db, `SELECT count(*) FROM targets WHERE url LIKE '%skipped%'`); n != 0 {
+			t.Errorf("%d targets of the links of pages not written", n)
 		}
 		got := mustPages(t, db, runID)
-		want := multiRowPages()
+		want := append(multiRowPages(), fullPage("https://example.org/multi/last"))
+		want[len(want)-1].Links[0].Href = want[1].Links[0].Href
 		if len(got) != len(want) {
 			t.Fatalf("%d pages read back, want %d", len(got), len(want))
 		}

@@ -108,6 +108,13 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		if p == nil {
 			return nil, fmt.Errorf("page %d of the batch is nil", i)
 		}
+	}
+	if s.pg == nil && !s.db.rowByRow {
+		if err := s.batchTargets(ctx, pages); err != nil {
+			return nil, fmt.Errorf("targets of the batch: %w", err)
+		}
+	}
+	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("stopped before page %d of %d: %w", i+1, len(pages), err)
 		}
@@ -303,18 +310,8 @@ func (s *saver) targetURL(ctx context.Context, raw string, httpOnly bool) (targe
 }
 
 func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (targetOf, error) {
-	if strings.TrimSpace(raw) == "" {
-		return targetOf{}, nil
-	}
-	norm, err := audit.NormalizeURL(raw)
-	if err != nil {
-		return targetOf{}, nil // not a URL: data, not an error
-	}
-	u, err := url.Parse(norm)
-	if err != nil || u.Scheme == "" {
-		return targetOf{}, nil
-	}
-	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
+	norm, u, ok := targetURLOf(raw, httpOnly)
+	if !ok {
 		return targetOf{}, nil
 	}
 	if id, ok := s.byNorm[norm]; ok {
@@ -332,6 +329,27 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 	}
 	s.byNorm[norm] = id
 	return targetOf{id, norm}, nil
+}
+
+// targetURLOf returns the normalized URL of the target of raw, parsed,
+// or ok false when raw has none: empty, unparseable or not absolute, and
+// with httpOnly, not http or https.
+func targetURLOf(raw string, httpOnly bool) (norm string, u *url.URL, ok bool) {
+	if strings.TrimSpace(raw) == "" {
+		return "", nil, false
+	}
+	norm, err := audit.NormalizeURL(raw)
+	if err != nil {
+		return "", nil, false // not a URL: data, not an error
+	}
+	u, err = url.Parse(norm)
+	if err != nil || u.Scheme == "" {
+		return "", nil, false
+	}
+	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
+		return "", nil, false
+	}
+	return norm, u, true
 }
 
 // findOrInsertTarget returns the ID of the target norm, inserting it when

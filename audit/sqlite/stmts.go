@@ -27,6 +27,9 @@ func writerSQL() []string {
 	for _, n := range checkChunks {
 		q = append(q, insertChecksSQL(n))
 	}
+	for _, n := range targetChunks {
+		q = append(q, insertTargetsSQL(n))
+	}
 	return q
 }
 
