@@ -388,11 +388,11 @@ func (db *DB) writeBatch(ctx context.Context, runIDs []int64, query string, n in
 
 func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, n int,
 	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer end()
 	if err := requireRuns(ctx, tx, runIDs); err != nil {
 		return err
 	}

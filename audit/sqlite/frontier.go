@@ -23,11 +23,11 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 }
 
 func (db *DB) saveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)
 	}
-	defer tx.Rollback()
+	defer end()
 	// writePages checks that the run exists (also for an empty batch).
 	saved, err := db.writePages(ctx, tx, runID, pages)
 	if err != nil {

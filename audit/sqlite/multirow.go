@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"strings"
@@ -242,4 +243,52 @@ func (n *newChecks) flush(ctx context.Context) error {
 	}
 	n.pending = n.pending[:0]
 	return nil
+}
+
+// beginBatch begins a write transaction (BEGIN IMMEDIATE, see DB) for a
+// batch that writes many rows per statement, and returns it with end,
+// which the caller defers: end rolls the transaction back unless it has
+// committed and gives the connection back.
+//
+// A statement that writes several rows keeps a statement journal, the
+// pages it changes as they were, so that a failing row undoes the rows
+// before it. SQLite keeps that journal in memory up to 64 KiB and then in
+// a temporary file for the rest of the transaction, one write system call
+// per page. On SQLite the batch runs with temp_store=MEMORY, which keeps
+// it in memory (it is emptied after each statement), and the setting is
+// restored after it: VACUUM and large sorts on the write connection keep
+// their temporary files.
+func (db *DB) beginBatch(ctx context.Context) (*sql.Tx, func(), error) {
+	if db.dialect == dialectPostgres {
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tx, func() { tx.Rollback() }, nil
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	restore := func() {
+		// Even when ctx is done; a connection left with temp_store=MEMORY
+		// is dropped from the pool.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = DEFAULT`); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); err != nil {
+		restore()
+		return nil, nil, err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		restore()
+		return nil, nil, err
+	}
+	return tx, func() {
+		tx.Rollback() // ErrTxDone after a commit
+		restore()
+	}, nil
 }

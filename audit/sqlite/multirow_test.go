@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -380,5 +381,50 @@ func TestHeadersJSON(t *testing.T) {
 		if got != want {
 			t.Errorf("headersJSON(%q) = %s, want %s", h, got, want)
 		}
+	}
+}
+
+// TestBeginBatch: a writer batch runs with its statement journal in
+// memory (temp_store=MEMORY, 2), and the write connection is back to the
+// default (0) after it, whether it committed, rolled back or its context
+// was cancelled.
+func TestBeginBatch(t *testing.T) {
+	db := MustOpen(t)
+	tempStore := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) int {
+		t.Helper()
+		var v int
+		if err := q.QueryRowContext(context.Background(), `PRAGMA temp_store`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, commit := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		tx, end, err := db.beginBatch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := tempStore(tx); v != 2 {
+			t.Errorf("temp_store in the batch = %d, want 2 (memory)", v)
+		}
+		if commit {
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			cancel()
+		}
+		end()
+		cancel()
+		if v := tempStore(db.write); v != 0 {
+			t.Errorf("temp_store after the batch (commit %v) = %d, want 0", commit, v)
+		}
+	}
+	runID := mustCreateRun(t, db)
+	mustSave(t, db, runID, multiRowPages()...)
+	if v := tempStore(db.write); v != 0 {
+		t.Errorf("temp_store after SavePages = %d, want 0", v)
 	}
 }

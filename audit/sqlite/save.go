@@ -44,12 +44,11 @@ func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) e
 }
 
 func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) error {
-	// With _txlock=immediate this is BEGIN IMMEDIATE (see DB).
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer end()
 
 	s, err := db.writePages(ctx, tx, runID, pages)
 	if err != nil {
