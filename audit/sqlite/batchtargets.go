@@ -18,12 +18,12 @@ import (
 // Open prepares (5 columns each), largest first.
 var targetChunks = []int{64, 32, 16, 8, 4, 2, 1}
 
-// insertTargetsSQL inserts n new targets (SQLite): no ON CONFLICT, since
-// batchTargets has looked them up in the same write transaction.
+// insertTargetsSQL inserts n targets (SQLite); a URL that exists already
+// is skipped (createTargets finds it then).
 func insertTargetsSQL(n int) string {
 	row := "(?, ?, ?, ?, ?)"
 	return `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at) VALUES ` +
-		row + strings.Repeat(", "+row, n-1)
+		row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT (url) DO NOTHING`
 }
 
 // newTarget is a target batchTargets creates.
@@ -144,11 +144,92 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 }
 
 // createTargets sets byNorm for each of want, targets in no cache,
-// inserting those that do not exist, in order.
+// inserting those that do not exist, in order. As findOrInsertTarget, it
+// begins with whichever statement the DB's guess says will settle most:
+// the INSERTs when recent targets were new (a first run), a lookup of all
+// of them first when they existed (a run again over the same site).
 func (s *saver) createTargets(ctx context.Context, want []newTarget) error {
 	if len(want) == 0 {
 		return nil
 	}
+	if s.exists.likely() {
+		if err := s.findTargets(ctx, want); err != nil {
+			return err
+		}
+		fresh := want[:0:0]
+		for _, t := range want {
+			if id, ok := s.byNorm[t.norm]; ok {
+				s.existing(t.norm, id, true)
+			} else {
+				fresh = append(fresh, t)
+			}
+		}
+		want = fresh
+	}
+	var args []any
+	for len(want) > 0 {
+		n := rowsNext(targetChunks, len(want))
+		chunk := want[:n]
+		want = want[n:]
+		args = args[:0]
+		for _, t := range chunk {
+			args = append(args, t.norm, t.host, t.scheme, s.runID, s.now)
+		}
+		stmt, err := s.db.txStmt(ctx, s.tx, insertTargetsSQL(n))
+		if err != nil {
+			return err
+		}
+		res, err := stmt.ExecContext(ctx, args...)
+		stmt.Close()
+		if err != nil {
+			return fmt.Errorf("insert %d targets from %s: %w", n, quote(chunk[0].norm), err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		var last int64
+		if k > 0 { // otherwise the last insert rowid is not this statement's
+			if last, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		if k == int64(n) {
+			// Consecutive IDs, as for links (see saver.links).
+			for i, t := range chunk {
+				s.newTarget(t.norm, last-int64(n-1-i))
+			}
+			continue
+		}
+		// Some existed: the k rows inserted have the k IDs up to last.
+		if err := s.findTargets(ctx, chunk); err != nil {
+			return err
+		}
+		for _, t := range chunk {
+			id, ok := s.byNorm[t.norm]
+			switch {
+			case !ok:
+				return fmt.Errorf("target %s neither inserted nor found", quote(t.norm))
+			case k > 0 && id > last-k:
+				s.newTarget(t.norm, id)
+			default:
+				s.existing(t.norm, id, true)
+			}
+		}
+	}
+	return nil
+}
+
+// newTarget records the target norm this transaction inserted with id.
+func (s *saver) newTarget(norm string, id int64) {
+	s.byNorm[norm] = id
+	s.created = append(s.created, norm)
+	s.exists.saw(false)
+}
+
+// findTargets sets byNorm for those of want that exist. A URL found
+// before this call is looked up again and its ID set again.
+func (s *saver) findTargets(ctx context.Context, want []newTarget) error {
 	norms := make([]string, len(want))
 	for i, t := range want {
 		norms[i] = t.norm
@@ -163,45 +244,10 @@ func (s *saver) createTargets(ctx context.Context, want []newTarget) error {
 				return err
 			}
 			s.byNorm[u] = id
-			s.existing(u, id, true)
 			return nil
 		})
 	if err != nil {
 		return fmt.Errorf("targets stored: %w", err)
-	}
-	fresh := want[:0:0]
-	for _, t := range want {
-		if _, ok := s.byNorm[t.norm]; !ok {
-			fresh = append(fresh, t)
-		}
-	}
-	var args []any
-	for len(fresh) > 0 {
-		n := rowsNext(targetChunks, len(fresh))
-		args = args[:0]
-		for _, t := range fresh[:n] {
-			args = append(args, t.norm, t.host, t.scheme, s.runID, s.now)
-		}
-		stmt, err := s.db.txStmt(ctx, s.tx, insertTargetsSQL(n))
-		if err != nil {
-			return err
-		}
-		res, err := stmt.ExecContext(ctx, args...)
-		stmt.Close()
-		if err != nil {
-			return fmt.Errorf("insert %d targets from %s: %w", n, quote(fresh[0].norm), err)
-		}
-		// Consecutive IDs, as for links (see saver.links).
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i, t := range fresh[:n] {
-			s.byNorm[t.norm] = last - int64(n-1-i)
-			s.created = append(s.created, t.norm)
-			s.exists.saw(false)
-		}
-		fresh = fresh[n:]
 	}
 	return nil
 }

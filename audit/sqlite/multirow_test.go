@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -426,5 +427,71 @@ func TestBeginBatch(t *testing.T) {
 	mustSave(t, db, runID, multiRowPages()...)
 	if v := tempStore(db.write); v != 0 {
 		t.Errorf("temp_store after SavePages = %d, want 0", v)
+	}
+}
+
+// TestSavePages_TargetsOfEarlierRuns: targets that exist but are in no
+// cache (a DB opened again), mixed with new ones, get their IDs and new
+// ones the IDs one statement per target gives, whether the batch guesses
+// new targets (INSERTs that find some taken) or existing ones (a lookup
+// first): the rows equal those written row by row.
+func TestSavePages_TargetsOfEarlierRuns(t *testing.T) {
+	ctx := context.Background()
+	page := func(u string, hrefs ...string) *audit.Page {
+		p := &audit.Page{Extraction: audit.Extraction{URL: u, Parsed: true}, RequestURL: u, Status: 200}
+		for _, h := range hrefs {
+			p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: h, RawHref: h})
+		}
+		return p
+	}
+	old := func(i int) string { return fmt.Sprintf("https://old.example/%d", i) }
+	var dbs []*DB
+	for _, byRow := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "linkrot.db")
+		first := openClosed(t, path)
+		var hrefs []string
+		for i := range 150 {
+			hrefs = append(hrefs, old(i))
+		}
+		mustSave(t, first, mustCreateRun(t, first), page("https://example.org/", hrefs...))
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		db := openClosed(t, path) // empty caches
+		db.rowByRow = byRow
+		runID := mustCreateRun(t, db)
+		var batch []*audit.Page
+		// New targets among old ones: the first pages' INSERTs find
+		// some taken; then mostly old ones, and the guess turns.
+		for k := range 6 {
+			var hrefs []string
+			for i := range 25 {
+				hrefs = append(hrefs, old(k*25+i))
+				if k < 2 || i%10 == 0 {
+					hrefs = append(hrefs, fmt.Sprintf("https://new.example/%d/%d", k, i))
+				}
+			}
+			batch = append(batch, page(fmt.Sprintf("https://example.org/%d", k), hrefs...))
+		}
+		mustSave(t, db, runID, batch[:3]...)
+		mustSave(t, db, runID, batch[3:]...)
+		if n := count(t, db, `SELECT count(*) FROM targets WHERE url LIKE 'https://old.example/%'`); n != 150 {
+			t.Errorf("%d old targets, want 150", n)
+		}
+		if n := count(t, db, `SELECT count(*) FROM links l`+linkTargetJoin+`
+			WHERE l.run_id = ? AND (lt.url IS NULL OR lt.url <> `+hrefSQL+`)`, runID); n != 0 {
+			t.Errorf("%d links under the wrong target", n)
+		}
+		if err := db.IntegrityCheck(ctx); err != nil {
+			t.Error(err)
+		}
+		dbs = append(dbs, db)
+	}
+	for _, table := range []string{"targets", "links", "pages"} {
+		a := tableRows(t, dbs[0], table, "first_seen_at", "fetched_at")
+		b := tableRows(t, dbs[1], table, "first_seen_at", "fetched_at")
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("table %s: %d rows written many per statement differ from the %d rows written one by one", table, len(a), len(b))
+		}
 	}
 }
