@@ -20,7 +20,9 @@ var targetChunks = []int{64, 32, 16, 8, 4, 2, 1}
 
 // insertTargetsSQL inserts n targets (SQLite); a URL that exists already
 // is skipped (createTargets finds it then).
-func insertTargetsSQL(n int) string {
+func insertTargetsSQL(n int) string { return targetsSQL.get(n) }
+
+func buildInsertTargetsSQL(n int) string {
 	row := "(?, ?, ?, ?, ?)"
 	return `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at) VALUES ` +
 		row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT (url) DO NOTHING`

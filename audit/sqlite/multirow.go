@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -28,9 +29,36 @@ var linkChunks = []int{64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1}
 // are left (n > 0).
 func linkRowsNext(n int) int { return rowsNext(linkChunks, n) }
 
+// multiRowSQL caches the text of the multi-row INSERTs by row count, so
+// that a batch does not build it again to find its prepared statement.
+type multiRowSQL struct {
+	once  sync.Once
+	texts []string
+	build func(n int) string
+}
+
+// get returns build(n), n at most 64.
+func (m *multiRowSQL) get(n int) string {
+	m.once.Do(func() {
+		m.texts = make([]string, 65)
+		for i := 1; i <= 64; i++ {
+			m.texts[i] = m.build(i)
+		}
+	})
+	return m.texts[n]
+}
+
+var (
+	linksSQL   = multiRowSQL{build: buildInsertLinksSQL}
+	checksSQL  = multiRowSQL{build: buildInsertChecksSQL}
+	targetsSQL = multiRowSQL{build: buildInsertTargetsSQL}
+)
+
 // insertLinksSQL inserts n links (SQLite, latest schema): for n = 1 the
 // statement of saver.insLink, otherwise the same with n rows of values.
-func insertLinksSQL(n int) string {
+func insertLinksSQL(n int) string { return linksSQL.get(n) }
+
+func buildInsertLinksSQL(n int) string {
 	one := saverSQL(true, false)[3]
 	if n <= 1 {
 		return one
@@ -127,7 +155,9 @@ var checkChunks = []int{32, 16, 8, 4, 2, 1}
 // column of upsertFullCheckSQL, with the target ID bound rather than
 // looked up (newChecks checks the targets), and no ON CONFLICT: the
 // checks are new, and a conflict is a bug to report.
-func insertChecksSQL(n int) string {
+func insertChecksSQL(n int) string { return checksSQL.get(n) }
+
+func buildInsertChecksSQL(n int) string {
 	cols := len(checkColumns) + 4 // run_id, target_id, ..., from_crawl, soft404_signals
 	row := "(" + placeholders(cols) + ")"
 	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") +
