@@ -196,10 +196,6 @@ func redactValue(v reflect.Value, depth int) {
 	if depth > 32 {
 		return
 	}
-	p := planOf(v.Type())
-	if !p.holds {
-		return // no string can be reached from here: ints, times, []byte...
-	}
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
@@ -225,15 +221,30 @@ func redactValue(v reflect.Value, depth int) {
 			redactValue(e, depth+1)
 		}
 	case reflect.Struct:
-		for _, i := range p.fields {
+		for _, i := range stringFields(v.Type()) {
 			redactValue(v.Field(i), depth+1)
 		}
 	case reflect.Slice, reflect.Array:
+		if !holdsStrings(v.Type().Elem()) {
+			return
+		}
 		for i := 0; i < v.Len(); i++ {
 			redactValue(v.Index(i), depth+1)
 		}
 	case reflect.Map:
-		if v.IsNil() {
+		if v.IsNil() || !holdsStrings(v.Type().Elem()) {
+			return
+		}
+		if m, ok := mapOfStrings(v); ok {
+			// Headers and the like, without reflection: replace only
+			// the values that change.
+			for k, s := range m {
+				if strings.IndexByte(s, '@') >= 0 {
+					if r := RedactText(s); r != s {
+						m[k] = r
+					}
+				}
+			}
 			return
 		}
 		iter := v.MapRange()
@@ -247,54 +258,63 @@ func redactValue(v reflect.Value, depth int) {
 	}
 }
 
-// redactPlan says, for one type, whether RedactStrings can reach a
-// string from a value of it, and for a struct through which exported
-// fields. Walking a page field by field with reflect, asking each field
-// whether it was exported, cost more than the redaction itself; the plan
-// is computed once per type.
-type redactPlan struct {
-	holds  bool
-	fields []int // struct: the exported fields whose type holds a string
+// stringFieldsOf caches stringFields by struct type.
+var stringFieldsOf sync.Map // reflect.Type -> []int
+
+// stringFields returns the indexes of the exported fields of the struct
+// type t that can hold a string redactValue reaches: it skips numbers,
+// booleans, times and the like, and does not ask reflect for each field's
+// StructField again for every value.
+func stringFields(t reflect.Type) []int {
+	if f, ok := stringFieldsOf.Load(t); ok {
+		return f.([]int)
+	}
+	var idx []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && holdsStrings(f.Type) {
+			idx = append(idx, i)
+		}
+	}
+	stringFieldsOf.Store(t, idx)
+	return idx
 }
 
-// redactPlans caches a *redactPlan per reflect.Type.
-var redactPlans sync.Map
+// holdsStringsOf caches holdsStrings by type.
+var holdsStringsOf sync.Map // reflect.Type -> bool
 
-func planOf(t reflect.Type) *redactPlan {
-	if p, ok := redactPlans.Load(t); ok {
-		return p.(*redactPlan)
+// holdsStrings reports whether a value of type t can hold a string that
+// redactValue reaches (an interface can hold anything).
+func holdsStrings(t reflect.Type) bool {
+	if h, ok := holdsStringsOf.Load(t); ok {
+		return h.(bool)
 	}
-	return buildPlan(t, map[reflect.Type]bool{})
+	h := reachesString(t, map[reflect.Type]bool{})
+	holdsStringsOf.Store(t, h)
+	return h
 }
 
-// buildPlan computes t's plan; building lists the types being built (a
-// recursive type reached again is assumed to hold a string: the walk
-// then looks, which is always safe).
-func buildPlan(t reflect.Type, building map[reflect.Type]bool) *redactPlan {
-	if p, ok := redactPlans.Load(t); ok {
-		return p.(*redactPlan)
+// reachesString is holdsStrings without the cache; seen holds the types
+// being looked at, so that a recursive type ends (a cycle adds no string
+// that another path does not reach).
+func reachesString(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
 	}
-	if building[t] {
-		return &redactPlan{holds: true}
-	}
-	building[t] = true
-	defer delete(building, t)
-	p := &redactPlan{}
+	seen[t] = true
+	defer delete(seen, t)
 	switch t.Kind() {
 	case reflect.String, reflect.Interface:
-		p.holds = true
+		return true
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		p.holds = buildPlan(t.Elem(), building).holds
+		return reachesString(t.Elem(), seen)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); f.IsExported() && buildPlan(f.Type, building).holds {
-				p.fields = append(p.fields, i)
+			if f := t.Field(i); f.IsExported() && reachesString(f.Type, seen) {
+				return true
 			}
 		}
-		p.holds = len(p.fields) > 0
 	}
-	actual, _ := redactPlans.LoadOrStore(t, p)
-	return actual.(*redactPlan)
+	return false
 }
 
 // RedactLogAttr is a slog.HandlerOptions.ReplaceAttr function that redacts
@@ -327,4 +347,14 @@ func RedactLogAttr(_ []string, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// mapOfStrings returns the map v holds when it is a map[string]string
+// that may be read as such.
+func mapOfStrings(v reflect.Value) (map[string]string, bool) {
+	if !v.CanInterface() {
+		return nil, false
+	}
+	m, ok := v.Interface().(map[string]string)
+	return m, ok
 }

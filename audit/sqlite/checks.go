@@ -106,21 +106,33 @@ func marshalJSON(v any) (string, error) {
 // checkArgs returns the arguments of upsertCheckSQL for c, or with full
 // those of upsertFullCheckSQL.
 func checkArgs(c *audit.Check, full bool) ([]any, error) {
-	redirects := c.Redirects
-	if redirects == nil {
-		redirects = []audit.Redirect{}
-	}
-	redirectsJSON, err := marshalJSON(redirects)
+	args := make([]any, 0, 4+len(checkColumns)+2)
+	args, err := checkValues(append(args, c.RunID), c)
 	if err != nil {
-		return nil, fmt.Errorf("redirects: %w", err)
+		return nil, err
 	}
-	headers := c.Headers
-	if headers == nil {
-		headers = map[string]string{}
+	if full {
+		signals, err := soft404SignalsJSON(c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, boolInt(c.FromCrawl), signals)
 	}
-	headersJSON, err := marshalJSON(headers) // keys sorted
+	return append(args, c.TargetID, c.URL, c.URL), nil
+}
+
+// checkValues appends the values of checkColumns for c to args.
+func checkValues(args []any, c *audit.Check) ([]any, error) {
+	redirectsJSON := "[]"
+	if len(c.Redirects) > 0 {
+		var err error
+		if redirectsJSON, err = marshalJSON(c.Redirects); err != nil {
+			return args, fmt.Errorf("redirects: %w", err)
+		}
+	}
+	headersJSON, err := headersJSON(c.Headers) // keys sorted
 	if err != nil {
-		return nil, fmt.Errorf("headers: %w", err)
+		return args, fmt.Errorf("headers: %w", err)
 	}
 	var reusedFrom any
 	if c.ReusedFrom != 0 {
@@ -134,23 +146,91 @@ func checkArgs(c *audit.Check, full bool) ([]any, error) {
 		}
 	}
 	t := c.Timings
-	args := make([]any, 0, 4+len(checkColumns)+2)
-	args = append(args,
-		c.RunID,
+	return append(args,
 		string(c.Verdict), c.Reason, c.ErrorClass, c.Status, c.FinalURL, redirectsJSON,
 		c.Replacement, c.Attempts, millis(t.DNS), millis(t.Connect), millis(t.TLS),
 		millis(t.FirstByte), millis(t.Total), formatInstant(c.CheckedAt), headersJSON,
 		c.ContentType, c.ETag, c.LastModified, boolInt(c.Reused), reusedFrom, c.SHA256,
 		int64(c.SimHash), // the bit pattern; the driver refuses uint64 >= 1<<63
-		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity)
-	if full {
-		signals, err := soft404SignalsJSON(c)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, boolInt(c.FromCrawl), signals)
+		c.Words, boolInt(c.Truncated), probeURL, probeStatus, probeFinal, similarity), nil
+}
+
+// headersJSON is marshalJSON of a header map (nil as {}), written
+// directly when every key and value is printable ASCII, which
+// encoding/json writes as is but for '"' and '\\' (escaped with a
+// backslash): the same text without reflection for the usual headers.
+func headersJSON(h map[string]string) (string, error) {
+	if len(h) == 0 {
+		return "{}", nil
 	}
-	return append(args, c.TargetID, c.URL, c.URL), nil
+	n := 2
+	for k, v := range h {
+		if !printableASCII(k) || !printableASCII(v) {
+			return marshalJSON(h)
+		}
+		n += len(k) + len(v) + 6
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // encoding/json sorts map keys bytewise too
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, h[k])
+	}
+	return string(append(b, '}')), nil
+}
+
+// stringsJSON is marshalJSON of a list of strings (nil as []), written
+// directly, as headersJSON, when they are all printable ASCII.
+func stringsJSON(list []string) (string, error) {
+	n := 2
+	for _, s := range list {
+		if !printableASCII(s) {
+			return marshalJSON(list)
+		}
+		n += len(s) + 3
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return string(append(b, ']')), nil
+}
+
+// printableASCII reports whether s is printable ASCII (0x20 to 0x7e).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONString appends s, printable ASCII, as a JSON string the way
+// encoding/json writes it with HTML escaping off.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\', c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // saveSoft404Signals writes the soft-404 classifier's score and signals of
@@ -308,11 +388,11 @@ func (db *DB) writeBatch(ctx context.Context, runIDs []int64, query string, n in
 
 func (db *DB) writeBatchOnce(ctx context.Context, runIDs []int64, query string, n int,
 	save func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer end()
 	if err := requireRuns(ctx, tx, runIDs); err != nil {
 		return err
 	}
@@ -373,28 +453,46 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 	var (
 		prepared *stmtCache
 		taken    map[checkKey]bool // SQLite: checks of the runs and targets saved, or in the batch so far
+		// SQLite: new checks go many rows per INSERT (newChecks).
+		fresh *newChecks
 	)
 	defer func() { prepared.close() }()
 	err := db.writeBatch(ctx, runIDs, query, len(checks), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		if prepared == nil || prepared.tx != tx {
 			prepared.close()
 			prepared = &stmtCache{tx: tx}
-			taken = nil
+			taken, fresh = nil, nil
 			if full && db.dialect == dialectSQLite {
 				var err error
 				if taken, err = savedChecks(ctx, tx, checks); err != nil {
 					return fmt.Errorf("checks saved before: %w", err)
 				}
+				if fresh, err = db.newChecks(ctx, tx, checks); err != nil {
+					return fmt.Errorf("targets of the checks: %w", err)
+				}
 			}
 		}
 		c := &checks[i]
-		fresh := false
+		isNew := false
 		if taken != nil {
 			k := checkKey{c.RunID, c.TargetID}
-			fresh = !taken[k]
+			isNew = !taken[k]
 			taken[k] = true
 		}
-		if err := saveCheck(ctx, prepared, stmt, c, full, fresh); err != nil {
+		var err error
+		if isNew && fresh != nil {
+			err = fresh.add(ctx, c)
+		} else {
+			// In batch order: the new checks before this one first.
+			if err = fresh.flush(ctx); err != nil {
+				return err
+			}
+			err = saveCheck(ctx, prepared, stmt, c, full, isNew)
+		}
+		if err == nil && i == len(checks)-1 {
+			return fresh.flush(ctx)
+		}
+		if err != nil {
 			return fmt.Errorf("check %d of the batch (run %d, target %d %s): %w", i, c.RunID, c.TargetID, quote(c.URL), err)
 		}
 		return nil

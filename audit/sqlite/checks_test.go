@@ -1393,3 +1393,48 @@ func testReplaceFindings(t *testing.T) {
 		t.Errorf("failed replace changed the findings: %d", len(got))
 	}
 }
+
+// TestWriterSQL_NoEphemeralIndex: the statements the writer runs for every
+// check and finding build no temporary index per row. SQLite codes a CHECK
+// constraint's IN list of more than two constants as an ephemeral index
+// built again for every row written (21 inserts for the verdict list), which
+// is why 0015 spells the verdict constraints as equalities. snapshots keeps
+// its three-value IN list (unnamed, and rare rows).
+func TestWriterSQL_NoEphemeralIndex(t *testing.T) {
+	db := MustOpen(t)
+	if db.dialect != dialectSQLite {
+		t.Fatal("SQLite test")
+	}
+	for _, q := range []string{upsertFullCheckSQL, upsertCheckSQL, insertFindingSQL(true), saverSQL(true, false)[0],
+		saverSQL(true, false)[1], saverSQL(true, false)[3], insEvidenceSQL} {
+		args := make([]any, strings.Count(q, "?"))
+		for i := range args {
+			args[i] = 1
+		}
+		rows, err := db.write.Query("EXPLAIN "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var (
+				addr         int
+				op           string
+				p1, p2, p3   any
+				p4, p5, note any
+			)
+			if err := rows.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &note); err != nil {
+				t.Fatal(err)
+			}
+			if op == "OpenEphemeral" {
+				n++
+			}
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%d ephemeral tables opened by %.60s...", n, q)
+		}
+	}
+}

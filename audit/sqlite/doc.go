@@ -25,7 +25,11 @@
 // PostgreSQL's text cannot hold) stored with a reversible escape. The few
 // statements that must differ ask the DB's dialect (postgres.go). On
 // PostgreSQL a batch of pages COPYs its links and the rows hanging off
-// them (pgcopy.go).
+// them (pgcopy.go). On SQLite the writer's batches write many rows per
+// statement (multirow.go, batchtargets.go): a page's links, the batch's
+// new targets, new checks and queued URLs, with statements prepared once
+// at Open, the new rows' IDs consecutive from the last insert rowid, in
+// the order one statement per row would write them.
 //
 // Credentials for PostgreSQL come from the URL, the environment
 // (PGPASSWORD, PGPASSFILE and the other libpq variables, which pgx

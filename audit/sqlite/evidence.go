@@ -56,19 +56,11 @@ func (s *saver) evidence(ctx context.Context, pageID int64, e *audit.PageEvidenc
 		}
 		s.insEvidence = stmt
 	}
-	headers := e.Headers
-	if headers == nil {
-		headers = map[string]string{}
-	}
-	headersJSON, err := marshalJSON(headers)
+	headersJSON, err := headersJSON(e.Headers)
 	if err != nil {
 		return fmt.Errorf("headers: %w", err)
 	}
-	anchors := e.Anchors
-	if anchors == nil {
-		anchors = []string{}
-	}
-	anchorsJSON, err := marshalJSON(anchors)
+	anchorsJSON, err := stringsJSON(e.Anchors)
 	if err != nil {
 		return fmt.Errorf("anchors: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -22,34 +23,64 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 }
 
 func (db *DB) saveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)
 	}
-	defer tx.Rollback()
+	defer end()
 	// writePages checks that the run exists (also for an empty batch).
 	saved, err := db.writePages(ctx, tx, runID, pages)
 	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)
 	}
-	if len(queued) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO crawl_frontier (run_id, url, depth)
-			VALUES (?, ?, ?) ON CONFLICT (run_id, url) DO NOTHING`)
-		if err != nil {
-			return fmt.Errorf("save crawl: %w", err)
-		}
-		defer stmt.Close()
-		for _, q := range queued {
-			// URL passwords never stored (a seed may hold one).
-			if _, err := stmt.ExecContext(ctx, runID, audit.RedactURLString(q.URL), q.Depth); err != nil {
-				return fmt.Errorf("save crawl: queue %s: %w", quote(q.URL), err)
-			}
-		}
+	if err := db.queue(ctx, tx, runID, queued); err != nil {
+		return fmt.Errorf("save crawl: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save crawl: commit: %w", err)
 	}
 	saved.publish()
+	return nil
+}
+
+// frontierChunk is how many frontier rows one INSERT writes (3 parameters
+// each).
+const frontierChunk = 64
+
+// insertFrontierSQL inserts n frontier rows; a URL the run has queued
+// already, or that an earlier row of the statement queues, is skipped (the
+// first depth wins, as with one statement per row).
+func insertFrontierSQL(n int) string {
+	return `INSERT INTO crawl_frontier (run_id, url, depth) VALUES (?, ?, ?)` +
+		strings.Repeat(`, (?, ?, ?)`, n-1) + ` ON CONFLICT (run_id, url) DO NOTHING`
+}
+
+// queue adds the URLs the crawl queued to the run's frontier inside tx,
+// frontierChunk rows per statement.
+func (db *DB) queue(ctx context.Context, tx *sql.Tx, runID int64, queued []audit.FrontierEntry) error {
+	args := make([]any, 0, 3*min(len(queued), frontierChunk))
+	for len(queued) > 0 {
+		n := min(len(queued), frontierChunk)
+		args = args[:0]
+		for _, q := range queued[:n] {
+			// URL passwords never stored (a seed may hold one).
+			args = append(args, runID, audit.RedactURLString(q.URL), q.Depth)
+		}
+		var err error
+		if n == frontierChunk {
+			var stmt *sql.Stmt
+			if stmt, err = db.txStmt(ctx, tx, insertFrontierSQL(n)); err == nil {
+				_, err = stmt.ExecContext(ctx, args...)
+				stmt.Close()
+			}
+		} else {
+			_, err = tx.ExecContext(ctx, insertFrontierSQL(n), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("queue %d URLs from %s: %w", n, quote(queued[0].URL), err)
+		}
+		queued = queued[n:]
+	}
 	return nil
 }
 

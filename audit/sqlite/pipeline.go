@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -56,15 +57,35 @@ func (db *DB) SaveChecksByURL(ctx context.Context, checks []audit.Check) (missin
 func (db *DB) TargetIDs(ctx context.Context, urls []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(urls))
 	const chunk = 500
+	// SQLite: the URLs as one JSON array (a short statement, not one of
+	// 500 placeholders to compile each time), unless one is not valid
+	// UTF-8, which JSON cannot carry.
+	asJSON := db.dialect == dialectSQLite
+	for _, u := range urls {
+		if !utf8.ValidString(u) {
+			asJSON = false
+			break
+		}
+	}
 	for len(urls) > 0 {
 		n := min(chunk, len(urls))
 		part := urls[:n]
 		urls = urls[n:]
-		args := make([]any, len(part))
-		for i, u := range part {
-			args[i] = u
+		query := `SELECT id, url FROM targets WHERE url IN (` + placeholders(len(part)) + `)`
+		var args []any
+		if asJSON {
+			js, err := marshalJSON(part)
+			if err != nil {
+				return nil, fmt.Errorf("target ids: %w", err)
+			}
+			query, args = `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each(?))`, []any{js}
+		} else {
+			args = make([]any, len(part))
+			for i, u := range part {
+				args[i] = u
+			}
 		}
-		rows, err := db.read.QueryContext(ctx, `SELECT id, url FROM targets WHERE url IN (`+placeholders(len(part))+`)`, args...)
+		rows, err := db.read.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("target ids: %w", err)
 		}

@@ -44,12 +44,11 @@ func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) e
 }
 
 func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) error {
-	// With _txlock=immediate this is BEGIN IMMEDIATE (see DB).
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, end, err := db.beginBatch(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer end()
 
 	s, err := db.writePages(ctx, tx, runID, pages)
 	if err != nil {
@@ -108,6 +107,13 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		if p == nil {
 			return nil, fmt.Errorf("page %d of the batch is nil", i)
 		}
+	}
+	if s.pg == nil && !s.db.rowByRow {
+		if err := s.batchTargets(ctx, pages); err != nil {
+			return nil, fmt.Errorf("targets of the batch: %w", err)
+		}
+	}
+	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("stopped before page %d of %d: %w", i+1, len(pages), err)
 		}
@@ -169,6 +175,10 @@ type saver struct {
 	tx          *sql.Tx
 	insEvidence *sql.Stmt
 	updPosition *sql.Stmt // see positions.go
+	// insLinks are the multi-row link INSERTs by row count, and
+	// linkArgsBuf their arguments, reused (see links).
+	insLinks    map[int]*sql.Stmt
+	linkArgsBuf []any
 }
 
 // saverRows are the tables of saver's rowStmts, in the order of
@@ -246,6 +256,9 @@ func (s *saver) close() {
 			st.Close()
 		}
 	}
+	for _, st := range s.insLinks {
+		st.Close()
+	}
 	for _, r := range []*rowStmt{s.insRedirect, s.insSnapshot, s.insTemporal, s.insIdentifier, s.insPWID, s.insDiag} {
 		r.close()
 	}
@@ -296,18 +309,8 @@ func (s *saver) targetURL(ctx context.Context, raw string, httpOnly bool) (targe
 }
 
 func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (targetOf, error) {
-	if strings.TrimSpace(raw) == "" {
-		return targetOf{}, nil
-	}
-	norm, err := audit.NormalizeURL(raw)
-	if err != nil {
-		return targetOf{}, nil // not a URL: data, not an error
-	}
-	u, err := url.Parse(norm)
-	if err != nil || u.Scheme == "" {
-		return targetOf{}, nil
-	}
-	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
+	norm, u, ok := targetURLOf(raw, httpOnly)
+	if !ok {
 		return targetOf{}, nil
 	}
 	if id, ok := s.byNorm[norm]; ok {
@@ -325,6 +328,27 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 	}
 	s.byNorm[norm] = id
 	return targetOf{id, norm}, nil
+}
+
+// targetURLOf returns the normalized URL of the target of raw, parsed,
+// or ok false when raw has none: empty, unparseable or not absolute, and
+// with httpOnly, not http or https.
+func targetURLOf(raw string, httpOnly bool) (norm string, u *url.URL, ok bool) {
+	if strings.TrimSpace(raw) == "" {
+		return "", nil, false
+	}
+	norm, err := audit.NormalizeURL(raw)
+	if err != nil {
+		return "", nil, false // not a URL: data, not an error
+	}
+	u, err = url.Parse(norm)
+	if err != nil || u.Scheme == "" {
+		return "", nil, false
+	}
+	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
+		return "", nil, false
+	}
+	return norm, u, true
 }
 
 // findOrInsertTarget returns the ID of the target norm, inserting it when
@@ -455,15 +479,21 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 		return fmt.Errorf("evidence: %w", err)
 	}
 	linkIDs := make([]int64, len(p.Links))
-	for i := range p.Links {
-		id, err := s.link(ctx, pageID, i, &p.Links[i])
-		if err == nil && !s.compact { // compact: written with the row
-			err = s.position(ctx, id, &p.Links[i])
+	if s.multiLinks() {
+		if err := s.links(ctx, pageID, p.Links, linkIDs); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("link %d: %w", i, err)
+	} else {
+		for i := range p.Links {
+			id, err := s.link(ctx, pageID, i, &p.Links[i])
+			if err == nil && !s.compact { // compact: written with the row
+				err = s.position(ctx, id, &p.Links[i])
+			}
+			if err != nil {
+				return fmt.Errorf("link %d: %w", i, err)
+			}
+			linkIDs[i] = id
 		}
-		linkIDs[i] = id
 	}
 	for i, id := range p.Identifiers {
 		if _, err := s.insIdentifier.ExecContext(ctx, pageID, i, id.URL, id.Rel, id.Source); err != nil {
@@ -492,10 +522,12 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 	return nil
 }
 
-func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) (int64, error) {
+// linkArgs appends the arguments of insertLinkSQL for l, the link ord of
+// the page pageID, to args, creating its target if needed.
+func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int, l *audit.Link) ([]any, error) {
 	t, err := s.targetURL(ctx, l.Href, false)
 	if err != nil {
-		return 0, err
+		return args, err
 	}
 	target := t.id
 	_, fragment, _ := strings.Cut(l.Href, "#")
@@ -536,16 +568,39 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 		msetRaw = l.Mset.Raw
 	}
 
-	args := []any{pageID, s.runID, ord, l.Element, l.Attr, href,
-		rawHref, target, l.Text, strings.Join(l.Rel, " "), boolInt(l.Resource), fragment,
+	args = append(args, pageID, s.runID, ord, l.Element, l.Attr, href,
+		rawHref, target, l.Text, joinRel(l.Rel), boolInt(l.Resource), fragment,
 		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
-		hasMset, msetRaw}
+		hasMset, msetRaw)
 	if s.compact {
 		line, col, hash := 0, 0, ""
 		if l.Line > 0 { // see position
 			line, col, hash = l.Line, max(l.Column, 0), l.LineHash
 		}
 		args = append(args, form, line, col, hash)
+	}
+	return args, nil
+}
+
+// joinRel is strings.Join(rel, " "), without allocating for the usual
+// zero or one token.
+func joinRel(rel []string) string {
+	switch len(rel) {
+	case 0:
+		return ""
+	case 1:
+		return rel[0]
+	}
+	return strings.Join(rel, " ")
+}
+
+// link writes l, the link ord of the page pageID, one row per statement
+// (PostgreSQL, and SQLite on an older schema; see links), and what hangs
+// off it, and returns its ID.
+func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) (int64, error) {
+	args, err := s.linkArgs(ctx, nil, pageID, ord, l)
+	if err != nil {
+		return 0, err
 	}
 	var linkID int64
 	if s.pg != nil {
@@ -573,18 +628,23 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 			return 0, errors.New("link not inserted")
 		}
 	}
+	return linkID, s.linkChildren(ctx, pageID, linkID, l)
+}
 
+// linkChildren writes what hangs off the link linkID: its Robust Links
+// snapshots, mset data and diagnostics.
+func (s *saver) linkChildren(ctx context.Context, pageID, linkID int64, l *audit.Link) error {
 	if l.Robust != nil {
 		for i, sn := range l.Robust.Snapshots {
 			if err := s.snapshot(ctx, linkID, "versionurl", i, sn.URL, sn.Datetime, sn.DateOnly, sn.DatetimeRaw, nil); err != nil {
-				return 0, fmt.Errorf("snapshot %d: %w", i, err)
+				return fmt.Errorf("snapshot %d: %w", i, err)
 			}
 		}
 	}
 	if m := l.Mset; m != nil {
 		for i, t := range m.Temporal {
 			if _, err := s.insTemporal.ExecContext(ctx, linkID, i, formatSpecTime(t)); err != nil {
-				return 0, fmt.Errorf("mset temporal %d: %w", i, err)
+				return fmt.Errorf("mset temporal %d: %w", i, err)
 			}
 		}
 		for i, c := range m.Copies {
@@ -593,16 +653,36 @@ func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) 
 				rel = *c.Rel
 			}
 			if err := s.snapshot(ctx, linkID, "mset", i, c.URL, c.Datetime, c.DateOnly, c.DatetimeRaw, rel); err != nil {
-				return 0, fmt.Errorf("mset copy %d: %w", i, err)
+				return fmt.Errorf("mset copy %d: %w", i, err)
 			}
 		}
 	}
 	for i, d := range l.Diagnostics {
 		if _, err := s.insDiag.ExecContext(ctx, s.runID, pageID, linkID, i, d.Field, d.Code, d.Message); err != nil {
-			return 0, fmt.Errorf("diagnostic %d: %w", i, err)
+			return fmt.Errorf("diagnostic %d: %w", i, err)
 		}
 	}
-	return linkID, nil
+	return nil
+}
+
+// snapshotTargets looks up (creating them if needed) the targets of the
+// snapshot URLs of l, in the order linkChildren writes them.
+func (s *saver) snapshotTargets(ctx context.Context, l *audit.Link) error {
+	if l.Robust != nil {
+		for i, sn := range l.Robust.Snapshots {
+			if _, err := s.target(ctx, sn.URL, true); err != nil {
+				return fmt.Errorf("snapshot %d: %w", i, err)
+			}
+		}
+	}
+	if l.Mset != nil {
+		for i, c := range l.Mset.Copies {
+			if _, err := s.target(ctx, c.URL, true); err != nil {
+				return fmt.Errorf("mset copy %d: %w", i, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *saver) snapshot(ctx context.Context, linkID int64, source string, ord int, u string,

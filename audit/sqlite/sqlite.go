@@ -70,6 +70,10 @@ type DB struct {
 	targetsExist targetGuess
 	// dialect is SQLite's or PostgreSQL's (postgres.go).
 	dialect dialect
+	// rowByRow makes the writer insert links and targets one row per
+	// statement on SQLite too (tests: the rows multi-row INSERTs must
+	// equal).
+	rowByRow bool
 }
 
 // Open opens the database at path, creating the file if it does not exist,

@@ -13,12 +13,24 @@ const selectRunSQL = `SELECT 1 FROM runs WHERE id = ?`
 // pages and checks (SQLite, latest schema), which Open prepares once on
 // the write pool's connection (DB.stmts).
 func writerSQL() []string {
-	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true)}
+	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true), insertFrontierSQL(frontierChunk)}
 	for i := range saverRows {
 		q = append(q, rowInsertSQL(i))
 	}
 	s := saverSQL(true, false)
-	return append(q, s[:]...)
+	q = append(q, s[:]...)
+	for _, n := range linkChunks {
+		if n > 1 {
+			q = append(q, insertLinksSQL(n))
+		}
+	}
+	for _, n := range checkChunks {
+		q = append(q, insertChecksSQL(n))
+	}
+	for _, n := range targetChunks {
+		q = append(q, insertTargetsSQL(n))
+	}
+	return q
 }
 
 // prepareWriter prepares writerSQL on the write pool (DB.stmts). SQLite

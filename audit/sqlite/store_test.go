@@ -628,7 +628,11 @@ func testStore_BatchAtomicity(t *testing.T) {
 	})
 	t.Run("CancelledMidBatch", func(t *testing.T) {
 		ctx := &errAfter{Context: context.Background()}
-		ctx.n.Store(3) // a later page sees a cancelled context
+		// A later page sees a cancelled context: database/sql consults Err
+		// as each query's rows close (the run's check, and on SQLite the
+		// lookups of the batch's pages and targets), then the writer
+		// before each page.
+		ctx.n.Store(5)
 		err := db.SavePages(ctx, runID, batch())
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("SavePages: %v, want context.Canceled", err)
