@@ -143,6 +143,24 @@ func scanHistory(scan func(...any) error, extra ...any) (h audit.TargetHistory, 
 // variable for the tests).
 var historyPage = 2000
 
+// historyArity is the number of values of a target_history row
+// (historyArgs).
+const historyArity = 17
+
+// historyChunks are the row counts of the multi-row upserts of
+// applyRunHistory, largest first (see rowsNext): 64 rows bind 1,088
+// values.
+var historyChunks = []int{64, 16, 4, 1}
+
+// upsertHistorySQL writes n rows of target_history, each replacing the
+// target's row if it has one.
+func upsertHistorySQL(n int) string {
+	row := "(" + placeholders(historyArity) + ")"
+	return `INSERT INTO target_history (target_id, ` + historyColumns + `)
+		VALUES ` + row + strings.Repeat(", "+row, n-1) + `
+		ON CONFLICT (target_id) DO UPDATE SET ` + historyUpdate
+}
+
 func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
 	var startedS sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, runID).Scan(&startedS); err != nil {
@@ -172,13 +190,33 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		return err
 	}
 	defer read.Close()
-	upsert, err := tx.PrepareContext(ctx, `INSERT INTO target_history (target_id, `+historyColumns+`)
-		VALUES (`+placeholders(17)+`)
-		ON CONFLICT (target_id) DO UPDATE SET `+historyUpdate)
-	if err != nil {
-		return err
+	// The histories of a page of targets are written many rows per
+	// statement (historyChunks): one upsert per target was most of this
+	// stage, which runs in the run's serial tail.
+	upserts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range upserts {
+			st.Close()
+		}
+	}()
+	var ups []any // historyArgs of the targets to upsert, in order
+	upsert := func() error {
+		for len(ups) > 0 {
+			n := rowsNext(historyChunks, len(ups)/historyArity)
+			st := upserts[n]
+			if st == nil {
+				if st, err = tx.PrepareContext(ctx, upsertHistorySQL(n)); err != nil {
+					return err
+				}
+				upserts[n] = st
+			}
+			if _, err := st.ExecContext(ctx, ups[:n*historyArity]...); err != nil {
+				return fmt.Errorf("histories of targets %v to %v: %w", ups[0], ups[(n-1)*historyArity], err)
+			}
+			ups = ups[n*historyArity:]
+		}
+		return nil
 	}
-	defer upsert.Close()
 	event, err := tx.PrepareContext(ctx, `INSERT INTO history_events (run_id, target_id, event, at)
 		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	if err != nil {
@@ -236,9 +274,7 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 			if next == prev {
 				continue // an older run than the last applied
 			}
-			if _, err := upsert.ExecContext(ctx, historyArgs(&next)...); err != nil {
-				return fmt.Errorf("target %d: %w", next.TargetID, err)
-			}
+			ups = append(ups, historyArgs(&next)...)
 			res.Targets++
 			if next.Confirmed && !prev.Confirmed {
 				res.Confirmed++
@@ -252,6 +288,9 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 					return fmt.Errorf("target %d: %w", next.TargetID, err)
 				}
 			}
+		}
+		if err := upsert(); err != nil {
+			return err
 		}
 	}
 	return markStage(ctx, tx, runID, audit.StageHistory)

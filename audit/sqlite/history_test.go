@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -365,5 +366,56 @@ func TestHistory_Pages(t *testing.T) {
 		if !ok || h.Confirmed != (verdicts[u] == audit.VerdictNotFound) {
 			t.Errorf("%s: history %+v (found %v)", u, h, ok)
 		}
+	}
+}
+
+// TestHistory_ManyRows: histories are written many rows per statement;
+// 150 targets (chunks of 64, 64, 16, 4, 1 and 1), applied in one page and
+// in pages of 100 (a chunk never spans two pages), all get the history
+// row by row would give them, and a second run updates every row.
+func TestHistory_ManyRows(t *testing.T) {
+	for _, page := range []int{2000, 100} {
+		t.Run(fmt.Sprint("page ", page), func(t *testing.T) {
+			defer func(n int) { historyPage = n }(historyPage)
+			historyPage = page
+			db := MustOpen(t)
+			verdicts := map[string]audit.Verdict{}
+			for i := range 150 {
+				v := audit.VerdictOK
+				if i%3 == 0 {
+					v = audit.VerdictNotFound
+				}
+				verdicts[fmt.Sprintf("https://example.org/t%03d", i)] = v
+			}
+			run1, ids := nightlyRun(t, db, 0, verdicts, true)
+			if res := mustApply(t, db, run1); res.Targets != 150 || res.Confirmed != 0 {
+				t.Fatalf("first run: %+v, want 150 target updates, none confirmed", res)
+			}
+			run2, _ := nightlyRun(t, db, 1, verdicts, true)
+			if res := mustApply(t, db, run2); res.Targets != 150 || res.Confirmed != 50 {
+				t.Fatalf("second run: %+v, want 150 target updates, 50 confirmed", res)
+			}
+			var all []int64
+			for _, id := range ids {
+				all = append(all, id)
+			}
+			hs := mustHistories(t, db, all...)
+			if len(hs) != 150 {
+				t.Fatalf("%d histories, want 150", len(hs))
+			}
+			for u, id := range ids {
+				h := hs[id]
+				broken := verdicts[u] == audit.VerdictNotFound
+				if h.TargetID != id || h.LastRun != run2 || h.LastVerdict != verdicts[u] || h.Confirmed != broken || h.FirstSeen.IsZero() {
+					t.Errorf("%s: history %+v", u, h)
+				}
+				if want := 0; !broken && h.FailedRuns != want {
+					t.Errorf("%s: %d failed runs, want %d", u, h.FailedRuns, want)
+				}
+				if broken && (h.FailedRuns != 2 || h.FailingSinceRun != run1) {
+					t.Errorf("%s: failed runs %d since run %d, want 2 since %d", u, h.FailedRuns, h.FailingSinceRun, run1)
+				}
+			}
+		})
 	}
 }
