@@ -510,8 +510,13 @@ func (r *router) Add(p *audit.Page) {
 	// page is the work of this crawl thread, not of all threads in turn.
 	obs := observePage(p)
 	// Every URL of the page's redirect chain and its final URL.
-	chain := make([]string, 0, len(p.Redirects)+2)
-	for _, raw := range append(append([]string{p.RequestURL}, redirectSources(p.Redirects)...), p.URL) {
+	raws := make([]string, 0, len(p.Redirects)+2)
+	raws = append(raws, p.RequestURL)
+	for _, h := range p.Redirects {
+		raws = append(raws, h.From)
+	}
+	chain := make([]string, 0, len(raws))
+	for _, raw := range append(raws, p.URL) {
 		if n, err := audit.NormalizeURL(raw); err == nil {
 			chain = append(chain, n)
 		}
@@ -548,15 +553,6 @@ func (r *router) Add(p *audit.Page) {
 	for _, u := range links {
 		r.route(u, freshURL, fresh)
 	}
-}
-
-// redirectSources are the URLs the hops of a redirect chain start from.
-func redirectSources(hops []audit.Redirect) []string {
-	from := make([]string, len(hops))
-	for i, h := range hops {
-		from[i] = h.From
-	}
-	return from
 }
 
 // cloneEvidence copies e so that it shares no map or slice with the page

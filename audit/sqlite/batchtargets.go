@@ -28,6 +28,11 @@ func buildInsertTargetsSQL(n int) string {
 		row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT (url) DO NOTHING`
 }
 
+// targetsByURLsSQL reads the ID and URL of the targets whose URLs are in
+// a JSON array (SQLite): a short statement, not one of hundreds of
+// placeholders compiled each time.
+const targetsByURLsSQL = `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each(?))`
+
 // newTarget is a target batchTargets creates.
 type newTarget struct{ norm, host, scheme string }
 
@@ -236,18 +241,17 @@ func (s *saver) findTargets(ctx context.Context, want []newTarget) error {
 	for i, t := range want {
 		norms[i] = t.norm
 	}
-	err := s.eachByJSON(ctx, `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each(?))`,
-		nil, norms, func(rows *sql.Rows) error {
-			var (
-				id int64
-				u  string
-			)
-			if err := rows.Scan(&id, &u); err != nil {
-				return err
-			}
-			s.byNorm[u] = id
-			return nil
-		})
+	err := s.eachByJSON(ctx, targetsByURLsSQL, nil, norms, func(rows *sql.Rows) error {
+		var (
+			id int64
+			u  string
+		)
+		if err := rows.Scan(&id, &u); err != nil {
+			return err
+		}
+		s.byNorm[u] = id
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("targets stored: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -547,22 +546,15 @@ type checkKey struct{ run, target int64 }
 // savedChecks returns the keys of the checks, among those of checks, that
 // the database holds already (inside tx).
 func savedChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (map[checkKey]bool, error) {
-	byRun := map[int64][]byte{}
+	byRun := map[int64][]int64{}
 	for i := range checks {
 		c := &checks[i]
-		ids := byRun[c.RunID]
-		if ids == nil {
-			ids = append(ids, '[')
-		} else {
-			ids = append(ids, ',')
-		}
-		byRun[c.RunID] = strconv.AppendInt(ids, c.TargetID, 10)
+		byRun[c.RunID] = append(byRun[c.RunID], c.TargetID)
 	}
 	taken := make(map[checkKey]bool, len(checks))
 	for run, ids := range byRun {
-		ids = append(ids, ']')
 		err := eachRow(ctx, tx, `SELECT target_id FROM checks
-			WHERE run_id = ? AND target_id IN (SELECT value FROM json_each(?))`, []any{run, string(ids)},
+			WHERE run_id = ? AND target_id IN (SELECT value FROM json_each(?))`, []any{run, idList(ids)},
 			func(rows *sql.Rows) error {
 				var id int64
 				if err := rows.Scan(&id); err != nil {
@@ -831,15 +823,6 @@ func (db *DB) PreviousChecks(ctx context.Context, runID int64, targetIDs []int64
 // parameter, then for each distinct ID a seek in checks_target_checked_at
 // from the newest check down to the first that qualifies.
 func (db *DB) previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
-	ids := make([]byte, 0, 2+8*len(targetIDs))
-	ids = append(ids, '[')
-	for i, id := range targetIDs {
-		if i > 0 {
-			ids = append(ids, ',')
-		}
-		ids = strconv.AppendInt(ids, id, 10)
-	}
-	ids = append(ids, ']')
 	transient, transientArgs := verdictSet(notReusable)
 	query := selectCheckSQL + `
 		FROM (SELECT DISTINCT value AS id FROM ` + db.idListSQL() + ` AS ids) w
@@ -849,7 +832,7 @@ func (db *DB) previousChecksQuery(runID int64, targetIDs []int64) (string, []any
 			ORDER BY p.checked_at DESC, p.run_id DESC
 			LIMIT 1)
 		JOIN targets t ON t.id = c.target_id`
-	return query, append([]any{string(ids), runID}, transientArgs...)
+	return query, append([]any{idList(targetIDs), runID}, transientArgs...)
 }
 
 // LinkRefs returns every link of a run in page order, then document order.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -192,18 +191,13 @@ type newChecks struct {
 
 // newChecks returns a newChecks for checks in tx, with their targets.
 func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (*newChecks, error) {
-	ids := make([]byte, 0, 2+8*len(checks))
-	ids = append(ids, '[')
+	ids := make([]int64, len(checks))
 	for i := range checks {
-		if i > 0 {
-			ids = append(ids, ',')
-		}
-		ids = strconv.AppendInt(ids, checks[i].TargetID, 10)
+		ids[i] = checks[i].TargetID
 	}
-	ids = append(ids, ']')
 	n := &newChecks{db: db, tx: tx, targets: make(map[int64]string, len(checks))}
 	err := eachRow(ctx, tx, `SELECT id, url FROM targets WHERE id IN (SELECT value FROM json_each(?))`,
-		[]any{string(ids)}, func(rows *sql.Rows) error {
+		[]any{idList(ids)}, func(rows *sql.Rows) error {
 			var (
 				id int64
 				u  string

@@ -78,7 +78,7 @@ func (db *DB) TargetIDs(ctx context.Context, urls []string) (map[string]int64, e
 			if err != nil {
 				return nil, fmt.Errorf("target ids: %w", err)
 			}
-			query, args = `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each(?))`, []any{js}
+			query, args = targetsByURLsSQL, []any{js}
 		} else {
 			args = make([]any, len(part))
 			for i, u := range part {
