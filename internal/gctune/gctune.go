@@ -63,8 +63,8 @@ type Tuner struct {
 	floor uint64
 	base  int
 	prev  int
-	// OnTune, when set before the first collection, is called with the
-	// live heap and the GOGC set after each collection (tests).
+	// onTune (tests), when not nil, is called with the
+	// live heap and the GOGC set after each collection.
 	onTune func(live uint64, percent int)
 
 	mu      sync.Mutex
