@@ -219,7 +219,9 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 	} else if ctx.Err() != nil {
 		err = stopped(ctx)
 	}
-	if st, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
+	if sum.Stats != nil {
+		// Read by runStages once everything it counts was stored.
+	} else if st, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
 		sum.Stats = st
 	} else if err == nil {
 		err = fmt.Errorf("run stats: %w", serr)
@@ -349,13 +351,21 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	go func() { history <- historyStage(ctx, store, run, cfg.Confirm, log) }()
 	waitHistory := sync.OnceValue(func() error { return <-history })
 	defer waitHistory() // never leave it running against a closed store
+	// What the summary reads of the stored run is read beside both: the
+	// checks, pages and links it counts are all stored, and the findings
+	// change none of them. Reads wait for no writer.
+	reads := make(chan summaryReads, 1)
+	go func() { reads <- readSummary(ctx, store, run.ID) }()
+	waitReads := sync.OnceValue(func() summaryReads { return <-reads })
+	defer waitReads()
 	if err := deriveFindings(ctx, cfg, store, &counts, anchors); err != nil {
 		return err
 	}
-	vc, err := store.VerdictCounts(ctx, run.ID)
-	if err != nil {
-		return err
+	sr := waitReads()
+	if sr.err != nil {
+		return sr.err
 	}
+	vc := sr.verdicts
 	counts.Targets = 0
 	for v, n := range vc {
 		if v != audit.VerdictFragmentMissing {
@@ -364,9 +374,7 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	}
 	c := counts.WithVerdicts(vc)
 	sum.Checks = &c
-	if sum.Top, err = store.TopBroken(ctx, run.ID, 10); err != nil {
-		return err
-	}
+	sum.Top, sum.Stats = sr.top, sr.stats
 	if err := store.MarkStage(ctx, run.ID, audit.StageCheck); err != nil {
 		return err
 	}
@@ -381,6 +389,31 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	}
 	hook("history")
 	return waitHistory()
+}
+
+// summaryReads is what the summary of a run reads of it once its checks
+// are stored (readSummary).
+type summaryReads struct {
+	verdicts map[audit.Verdict]int
+	top      []audit.BrokenTarget
+	stats    *audit.RunStats
+	err      error
+}
+
+// readSummary reads the run's verdict counts, its most linked broken
+// targets and what it stored (RunStats).
+func readSummary(ctx context.Context, store Store, runID int64) summaryReads {
+	var r summaryReads
+	if r.verdicts, r.err = store.VerdictCounts(ctx, runID); r.err != nil {
+		return r
+	}
+	if r.top, r.err = store.TopBroken(ctx, runID, 10); r.err != nil {
+		return r
+	}
+	if r.stats, r.err = store.RunStats(ctx, runID); r.err != nil {
+		r.err = fmt.Errorf("run stats: %w", r.err)
+	}
+	return r
 }
 
 // historyStore applies a run to the targets' histories.

@@ -899,7 +899,7 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 // FindingsStore is what deriving findings needs. *sqlite.DB implements
 // it.
 type FindingsStore interface {
-	FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, *audit.Check) error) error
+	FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error
 	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
 	SaveFindings(ctx context.Context, findings []audit.Finding) error
 	SaveMaintenance(ctx context.Context, records []audit.Maintenance) error
@@ -927,16 +927,21 @@ func DeriveFindings(ctx context.Context, store FindingsStore, run *audit.Run, an
 func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
 	run := cfg.Run
 	site := SiteHosts(run)
-	if err := store.ReplaceFindings(ctx, run.ID, nil); err != nil {
-		return fmt.Errorf("save findings: %w", err)
-	}
 	var (
 		findings []audit.Finding
 		fixes    []audit.Maintenance
-		curID    int64
-		curSet   map[string]bool
+		// The findings an earlier pass stored are replaced by the first
+		// batch (or by none at the end): until then this stage only
+		// reads, beside the history stage's write transaction.
+		replaced bool
 	)
 	flush := func(force bool) error {
+		if !replaced && (len(findings) >= 1000 || force) {
+			if err := store.ReplaceFindings(ctx, run.ID, findings); err != nil {
+				return fmt.Errorf("save findings: %w", err)
+			}
+			findings, replaced = findings[:0], true
+		}
 		if len(findings) >= 1000 || force && len(findings) > 0 {
 			if err := store.SaveFindings(ctx, findings); err != nil {
 				return fmt.Errorf("save findings: %w", err)
@@ -952,17 +957,57 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		return nil
 	}
 	counts.Findings, counts.Fixes, counts.Fragments = 0, 0, 0
-	err := store.FindingLinks(ctx, run.ID, func(l audit.LinkRef, c *audit.Check) error {
-		want := l.Fragment != "" && (cfg.ExternalFragments || site[HostOf(l.Href)])
-		if want && l.TargetID != curID {
-			curID, curSet = l.TargetID, nil
-			if as, ok := anchors[c.URL]; ok {
-				curSet = audit.AnchorSet(as)
-			} else if c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved {
-				curSet = pageAnchors(ctx, store, run.ID, c)
+	// What the rule needs of a link's target, known once per target: if
+	// its fragments are judged (the audited site's, or all with
+	// ExternalFragments; a link's host is its target's), and its anchors,
+	// read when a fragment first needs them.
+	type judged struct {
+		want bool
+		set  map[string]bool
+		read bool // set is read
+	}
+	var (
+		cur *audit.Check
+		at  *judged
+		// The targets of the links kept (see keep) until they are handed
+		// over: FindingLinks hands them over in batches.
+		kept = map[*audit.Check]*judged{}
+	)
+	target := func(c *audit.Check, fragment string) (want bool, set map[string]bool) {
+		if c != cur {
+			cur, at = c, kept[c]
+			if at == nil {
+				at = &judged{want: cfg.ExternalFragments || site[HostOf(c.URL)]}
 			}
 		}
-		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: l.Fragment, WantFragment: want}, c, curSet)
+		if fragment == "" || !at.want {
+			return false, nil
+		}
+		if !at.read {
+			at.read = true
+			if as, ok := anchors[c.URL]; ok {
+				at.set = audit.AnchorSet(as)
+			} else if c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved {
+				at.set = pageAnchors(ctx, store, run.ID, c)
+			}
+		}
+		return true, at.set
+	}
+	// A fragment link of a target that is ok gives something only when
+	// its fragment names no anchor: only those are read whole.
+	keep := func(c *audit.Check, fragment string) bool {
+		want, set := target(c, fragment)
+		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{Fragment: fragment, WantFragment: want}, c, set)
+		if len(fs) > 0 || fix != nil {
+			kept[c] = at
+			return true
+		}
+		return false
+	}
+	err := store.FindingLinks(ctx, run.ID, keep, func(l audit.LinkRef, c *audit.Check) error {
+		want, set := target(c, l.Fragment)
+		delete(kept, c) // its links come together
+		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: l.Fragment, WantFragment: want}, c, set)
 		for _, f := range fs {
 			counts.Findings++
 			if f.Verdict == audit.VerdictFragmentMissing {

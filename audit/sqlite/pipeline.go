@@ -154,30 +154,31 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 }
 
 // FindingLinks streams the links of a run that can give a finding or a
-// link-maintenance record: links with a #fragment, and links whose
-// target's check in the run is neither ok nor redirected. They come
-// grouped by target (ordered by target, then page, then position), each
-// group with its target's check, so that the caller loads a target's
-// anchors once. Links whose target has no check are left out. An unknown
-// run yields an error wrapping audit.ErrNotFound.
-func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, *audit.Check) error) error {
+// link-maintenance record, each with its target's check: every link of a
+// target whose check in the run is neither ok nor redirected, and the
+// links with a #fragment of the other checked targets for which keep
+// reports true (nil keeps them all). keep sees the check and the
+// fragment only: the fragment links of a run are read from an index
+// first, and only those kept are read whole, so that a documentation
+// tree's tens of thousands of fragments that name an anchor cost an index
+// scan. Links come grouped by target, in target ID order, a target's
+// links in link ID order (the order of pages and positions in which the
+// writer stored them). Links whose target has no check are left out. An
+// unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		var (
-			cur     *audit.Check
-			curID   int64
-			pending []audit.LinkRef
-		)
-		// The checks of the targets the links below can come with, in
-		// the same target order, read beside them (a merge join: one
-		// statement for all, not one per target). On PostgreSQL it runs
-		// on another connection of the read pool: one connection cannot
-		// interleave two result sets (the run's checks are written before
-		// this stage).
-		query := tx.QueryContext
+		// Three statements are read side by side, merged by target: the
+		// checks of the targets that can give something, the whole links
+		// of the broken ones, and the fragment links. On PostgreSQL the
+		// first two (and the reads of kept links) run on other
+		// connections of the read pool: one connection cannot interleave
+		// result sets (the run's checks and links are written before this
+		// stage).
+		aside := tx.QueryContext
 		if db.dialect == dialectPostgres {
-			query = db.read.QueryContext
+			aside = db.read.QueryContext
 		}
-		checks, err := query(ctx, selectCheckSQL+`
+		checks, err := aside(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
 			WHERE c.run_id = ? AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
 				SELECT 1 FROM links l WHERE l.run_id = ? AND l.target_id = c.target_id AND l.fragment <> ''))
@@ -203,77 +204,175 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, fn func(audit.LinkR
 			}
 			return next, nil
 		}
-		flush := func() error {
-			if len(pending) == 0 {
-				return nil
-			}
-			c, err := checkOf(curID)
-			if err != nil {
-				return err
-			}
-			cur = c
-			for _, l := range pending {
-				if cur == nil {
-					break
-				}
-				if err := fn(l, cur); err != nil {
-					return err
-				}
-			}
-			pending = pending[:0]
-			return nil
-		}
-		// Two parts, each read through an index: the links of the
-		// targets whose check is not ok (driven by those checks: CROSS
-		// JOIN keeps SQLite's loop order, and "+l.run_id" keeps it from
-		// scanning the run's links by links_run_id), and the links with a
-		// fragment (the partial index links_fragment, 0014). Neither
-		// scans every link of the run.
-		const cols = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.text, l.resource, l.ord`
-		err = eachRow(ctx, tx, `
-			SELECT `+cols+`
+		// The links of the targets whose check is not ok, driven by those
+		// checks (CROSS JOIN keeps SQLite's loop order, "+l.run_id" keeps
+		// it from scanning the run's links by links_run_id): the index
+		// links_target_id gives them in link order.
+		broken, err := aside(ctx, `
+			SELECT `+findingLinkColumns+`
 			FROM checks c CROSS JOIN links l
 			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
 			WHERE c.run_id = ? AND c.verdict NOT IN ('ok', 'redirected')
-				AND l.target_id = c.target_id AND +l.run_id = c.run_id AND l.fragment = ''
-			UNION ALL
-			SELECT `+cols+`
-			FROM links l
-			JOIN pages p ON p.id = l.page_id
-			JOIN checks c ON c.run_id = l.run_id AND c.target_id = l.target_id`+linkTargetJoin+`
-			WHERE l.run_id = ? AND l.fragment <> ''
-			ORDER BY 4, 2, 10`, []any{runID, runID}, func(rows *sql.Rows) error {
-			var (
-				r   audit.LinkRef
-				ord int
-			)
-			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment,
-				&r.Element, &r.Text, &r.Resource, &ord); err != nil {
-				return err
-			}
-			if r.TargetID != curID {
-				if err := flush(); err != nil {
-					return err
-				}
-				curID = r.TargetID
-			}
-			pending = append(pending, r)
-			// A target linked from many pages: hand over what is read so
-			// far (the check is the same), keeping memory bounded.
-			if len(pending) >= 4096 {
-				return flush()
-			}
-			return nil
-		})
+				AND l.target_id = c.target_id AND +l.run_id = c.run_id
+			ORDER BY c.target_id, l.id`, runID)
 		if err != nil {
 			return err
 		}
-		return flush()
+		defer broken.Close()
+		var brokenNext *audit.LinkRef
+		nextBroken := func() error {
+			brokenNext = nil
+			if !broken.Next() {
+				return broken.Err()
+			}
+			r, err := scanFindingLink(broken)
+			brokenNext = &r
+			return err
+		}
+		// The fragment links, from the partial index links_fragment
+		// (0014) alone.
+		frags, err := tx.QueryContext(ctx, `
+			SELECT l.target_id, l.id, l.fragment FROM links l
+			WHERE l.run_id = ? AND l.fragment <> ''
+			ORDER BY l.target_id, l.id`, runID)
+		if err != nil {
+			return err
+		}
+		defer frags.Close()
+		type fragLink struct {
+			target, id int64
+			fragment   string
+		}
+		var fragNext *fragLink
+		nextFrag := func() error {
+			fragNext = nil
+			if !frags.Next() {
+				return frags.Err()
+			}
+			var f fragLink
+			if err := frags.Scan(&f.target, &f.id, &f.fragment); err != nil {
+				return err
+			}
+			fragNext = &f
+			return nil
+		}
+		// Kept fragment links are read whole in batches, in the order
+		// they were kept (target, then link).
+		var (
+			kept       []int64
+			keptChecks []*audit.Check
+		)
+		flushKept := func() error {
+			if len(kept) == 0 {
+				return nil
+			}
+			rows, err := aside(ctx, `
+				SELECT `+findingLinkColumns+`
+				FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
+				WHERE l.id IN `+db.idListSQL()+`
+				ORDER BY l.target_id, l.id`, idList(kept))
+			if err != nil {
+				return err
+			}
+			// Read before fn is called: fn may read too, and on
+			// PostgreSQL each open result set holds a connection.
+			refs := make([]audit.LinkRef, 0, len(kept))
+			for rows.Next() {
+				r, err := scanFindingLink(rows)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				refs = append(refs, r)
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return err
+			}
+			i := 0
+			for _, r := range refs {
+				for i < len(kept) && kept[i] != r.LinkID {
+					i++
+				}
+				if i == len(kept) {
+					return fmt.Errorf("link %d read back out of order", r.LinkID)
+				}
+				if err := fn(r, keptChecks[i]); err != nil {
+					return err
+				}
+				i++
+			}
+			kept, keptChecks = kept[:0], keptChecks[:0]
+			return nil
+		}
+		if err := nextBroken(); err != nil {
+			return err
+		}
+		if err := nextFrag(); err != nil {
+			return err
+		}
+		for brokenNext != nil || fragNext != nil {
+			var target int64
+			switch {
+			case brokenNext == nil:
+				target = fragNext.target
+			case fragNext == nil:
+				target = brokenNext.TargetID
+			default:
+				target = min(brokenNext.TargetID, fragNext.target)
+			}
+			c, err := checkOf(target)
+			if err != nil {
+				return err
+			}
+			if c != nil && c.Verdict != audit.VerdictOK && c.Verdict != audit.VerdictRedirected {
+				// In target order: the kept links of targets before it
+				// first.
+				if err := flushKept(); err != nil {
+					return err
+				}
+			}
+			for brokenNext != nil && brokenNext.TargetID == target {
+				if c != nil {
+					if err := fn(*brokenNext, c); err != nil {
+						return err
+					}
+				}
+				if err := nextBroken(); err != nil {
+					return err
+				}
+			}
+			for fragNext != nil && fragNext.target == target {
+				// A broken target's fragment links came whole above.
+				if c != nil && (c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected) &&
+					(keep == nil || keep(c, fragNext.fragment)) {
+					kept, keptChecks = append(kept, fragNext.id), append(keptChecks, c)
+				}
+				if err := nextFrag(); err != nil {
+					return err
+				}
+			}
+			if len(kept) >= 512 {
+				if err := flushKept(); err != nil {
+					return err
+				}
+			}
+		}
+		return flushKept()
 	})
 	if err != nil {
 		return fmt.Errorf("finding links of run %d: %w", runID, err)
 	}
 	return nil
+}
+
+// findingLinkColumns are the columns of a link FindingLinks gives
+// (scanFindingLink), from links l, pages p and linkTargetJoin.
+const findingLinkColumns = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.text, l.resource`
+
+func scanFindingLink(rows *sql.Rows) (audit.LinkRef, error) {
+	var r audit.LinkRef
+	err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment, &r.Element, &r.Text, &r.Resource)
+	return r, err
 }
 
 // HasChecksBefore reports whether the database holds checks of runs other
