@@ -210,20 +210,21 @@ func (db *DB) LatestRun(ctx context.Context) (*audit.Run, error) {
 // error. An unknown run yields an error wrapping audit.ErrNotFound.
 func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error) {
 	var s audit.RunStats
+	// The run's links are counted in one pass (l), not one per count.
 	err := db.read.QueryRowContext(ctx, `
 		SELECT
 			(SELECT count(*) FROM pages WHERE run_id = r.id),
 			(SELECT count(*) FROM pages WHERE run_id = r.id AND (status >= 400 OR fetch_error <> '')),
-			(SELECT count(*) FROM links WHERE run_id = r.id),
-			(SELECT count(DISTINCT target_id) FROM links WHERE run_id = r.id),
-			(SELECT count(*) FROM links WHERE run_id = r.id AND has_robust = 1),
-			(SELECT count(*) FROM links WHERE run_id = r.id AND has_mset = 1),
+			l.n, l.targets, l.robust, l.mset,
 			(SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id WHERE l.run_id = r.id AND s.source <> 'pwid'),
 			(SELECT count(*) FROM identifiers i JOIN pages p ON p.id = i.page_id WHERE p.run_id = r.id),
 			(SELECT count(*) FROM pwids w JOIN pages p ON p.id = w.page_id WHERE p.run_id = r.id),
 			(SELECT count(*) FROM diagnostics WHERE run_id = r.id),
 			(SELECT count(*) FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = r.id)
-		FROM runs r WHERE r.id = ?`, runID).Scan(
+		FROM runs r, (SELECT count(*) AS n, count(DISTINCT target_id) AS targets,
+				count(*) FILTER (WHERE has_robust = 1) AS robust, count(*) FILTER (WHERE has_mset = 1) AS mset
+			FROM links WHERE run_id = ?1) l
+		WHERE r.id = ?1`, runID).Scan(
 		&s.Pages, &s.ErrorPages, &s.Links, &s.Targets, &s.RobustLinks, &s.MsetLinks,
 		&s.Snapshots, &s.Identifiers, &s.PWIDs, &s.Diagnostics, &s.Redirects)
 	if errors.Is(err, sql.ErrNoRows) {
