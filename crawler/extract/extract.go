@@ -569,19 +569,66 @@ func relTokens(n *html.Node) []string {
 }
 
 // containsFold reports whether s contains the lower-case ASCII substr,
-// ignoring ASCII case, without copying s.
+// ignoring ASCII case, without copying s: strings.EqualFold at each
+// offset (no other rune folds to an ASCII letter but K and S, which have
+// the Kelvin and long s signs: substr must hold neither). A substr that
+// ends in a byte other than a letter is searched from that byte's
+// occurrences (IndexByte), not byte by byte.
 func containsFold(s, substr string) bool {
-	for i := 0; i+len(substr) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(substr)], substr) {
+	m := len(substr)
+	if m == 0 {
+		return true
+	}
+	last := substr[m-1]
+	if 'a' <= last && last <= 'z' {
+		for i := 0; i+m <= len(s); i++ {
+			if equalFoldString(s[i:i+m], substr) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := m - 1; i < len(s); {
+		j := strings.IndexByte(s[i:], last)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if equalFoldString(s[i+1-m:i+1], substr) {
 			return true
 		}
+		i++
 	}
 	return false
 }
 
+// equalFoldString reports whether s is the lower-case ASCII t with ASCII
+// letters in either case (len(s) == len(t)).
+func equalFoldString(s, t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isPWID reports whether s starts with "pwid:" or "urn:pwid:" once
+// lower-cased (strings.ToLower: the Kelvin sign becomes k, a dotted
+// capital I becomes i). A head of ASCII is compared in place.
 func isPWID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "pwid:") || strings.HasPrefix(l, "urn:pwid:")
+	head := s[:min(len(s), len("urn:pwid:"))]
+	for i := 0; i < len(head); i++ {
+		if head[i] >= utf8.RuneSelf {
+			l := strings.ToLower(s)
+			return strings.HasPrefix(l, "pwid:") || strings.HasPrefix(l, "urn:pwid:")
+		}
+	}
+	return hasPrefixFold(head, "pwid:") || hasPrefixFold(head, "urn:pwid:")
 }
 
 // collapse trims s, collapses runs of white space to one space and cuts the

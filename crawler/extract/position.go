@@ -362,27 +362,20 @@ func (fb *fallback) firstUnused(list *tagList, from int) int {
 // their URL attribute, with its offset; n is the number of tags expected.
 func scanTags(src []byte, n int) []tagAt {
 	tags := make([]tagAt, 0, n)
-	z := html.NewTokenizer(bytes.NewReader(src))
-	off := 0
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return tags // io.EOF, or input the tokenizer gave up on
+	eachStartTag(src, func(start, end int) {
+		t, ok := scanTag(src[start:end])
+		if !ok {
+			return
 		}
-		raw := z.Raw()
-		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			if t, ok := scanTag(raw); ok {
-				t.off += off
-				t.end += off
-				if !t.escaped && bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
-					t.escaped = true
-					t.value = html.UnescapeString(string(src[t.off:t.end]))
-				}
-				tags = append(tags, t)
-			}
+		t.off += start
+		t.end += start
+		if bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
+			t.escaped = true
+			t.value = html.UnescapeString(string(src[t.off:t.end]))
 		}
-		off += len(raw)
-	}
+		tags = append(tags, t)
+	})
+	return tags
 }
 
 // scanTag reads a raw start tag ("<a\n href='x'>") the way the HTML
