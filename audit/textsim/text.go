@@ -145,7 +145,10 @@ func hidden(n *html.Node) bool {
 
 // writeText appends the visible text below root to b.
 func writeText(b *strings.Builder, root *html.Node) {
-	rootLen := -1 // computed on the first <form>
+	// A <form> is skipped unless it holds more than half of the root's
+	// text: the root's text is counted only as far as that needs
+	// (rootLen, exact when rootDone, else a lower bound).
+	rootLen, rootDone := 0, false
 	type frame struct {
 		n    *html.Node
 		exit bool
@@ -169,10 +172,12 @@ func writeText(b *strings.Builder, root *html.Node) {
 					continue
 				}
 				if n.DataAtom == atom.Form {
-					if rootLen < 0 {
-						rootLen = textLen(root)
+					need := 2 * textLen(n, -1)
+					if !rootDone && rootLen < need {
+						rootLen = textLen(root, need)
+						rootDone = rootLen < need
 					}
-					if 2*textLen(n) <= rootLen {
+					if need <= rootLen {
 						continue
 					}
 				}
@@ -196,11 +201,13 @@ func writeText(b *strings.Builder, root *html.Node) {
 }
 
 // textLen counts the bytes of text below n that could be visible (the
-// elements that are always skipped excluded).
-func textLen(n *html.Node) int {
+// elements that are always skipped excluded). With limit >= 0 it may stop
+// counting once the count reaches limit (the result is then at least
+// limit).
+func textLen(n *html.Node, limit int) int {
 	total := 0
 	stack := []*html.Node{n}
-	for len(stack) > 0 {
+	for len(stack) > 0 && (limit < 0 || total < limit) {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch n.Type {
