@@ -185,8 +185,8 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		// exact size: a Builder grew (and copied) it several times.
 		bp := textBufPool.Get().(*[]byte)
 		b := (*bp)[:0]
-		eachWord(func(w string) {
-			sh.Add(w)
+		add := func(w []byte) {
+			sh.AddBytes(w)
 			fp.count++
 			if fp.capped {
 				return
@@ -202,7 +202,12 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 				return
 			}
 			b = append(b, w...)
-		})
+		}
+		if doc != nil {
+			textsim.EachMainWordBytes(doc, add) // the words of EachMainWord, none allocated
+		} else {
+			eachWord(func(w string) { add([]byte(w)) })
+		}
 		fp.simhash, fp.text = sh.Sum(), string(b)
 		*bp = b
 		textBufPool.Put(bp)

@@ -214,3 +214,58 @@ func TestMainText_FormsSameAsReference(t *testing.T) {
 		t.Fatalf("forms kept %d times, skipped %d: the pages do not test both", kept, skipped)
 	}
 }
+
+// mainWordsBytes collects EachMainWordBytes's words (copied: each is
+// valid only during its call).
+func mainWordsBytes(doc *html.Node) []string {
+	var out []string
+	EachMainWordBytes(doc, func(w []byte) { out = append(out, string(w)) })
+	return out
+}
+
+// TestEachMainWordBytes_SameAsEachMainWord: the words lower-cased in
+// place or in a scratch buffer are those of EachMainWord (strings.ToLower
+// of each), on pages of random text in every case and script, one after
+// the other (the buffers are reused).
+func TestEachMainWordBytes_SameAsEachMainWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	tags := []string{"<p>", "</p>", "<b>", "</b>", "<main>", "<article>", "<nav>", "</nav>", "<br>", "<span>", "</span>"}
+	changed := 0
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			if r.IntN(2) == 0 {
+				sb.WriteString(tags[r.IntN(len(tags))])
+			} else {
+				sb.WriteString(randomText(r))
+			}
+		}
+		page := sb.String()
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		EachMainWord(doc, func(w string) { want = append(want, w) })
+		if got := mainWordsBytes(doc); !slices.Equal(got, want) {
+			t.Fatalf("%q: EachMainWordBytes %q, EachMainWord %q", page, got, want)
+		}
+		if mt := MainTextOf(doc); strings.ToLower(mt) != mt {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no page had upper-case words: the test does not lower-case any")
+	}
+}
+
+func TestSimHasherAddBytes(t *testing.T) {
+	var a, b SimHasher
+	for _, w := range Words("The quick brown fox jumps over the lazy dog; caf\u00e9 \u6f22") {
+		a.Add(w)
+		b.AddBytes([]byte(w))
+	}
+	if a.Sum() != b.Sum() || a.Sum() == 0 {
+		t.Fatalf("Add %#x, AddBytes %#x", a.Sum(), b.Sum())
+	}
+}
