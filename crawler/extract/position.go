@@ -45,6 +45,21 @@ type LineIndex struct {
 // modified while the index is used.
 func NewLineIndex(src []byte) *LineIndex {
 	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'})+1)
+	if bytes.IndexByte(src, '\r') < 0 {
+		// Only LF ends lines (the usual case): found by IndexByte, not
+		// IndexAny.
+		for i := 0; ; {
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+		ix := &LineIndex{src: src, starts: starts}
+		ix.cur.col = 1
+		return ix
+	}
 	for i := 0; i < len(src); {
 		j := bytes.IndexAny(src[i:], "\r\n")
 		if j < 0 {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // tokenizerStartTags is the oracle of eachStartTag: the offsets of the
@@ -169,5 +172,48 @@ func TestIsPWIDMatchesToLower(t *testing.T) {
 	}
 	if yes == 0 || !isPWID("pw\u0130d:x") || isPWID("pwi") {
 		t.Fatal("the comparison saw no pwid")
+	}
+}
+
+// TestPageTextMeasure_SameAsBuiltText: the walk that only measures the
+// page text (its length, whether it holds "pwid:") agrees with the text
+// the textOnly walk builds, on documents that split "pwid:" across
+// markup, hide it in scripts and cut it at MaxTextScan.
+func TestPageTextMeasure_SameAsBuiltText(t *testing.T) {
+	pieces := []string{"pwid:", "PW", "pw", "id:", "ID:", "p", "w", "i", "d", ":", "<em>", "</em>", "<p>", "</p>",
+		"<script>pwid:</script>", "<div>", "</div>", " ", "urn:", "archive.org:2020-01-01T00:00:00Z:page:https://ex.org/",
+		"<a href=/x>", "</a>", "<br>", "é", "<title>t</title>", "<noscript>pwid:</noscript>", "x"}
+	r := rand.New(rand.NewPCG(10, 11))
+	u := &url.URL{Scheme: "https", Host: "ex.org", Path: "/"}
+	yes, no := 0, 0
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(14) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		doc, err := html.Parse(strings.NewReader(sb.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := Options{MaxTextScan: 1 + r.IntN(40)}.withDefaults()
+		measured := &extractor{opt: opt, ex: audit.Extraction{Links: []audit.Link{}}, pageURL: u, base: u}
+		measured.docRes = resolverFor(u)
+		measured.res = measured.docRes
+		measured.walk(doc, nil, false)
+		built := &extractor{opt: opt, textOnly: true}
+		built.walk(doc, nil, false)
+		text := built.pageText.String()
+		if measured.textLen != len(text) || measured.pwidText != containsFold(text, "pwid:") {
+			t.Fatalf("%q (MaxTextScan %d): measured %d bytes, pwid %v; built %q", sb.String(), opt.MaxTextScan,
+				measured.textLen, measured.pwidText, text)
+		}
+		if measured.pwidText {
+			yes++
+		} else {
+			no++
+		}
+	}
+	if yes == 0 || no == 0 {
+		t.Fatalf("pwid in %d texts, not in %d: the documents do not test both", yes, no)
 	}
 }
