@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -180,27 +181,36 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 	if keepText {
 		// Streamed: textsim.Words and textsim.SimHash without the slice.
 		var sh textsim.SimHasher
-		var b strings.Builder
-		b.Grow(min(len(page)/2, KnownTextMax))
-		eachWord(func(w string) {
-			sh.Add(w)
+		// The text is joined in a reused buffer and copied once to its
+		// exact size: a Builder grew (and copied) it several times.
+		bp := textBufPool.Get().(*[]byte)
+		b := (*bp)[:0]
+		add := func(w []byte) {
+			sh.AddBytes(w)
 			fp.count++
 			if fp.capped {
 				return
 			}
-			if b.Len() > 0 {
-				if b.Len()+1+len(w) > KnownTextMax {
+			if len(b) > 0 {
+				if len(b)+1+len(w) > KnownTextMax {
 					fp.capped = true
 					return
 				}
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			} else if len(w) > KnownTextMax {
 				fp.capped = true
 				return
 			}
-			b.WriteString(w)
-		})
-		fp.simhash, fp.text = sh.Sum(), b.String()
+			b = append(b, w...)
+		}
+		if doc != nil {
+			textsim.EachMainWordBytes(doc, add) // the words of EachMainWord, none allocated
+		} else {
+			eachWord(func(w string) { add([]byte(w)) })
+		}
+		fp.simhash, fp.text = sh.Sum(), string(b)
+		*bp = b
+		textBufPool.Put(bp)
 	} else {
 		fp.words = make([]string, 0, len(page)/16+1)
 		eachWord(func(w string) { fp.words = append(fp.words, w) })
@@ -216,6 +226,13 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 	}
 	return fp
 }
+
+// textBufPool holds the buffers fingerprintPage joins main texts in (at
+// most KnownTextMax bytes each).
+var textBufPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 16<<10)
+	return &b
+}}
 
 // splitWords splits the text fingerprintPage keeps (keepText): words never
 // hold a space.

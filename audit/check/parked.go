@@ -58,6 +58,9 @@ var marketplacePaths = []string{
 // parkingHostOf reports the parking host or path an URL (absolute, or
 // protocol-relative) points at, or "".
 func parkingHostOf(raw string) string {
+	if !strings.Contains(raw, "//") {
+		return "" // no authority: url.Parse leaves Host empty
+	}
 	raw = strings.TrimSpace(raw)
 	if strings.HasPrefix(raw, "//") {
 		raw = "http:" + raw
@@ -83,6 +86,9 @@ func parkingHostOf(raw string) string {
 
 // marketplaceOf reports the marketplace page an <a href> points at, or "".
 func marketplaceOf(raw string) string {
+	if !strings.Contains(raw, "//") {
+		return "" // no authority: url.Parse leaves Host empty
+	}
 	raw = strings.TrimSpace(raw)
 	if strings.HasPrefix(raw, "//") {
 		raw = "http:" + raw

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -516,5 +517,58 @@ func TestSoft404_NamedByURL(t *testing.T) {
 		if got := res.verdict == audit.VerdictSoft404; got != tt.soft404 {
 			t.Errorf("%s %q: soft-404 %v, want %v (%+v)", tt.url, tt.page, got, tt.soft404, res.ev)
 		}
+	}
+}
+
+// TestParkingURLs_SameAsParsingEvery: parkingHostOf and marketplaceOf,
+// which return "" for a value without "//" before parsing it, give what
+// parsing every value gives.
+func TestParkingURLs_SameAsParsingEvery(t *testing.T) {
+	ref := func(raw string, paths []string, hosts bool) string {
+		raw = strings.TrimSpace(raw)
+		if strings.HasPrefix(raw, "//") {
+			raw = "http:" + raw
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return ""
+		}
+		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if hosts {
+			for _, h := range parkingHosts {
+				if host == h || strings.HasSuffix(host, "."+h) {
+					return h
+				}
+			}
+		}
+		hp := host + strings.ToLower(u.EscapedPath())
+		for _, p := range paths {
+			if hasHostPathPrefix(hp, p) {
+				return p
+			}
+		}
+		return ""
+	}
+	pieces := []string{"http:", "https:", "//", "/", " ", "sedo.com", "SEDO.COM", "www.", "dan.com", "/buy-domain",
+		"/search/details", "sedoparking.com", "wsimg.com", "/parking-lander", "?", "#", "%2E", "x", ":80", "\t", "\\\\", "@"}
+	r := rand.New(rand.NewPCG(8, 9))
+	found := 0
+	for range 50000 {
+		var sb strings.Builder
+		for range r.IntN(7) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		if got, want := parkingHostOf(s), ref(s, parkingPaths, true); got != want {
+			t.Fatalf("parkingHostOf(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := marketplaceOf(s), ref(s, marketplacePaths, false); got != want {
+			t.Fatalf("marketplaceOf(%q) = %q, want %q", s, got, want)
+		} else if want != "" {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatal("no marketplace found: the test compares nothing")
 	}
 }

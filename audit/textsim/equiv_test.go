@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // The one-pass collapse and Words must give exactly what the plain
@@ -113,4 +114,158 @@ func FuzzCollapseAndWords(f *testing.F) {
 			t.Fatalf("Words(%q) = %q, but Words of it collapsed = %q", s, got, want)
 		}
 	})
+}
+
+// writeTextRef is writeText as it was before it counted the root's text
+// only as far as a <form> needs: the oracle of TestMainText_FormsSameAsReference.
+// With keepForms, no form is skipped.
+func writeTextRef(b *strings.Builder, root *html.Node, keepForms bool) {
+	rootLen := -1
+	type frame struct {
+		n    *html.Node
+		exit bool
+	}
+	stack := []frame{{n: root}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := f.n
+		if f.exit {
+			b.WriteByte(' ')
+			continue
+		}
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			continue
+		case html.ElementNode:
+			if n != root {
+				if skipAlways[n.DataAtom] || skipBoilerplate[n.DataAtom] || hidden(n) {
+					continue
+				}
+				if n.DataAtom == atom.Form && !keepForms {
+					if rootLen < 0 {
+						rootLen = textLen(root, -1)
+					}
+					if 2*textLen(n, -1) <= rootLen {
+						continue
+					}
+				}
+			}
+			if n.DataAtom == atom.Br {
+				b.WriteByte(' ')
+				continue
+			}
+			if !inline[n.DataAtom] {
+				b.WriteByte(' ')
+				stack = append(stack, frame{n: n, exit: true})
+			}
+		case html.DocumentNode:
+		default:
+			continue
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, frame{n: c})
+		}
+	}
+}
+
+func mainTextRef(doc *html.Node, keepForms bool) string {
+	var b strings.Builder
+	for _, r := range contentRoots(doc) {
+		writeTextRef(&b, r, keepForms)
+		b.WriteByte(' ')
+	}
+	return collapse(b.String())
+}
+
+// TestMainText_FormsSameAsReference: pages with forms of every size
+// beside other text, nested and in sequence, give the main text of the
+// reference.
+func TestMainText_FormsSameAsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"<form>", "</form>", "<form id=f>", "<p>", "</p>", "<div>", "</div>", "<main>", "</main>",
+		"<article>", "</article>", "<script>x y z</script>", "<nav>menu</nav>", "<input name=q>",
+		"word ", "two words ", "a much longer run of several words ", "  ", "<b>", "</b>", "<br>"}
+	kept, skipped := 0, 0
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(25) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		page := sb.String()
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := MainTextOf(doc), mainTextRef(doc, false)
+		if got != want {
+			t.Fatalf("%q: MainTextOf %q, reference %q", page, got, want)
+		}
+		if strings.Contains(page, "<form") {
+			if mainTextRef(doc, true) == want {
+				kept++
+			} else {
+				skipped++
+			}
+		}
+	}
+	if kept == 0 || skipped == 0 {
+		t.Fatalf("forms kept %d times, skipped %d: the pages do not test both", kept, skipped)
+	}
+}
+
+// mainWordsBytes collects EachMainWordBytes's words (copied: each is
+// valid only during its call).
+func mainWordsBytes(doc *html.Node) []string {
+	var out []string
+	EachMainWordBytes(doc, func(w []byte) { out = append(out, string(w)) })
+	return out
+}
+
+// TestEachMainWordBytes_SameAsEachMainWord: the words lower-cased in
+// place or in a scratch buffer are those of EachMainWord (strings.ToLower
+// of each), on pages of random text in every case and script, one after
+// the other (the buffers are reused).
+func TestEachMainWordBytes_SameAsEachMainWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	tags := []string{"<p>", "</p>", "<b>", "</b>", "<main>", "<article>", "<nav>", "</nav>", "<br>", "<span>", "</span>"}
+	changed := 0
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			if r.IntN(2) == 0 {
+				sb.WriteString(tags[r.IntN(len(tags))])
+			} else {
+				sb.WriteString(randomText(r))
+			}
+		}
+		page := sb.String()
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		EachMainWord(doc, func(w string) { want = append(want, w) })
+		if got := mainWordsBytes(doc); !slices.Equal(got, want) {
+			t.Fatalf("%q: EachMainWordBytes %q, EachMainWord %q", page, got, want)
+		}
+		if mt := MainTextOf(doc); strings.ToLower(mt) != mt {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("no page had upper-case words: the test does not lower-case any")
+	}
+}
+
+func TestSimHasherAddBytes(t *testing.T) {
+	var a, b SimHasher
+	for _, w := range Words("The quick brown fox jumps over the lazy dog; caf\u00e9 \u6f22") {
+		a.Add(w)
+		b.AddBytes([]byte(w))
+	}
+	if a.Sum() != b.Sum() || a.Sum() == 0 {
+		t.Fatalf("Add %#x, AddBytes %#x", a.Sum(), b.Sum())
+	}
 }

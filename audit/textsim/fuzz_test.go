@@ -1,9 +1,13 @@
 package textsim
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
 func FuzzMainText(f *testing.F) {
@@ -32,6 +36,17 @@ func FuzzMainText(f *testing.F) {
 			if w == "" {
 				t.Fatalf("Words gave an empty word for %q", got)
 			}
+		}
+		// The optimized walks give what the reference ones give.
+		doc, err := html.Parse(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if got, want := MainTextOf(doc), mainTextRef(doc, false); got != want {
+			t.Fatalf("MainTextOf(%q) = %q, reference %q", b, got, want)
+		}
+		if got, want := mainWordsBytes(doc), Words(MainTextOf(doc)); !slices.Equal(got, want) {
+			t.Fatalf("EachMainWordBytes(%q) = %q, Words(MainTextOf) %q", b, got, want)
 		}
 	})
 }

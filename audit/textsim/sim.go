@@ -14,7 +14,7 @@ const (
 )
 
 // fnv1a returns the 64-bit FNV-1a hash of s.
-func fnv1a(s string) uint64 {
+func fnv1a[T string | []byte](s T) uint64 {
 	h := uint64(fnvOffset64)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -42,59 +42,84 @@ func Words(text string) []string {
 // EachWord calls yield with each word of text, in order: the words Words
 // returns, without collecting them.
 func EachWord(text string, yield func(string)) {
+	eachWordSpan(text, func(start, end int, lower bool) {
+		yield(wordAt(text, start, end, lower))
+	})
+}
+
+// eachWordSpan calls yield with the offsets of each word of text, in
+// order, and whether text[start:end] is already its own lower case (when
+// false, it may be too). It is EachWord's scan, for strings and for byte
+// slices (EachMainWordBytes).
+func eachWordSpan[T string | []byte](text T, yield func(start, end int, lower bool)) {
 	start := -1
 	// lower: the word so far is ASCII without upper-case letters, so it is
 	// its own lower case (what strings.ToLower would return).
 	lower := true
-	for i, r := range text {
-		if r < utf8.RuneSelf {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
 			// ASCII fast path.
 			switch {
-			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
 				if start < 0 {
 					start = i
 				}
-			case 'A' <= r && r <= 'Z':
+			case 'A' <= c && c <= 'Z':
 				if start < 0 {
 					start = i
 				}
 				lower = false
 			case start >= 0:
-				yield(wordAt(text, start, i, lower))
+				yield(start, i, lower)
 				start, lower = -1, true
 			}
+			i++
 			continue
 		}
+		r, size := decodeRune(text, i)
 		lower = false
 		switch {
 		case r == utf8.RuneError:
 		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 			if start >= 0 {
-				yield(wordAt(text, start, i, false))
+				yield(start, i, false)
 				start = -1
 			}
-			yield(text[i : i+utf8.RuneLen(r)])
+			yield(i, i+size, true)
 			lower = true
+			i += size
 			continue
 		case unicode.IsLetter(r) || unicode.IsNumber(r):
 			if start < 0 {
 				start = i
 			}
+			i += size
 			continue
 		case unicode.IsMark(r):
 			// A mark continues a word; a leading mark is dropped.
+			i += size
 			continue
 		}
 		// Anything else ends the word.
 		if start >= 0 {
-			yield(wordAt(text, start, i, false))
+			yield(start, i, false)
 			start = -1
 		}
 		lower = true
+		i += size
 	}
 	if start >= 0 {
-		yield(wordAt(text, start, len(text), lower))
+		yield(start, len(text), lower)
 	}
+}
+
+// decodeRune is utf8.DecodeRuneInString(text[i:]) (or DecodeRune): an
+// invalid byte is utf8.RuneError of size 1, as a range over a string
+// reads it.
+func decodeRune[T string | []byte](text T, i int) (rune, int) {
+	var buf [utf8.UTFMax]byte
+	n := copy(buf[:], text[i:])
+	return utf8.DecodeRune(buf[:n])
 }
 
 // wordAt returns text[start:end] lower-cased; lower says it is already.
@@ -190,7 +215,15 @@ type SimHasher struct {
 
 // Add adds one occurrence of word w.
 func (s *SimHasher) Add(w string) {
-	carry := fnv1a(w)
+	s.add(fnv1a(w))
+}
+
+// AddBytes is Add of string(w).
+func (s *SimHasher) AddBytes(w []byte) {
+	s.add(fnv1a(w))
+}
+
+func (s *SimHasher) add(carry uint64) {
 	j := 0
 	for ; carry != 0; j++ {
 		s.planes[j], carry = s.planes[j]^carry, s.planes[j]&carry

@@ -3,6 +3,7 @@ package textsim
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -53,6 +54,86 @@ func MainTextOf(doc *html.Node) string {
 // both only ever separate words.
 func EachMainWord(doc *html.Node, yield func(string)) {
 	EachWord(rawMainText(doc), yield)
+}
+
+// EachMainWordBytes calls yield with each word of MainTextOf(doc), in
+// order, as EachMainWord does, without allocating for each word: w is
+// valid only until yield returns (it is a view into a buffer reused for
+// the next words and the next document).
+func EachMainWordBytes(doc *html.Node, yield func(w []byte)) {
+	bp := rawTextPool.Get().(*[]byte)
+	tw := &byteWriter{b: (*bp)[:0]}
+	for _, r := range contentRoots(doc) {
+		writeText(tw, r)
+		tw.WriteByte(' ')
+	}
+	text := tw.b
+	var scratch []byte
+	eachWordSpan(text, func(start, end int, lower bool) {
+		w := text[start:end]
+		if !lower {
+			w, scratch = lowerWord(w, scratch)
+		}
+		yield(w)
+	})
+	if cap(text) <= 1<<20 { // a rare huge page's buffer is not kept
+		*bp = text[:0]
+		rawTextPool.Put(bp)
+	}
+}
+
+// lowerWord returns strings.ToLower of the word w (a word of
+// eachWordSpan: valid UTF-8): lower-cased in place when it is ASCII, else
+// in scratch, which it returns for reuse.
+func lowerWord(w, scratch []byte) (lw, s []byte) {
+	ascii := true
+	for _, c := range w {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		for i, c := range w {
+			if 'A' <= c && c <= 'Z' {
+				w[i] = c + 'a' - 'A'
+			}
+		}
+		return w, scratch
+	}
+	scratch = scratch[:0]
+	for i := 0; i < len(w); {
+		r, size := utf8.DecodeRune(w[i:])
+		scratch = utf8.AppendRune(scratch, unicode.ToLower(r))
+		i += size
+	}
+	return scratch, scratch
+}
+
+// rawTextPool holds the buffers EachMainWordBytes writes main texts in.
+var rawTextPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 16<<10)
+	return &b
+}}
+
+// textWriter is what writeText writes to: a strings.Builder, or a
+// byteWriter.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// byteWriter appends to a byte slice.
+type byteWriter struct{ b []byte }
+
+func (w *byteWriter) WriteString(s string) (int, error) {
+	w.b = append(w.b, s...)
+	return len(s), nil
+}
+
+func (w *byteWriter) WriteByte(c byte) error {
+	w.b = append(w.b, c)
+	return nil
 }
 
 // rawMainText is the main text of doc before collapse.
@@ -144,8 +225,11 @@ func hidden(n *html.Node) bool {
 }
 
 // writeText appends the visible text below root to b.
-func writeText(b *strings.Builder, root *html.Node) {
-	rootLen := -1 // computed on the first <form>
+func writeText(b textWriter, root *html.Node) {
+	// A <form> is skipped unless it holds more than half of the root's
+	// text: the root's text is counted only as far as that needs
+	// (rootLen, exact when rootDone, else a lower bound).
+	rootLen, rootDone := 0, false
 	type frame struct {
 		n    *html.Node
 		exit bool
@@ -169,10 +253,12 @@ func writeText(b *strings.Builder, root *html.Node) {
 					continue
 				}
 				if n.DataAtom == atom.Form {
-					if rootLen < 0 {
-						rootLen = textLen(root)
+					need := 2 * textLen(n, -1)
+					if !rootDone && rootLen < need {
+						rootLen = textLen(root, need)
+						rootDone = rootLen < need
 					}
-					if 2*textLen(n) <= rootLen {
+					if need <= rootLen {
 						continue
 					}
 				}
@@ -196,11 +282,13 @@ func writeText(b *strings.Builder, root *html.Node) {
 }
 
 // textLen counts the bytes of text below n that could be visible (the
-// elements that are always skipped excluded).
-func textLen(n *html.Node) int {
+// elements that are always skipped excluded). With limit >= 0 it may stop
+// counting once the count reaches limit (the result is then at least
+// limit).
+func textLen(n *html.Node, limit int) int {
 	total := 0
 	stack := []*html.Node{n}
-	for len(stack) > 0 {
+	for len(stack) > 0 && (limit < 0 || total < limit) {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch n.Type {

@@ -128,7 +128,7 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	x.ex.Base = x.base.String()
 	x.headerLinks(header)
 	x.walk(root, nil, false)
-	x.textPWIDs()
+	x.textPWIDs(root)
 	x.checkIdentifiers()
 	// Secrets never leave the extractor: URL passwords in raw values,
 	// resolved URLs, messages and text become "***".
@@ -149,7 +149,14 @@ type extractor struct {
 	freeTexts []*linkText
 	title     strings.Builder
 	inTitle   bool
-	// pageText accumulates visible text for the pwid scan, bounded.
+	// The visible text for the pwid scan (bounded by MaxTextScan) is
+	// only measured as the walk meets it: textLen bytes, whose last four
+	// are textTail, and whether it holds "pwid:" in any case. Only a page
+	// that does is walked again (textOnly) to build it in pageText.
+	textLen   int
+	textTail  [4]byte
+	pwidText  bool
+	textOnly  bool
 	pageText  strings.Builder
 	truncated bool
 }
@@ -234,6 +241,12 @@ func (x *extractor) closeText(t *linkText) {
 func (x *extractor) walk(n *html.Node, text *linkText, inHidden bool) {
 	switch n.Type {
 	case html.TextNode:
+		if x.textOnly {
+			if !inHidden {
+				x.addPageText(n.Data)
+			}
+			return
+		}
 		if x.inTitle {
 			x.title.WriteString(n.Data)
 		}
@@ -249,7 +262,7 @@ func (x *extractor) walk(n *html.Node, text *linkText, inHidden bool) {
 		case atom.Script, atom.Style, atom.Template, atom.Noscript:
 			inHidden = true
 		case atom.Title:
-			if x.ex.Title == "" && x.title.Len() == 0 {
+			if x.ex.Title == "" && x.title.Len() == 0 && !x.textOnly {
 				x.inTitle = true
 				defer func() {
 					x.inTitle = false
@@ -257,7 +270,9 @@ func (x *extractor) walk(n *html.Node, text *linkText, inHidden bool) {
 				}()
 			}
 		}
-		if idx := x.element(n); idx >= 0 && !x.ex.Links[idx].Resource {
+		if x.textOnly {
+			// Only the text.
+		} else if idx := x.element(n); idx >= 0 && !x.ex.Links[idx].Resource {
 			text = x.openText(idx)
 			defer x.closeText(text)
 		}
@@ -287,12 +302,30 @@ var blockElements = map[atom.Atom]bool{
 }
 
 // addPageText appends visible text to the text searched for pwid URIs,
-// bounded by MaxTextScan.
+// bounded by MaxTextScan: in pageText when the walk is textOnly, else
+// only to its measure (textLen, textTail, pwidText).
 func (x *extractor) addPageText(s string) {
-	if x.pageText.Len() >= x.opt.MaxTextScan {
+	if x.textLen >= x.opt.MaxTextScan {
 		return
 	}
-	x.pageText.WriteString(s)
+	x.textLen += len(s)
+	if x.textOnly {
+		x.pageText.WriteString(s)
+		return
+	}
+	if x.pwidText || s == "" {
+		return
+	}
+	// "pwid:" across the end of the text so far and s, or in s.
+	var edge [8]byte
+	k := copy(edge[:], x.textTail[:])
+	k += copy(edge[k:], s)
+	x.pwidText = containsFold(string(edge[:k]), "pwid:") || containsFold(s, "pwid:")
+	if len(s) >= len(x.textTail) {
+		copy(x.textTail[:], s[len(s)-len(x.textTail):])
+	} else {
+		copy(x.textTail[:], edge[k-len(x.textTail):k])
+	}
 }
 
 // element records n when it is an element linkrot extracts and returns the
@@ -465,11 +498,16 @@ func (x *extractor) addPWID(l *audit.Link, idx int, raw, source, field string) {
 	x.ex.PWIDs = append(x.ex.PWIDs, p)
 }
 
-// textPWIDs finds pwid URIs written in the page text (citations in prose).
-func (x *extractor) textPWIDs() {
-	if x.pageText.Len() == 0 || !containsFold(x.pageText.String(), "pwid:") {
+// textPWIDs finds pwid URIs written in the page text (citations in
+// prose) of the document root that walk extracted.
+func (x *extractor) textPWIDs(root *html.Node) {
+	if !x.pwidText {
 		return
 	}
+	// The page cites a pwid in its text: build the text (walk again).
+	x.textOnly, x.textLen = true, 0
+	x.walk(root, nil, false)
+	x.textOnly = false
 	seen := map[string]bool{}
 	for _, p := range x.ex.PWIDs {
 		seen[p.Raw] = true
@@ -569,19 +607,66 @@ func relTokens(n *html.Node) []string {
 }
 
 // containsFold reports whether s contains the lower-case ASCII substr,
-// ignoring ASCII case, without copying s.
+// ignoring ASCII case, without copying s: strings.EqualFold at each
+// offset (no other rune folds to an ASCII letter but K and S, which have
+// the Kelvin and long s signs: substr must hold neither). A substr that
+// ends in a byte other than a letter is searched from that byte's
+// occurrences (IndexByte), not byte by byte.
 func containsFold(s, substr string) bool {
-	for i := 0; i+len(substr) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(substr)], substr) {
+	m := len(substr)
+	if m == 0 {
+		return true
+	}
+	last := substr[m-1]
+	if 'a' <= last && last <= 'z' {
+		for i := 0; i+m <= len(s); i++ {
+			if equalFoldString(s[i:i+m], substr) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := m - 1; i < len(s); {
+		j := strings.IndexByte(s[i:], last)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if equalFoldString(s[i+1-m:i+1], substr) {
 			return true
 		}
+		i++
 	}
 	return false
 }
 
+// equalFoldString reports whether s is the lower-case ASCII t with ASCII
+// letters in either case (len(s) == len(t)).
+func equalFoldString(s, t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isPWID reports whether s starts with "pwid:" or "urn:pwid:" once
+// lower-cased (strings.ToLower: the Kelvin sign becomes k, a dotted
+// capital I becomes i). A head of ASCII is compared in place.
 func isPWID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "pwid:") || strings.HasPrefix(l, "urn:pwid:")
+	head := s[:min(len(s), len("urn:pwid:"))]
+	for i := 0; i < len(head); i++ {
+		if head[i] >= utf8.RuneSelf {
+			l := strings.ToLower(s)
+			return strings.HasPrefix(l, "pwid:") || strings.HasPrefix(l, "urn:pwid:")
+		}
+	}
+	return hasPrefixFold(head, "pwid:") || hasPrefixFold(head, "urn:pwid:")
 }
 
 // collapse trims s, collapses runs of white space to one space and cuts the

@@ -45,6 +45,21 @@ type LineIndex struct {
 // modified while the index is used.
 func NewLineIndex(src []byte) *LineIndex {
 	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'})+1)
+	if bytes.IndexByte(src, '\r') < 0 {
+		// Only LF ends lines (the usual case): found by IndexByte, not
+		// IndexAny.
+		for i := 0; ; {
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+		ix := &LineIndex{src: src, starts: starts}
+		ix.cur.col = 1
+		return ix
+	}
 	for i := 0; i < len(src); {
 		j := bytes.IndexAny(src[i:], "\r\n")
 		if j < 0 {
@@ -362,27 +377,20 @@ func (fb *fallback) firstUnused(list *tagList, from int) int {
 // their URL attribute, with its offset; n is the number of tags expected.
 func scanTags(src []byte, n int) []tagAt {
 	tags := make([]tagAt, 0, n)
-	z := html.NewTokenizer(bytes.NewReader(src))
-	off := 0
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return tags // io.EOF, or input the tokenizer gave up on
+	eachStartTag(src, func(start, end int) {
+		t, ok := scanTag(src[start:end])
+		if !ok {
+			return
 		}
-		raw := z.Raw()
-		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			if t, ok := scanTag(raw); ok {
-				t.off += off
-				t.end += off
-				if !t.escaped && bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
-					t.escaped = true
-					t.value = html.UnescapeString(string(src[t.off:t.end]))
-				}
-				tags = append(tags, t)
-			}
+		t.off += start
+		t.end += start
+		if bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
+			t.escaped = true
+			t.value = html.UnescapeString(string(src[t.off:t.end]))
 		}
-		off += len(raw)
-	}
+		tags = append(tags, t)
+	})
+	return tags
 }
 
 // scanTag reads a raw start tag ("<a\n href='x'>") the way the HTML

@@ -1,0 +1,110 @@
+package crawler
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/crawler/crawltest"
+	"github.com/linkrot/linkrot/crawler/extract"
+)
+
+// benchPage is one HTML page as the crawler received it.
+type benchPage struct {
+	u    *url.URL
+	h    http.Header
+	body []byte
+}
+
+// benchPages returns the pages BenchmarkPageWork works on: the HTML files
+// of the directory named by LINKROT_BENCH_HTML (read at benchmark time,
+// every len/60th in name order, about 60: a documentation tree such as the Django
+// docs), else 20 pages of the generated site.
+func benchPages(b *testing.B) []benchPage {
+	h := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	if dir := os.Getenv("LINKROT_BENCH_HTML"); dir != "" {
+		var paths []string
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ".html" {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sort.Strings(paths)
+		var pages []benchPage
+		step := max(1, len(paths)/60)
+		for i := 0; i < len(paths); i += step {
+			p := paths[i]
+			body, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rel, _ := filepath.Rel(dir, p)
+			u, _ := url.Parse("http://docs.test/" + filepath.ToSlash(rel))
+			pages = append(pages, benchPage{u: u, h: h, body: body})
+		}
+		return pages
+	}
+	site := crawltest.NewGenerated(b, 100)
+	var pages []benchPage
+	for i := range 20 {
+		raw := site.URL + "/p/" + strconv.Itoa(i*5)
+		resp, err := http.Get(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		u, _ := url.Parse(raw)
+		pages = append(pages, benchPage{u: u, h: resp.Header, body: body})
+	}
+	return pages
+}
+
+// BenchmarkPageWork is the crawler's per-page CPU work outside the
+// database: the extraction (parse, links, positions) and the evidence
+// for the checker (check.Observe on the same parse), for each page of
+// benchPages per op.
+//
+//	LINKROT_BENCH_HTML=/usr/share/doc/python-django-doc/html go test -run='^$' -bench=PageWork -benchmem ./crawler/
+func BenchmarkPageWork(b *testing.B) {
+	pages := benchPages(b)
+	cr := &crawl{Crawler: &Crawler{}}
+	var size int64
+	for _, p := range pages {
+		size += int64(len(p.body))
+	}
+	b.SetBytes(size)
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	for b.Loop() {
+		for _, pg := range pages {
+			ex, _, doc, err := extract.ParseDocument(pg.body, "text/html; charset=utf-8", pg.u, pg.h, extract.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := &audit.Page{Status: 200, Extraction: ex}
+			if cr.evidence(p, pg.h, pg.body, doc) == nil {
+				b.Fatal("no evidence")
+			}
+		}
+	}
+	// CPU time (user and system, the garbage collector's included) per
+	// op: steadier than wall time on a shared machine.
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
