@@ -145,8 +145,10 @@ func newScaleWeb(t testing.TB, pagesA int, latency time.Duration) *scaleWeb {
 		fmt.Fprintf(rw, "<!doctype html><html><head><title>t</title></head><body><h1 id=top>page</h1>%s<p>%s</p></body></html>", body, strings.Repeat("Words of the page about link rot. ", 20))
 	}
 	w.b = httptest.NewServer(w.mb.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/ok"):
+		switch n, ok := strings.CutPrefix(r.URL.Path, "/ok"); {
+		// Only /ok<n>: a soft-404 probe's random path may start with "ok"
+		// too (it did: /okr4es24...), and must get the 404.
+		case ok && n != "" && strings.Trim(n, "0123456789") == "":
 			html(rw, "external ok "+r.URL.Path)
 		case r.URL.Path == "/gone":
 			http.Error(rw, "gone", http.StatusGone)
