@@ -84,6 +84,9 @@ func ParseURL(raw string) (*url.URL, error) {
 // is safe for concurrent use.
 type Resolver struct {
 	base *wurl.Url
+	// fast is the base as resolveFast reads it (nil: no base, or one the
+	// fast path does not resolve against).
+	fast *fastBase
 }
 
 // NewResolver returns a Resolver for base, which must be an absolute URL
@@ -93,7 +96,7 @@ func NewResolver(base string) (Resolver, error) {
 	if err != nil {
 		return Resolver{}, urlError(err)
 	}
-	return Resolver{base: b}, nil
+	return Resolver{base: b, fast: newFastBase(b)}, nil
 }
 
 // Base returns the base URL's serialisation ("" for the zero Resolver).
@@ -112,6 +115,14 @@ func (r Resolver) Base() string {
 // percent-encoded, ...), deduplicated, without the input. Userinfo is
 // returned as found; see RedactURL.
 func (r Resolver) Resolve(ref string) (u *url.URL, warnings []string, err error) {
+	if u, ok := resolveFast(r.fast, ref); ok {
+		return u, nil, nil
+	}
+	return r.resolve(ref)
+}
+
+// resolve is Resolve through the parser (no fast path).
+func (r Resolver) resolve(ref string) (u *url.URL, warnings []string, err error) {
 	if reason := tooCostly(ref); reason != "" {
 		return nil, nil, &URLError{Reason: reason}
 	}

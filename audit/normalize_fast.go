@@ -17,45 +17,62 @@ import "strings"
 // anything else it returns ok false and NormalizeURL parses. Fuzzing
 // (FuzzCanonicalHTTP) holds it to the parser's result.
 func canonicalHTTP(raw string) (string, bool) {
-	if len(raw) >= 512 { // tooCostly's cheap bound
+	p, ok := canonicalHTTPParts(raw)
+	if !ok {
 		return "", false
+	}
+	n, _, _ := strings.Cut(raw, "#") // the first "#": no other part has one
+	if p.path == "" {
+		// "http://h" and "http://h?q" have the path "/".
+		i := len(p.scheme) + len("://") + len(p.host)
+		n = n[:i] + "/" + n[i:]
+	}
+	return redactHref(n), true
+}
+
+// httpParts are the parts of an http or https URL.
+type httpParts struct {
+	scheme, host      string // host with its port, if any
+	path, query, frag string
+	hasQuery          bool
+}
+
+// canonicalHTTPParts returns the parts of raw, with ok true, when raw is
+// an http(s) URL that canonicalHTTP takes (the URL parser's serialisation
+// is raw but for the path "/" when raw has none).
+func canonicalHTTPParts(raw string) (p httpParts, ok bool) {
+	if len(raw) >= 512 { // tooCostly's cheap bound
+		return p, false
 	}
 	var rest string
 	var defPort string
 	switch {
 	case strings.HasPrefix(raw, "https://"):
-		rest, defPort = raw[len("https://"):], "443"
+		p.scheme, rest, defPort = "https", raw[len("https://"):], "443"
 	case strings.HasPrefix(raw, "http://"):
-		rest, defPort = raw[len("http://"):], "80"
+		p.scheme, rest, defPort = "http", raw[len("http://"):], "80"
 	default:
-		return "", false
+		return p, false
 	}
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)
 	}
-	host, port, hasPort := strings.Cut(rest[:end], ":")
+	p.host = rest[:end]
+	host, port, hasPort := strings.Cut(p.host, ":")
 	if !canonicalHost(host) || hasPort && !canonicalPort(port, defPort) {
-		return "", false
+		return p, false
 	}
-	tail := rest[end:]
-	frag := ""
-	if i := strings.IndexByte(tail, '#'); i >= 0 {
-		tail, frag = tail[:i], tail[i+1:]
-		if !cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0 {
-			return "", false
-		}
+	tail, frag, hasFrag := strings.Cut(rest[end:], "#")
+	if hasFrag && (!cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0) {
+		return p, false
 	}
-	path, query, hasQuery := strings.Cut(tail, "?")
-	if !cleanChars(path, false) || hasQuery && !cleanChars(query, true) || !plainSegments(path) {
-		return "", false
+	p.frag = frag
+	p.path, p.query, p.hasQuery = strings.Cut(tail, "?")
+	if !cleanChars(p.path, false) || p.hasQuery && !cleanChars(p.query, true) || !plainSegments(p.path) {
+		return p, false
 	}
-	n := raw[:len(raw)-len(rest)+end] + tail
-	if path == "" {
-		// "http://h" and "http://h?q" have the path "/".
-		n = raw[:len(raw)-len(rest)+end] + "/" + tail
-	}
-	return redactHref(n), true
+	return p, true
 }
 
 // canonicalHost reports whether h is a host name the URL parser keeps as
