@@ -1,10 +1,14 @@
 package audit
 
 import (
+	"io"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // fastBases are bases around the fast path's edges: http(s) with and
@@ -185,4 +189,68 @@ func checkResolveFast(t *testing.T, r Resolver, ref string) bool {
 	}
 	_, ok := resolveFast(r.fast, ref)
 	return ok
+}
+
+// benchPage is a page of the Django documentation (Debian's
+// python-django-doc), whose links BenchmarkResolve resolves; it is read at
+// benchmark time and never copied into the repository.
+const benchPage = "/usr/share/doc/python-django-doc/html/ref/models/querysets.html"
+
+// benchRefs returns the href and src values of benchPage, or, when it is
+// not installed, the references of fastRefs.
+func benchRefs(b *testing.B) []string {
+	f, err := os.Open(benchPage)
+	if err != nil {
+		b.Logf("%v: resolving fastRefs instead", err)
+		return fastRefs
+	}
+	defer f.Close()
+	var refs []string
+	z := html.NewTokenizer(f)
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				b.Fatal(z.Err())
+			}
+			return refs
+		case html.StartTagToken, html.SelfClosingTagToken:
+			for {
+				k, v, more := z.TagAttr()
+				if s := string(k); s == "href" || s == "src" {
+					refs = append(refs, string(v))
+				}
+				if !more {
+					break
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkResolve resolves the links of a real page against its URL as a
+// local server would serve it, through Resolve ("fast") and through the
+// parser alone ("parser", Resolve before its fast path).
+func BenchmarkResolve(b *testing.B) {
+	refs := benchRefs(b)
+	r, err := NewResolver("http://127.0.0.1:36111/ref/models/querysets.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name    string
+		resolve func(string) (*url.URL, []string, error)
+	}{{"fast", r.Resolve}, {"parser", r.resolve}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, ref := range refs {
+					if _, _, err := bc.resolve(ref); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(refs)), "ns/ref")
+		})
+	}
 }
