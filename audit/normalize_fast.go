@@ -146,38 +146,68 @@ func canonicalPort(p, def string) bool {
 // neither percent-encodes nor removes in a path (query: also "?"), and
 // "%" only before two hex digits.
 func cleanChars(s string, query bool) bool {
+	want := cleanInPath
+	if query {
+		want = cleanInQuery
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0:
-		case c == '\'' && !query: // percent-encoded in the query of http(s)
-		case c == '?' && query:
-		case c == '%':
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-				return false
-			}
-		default:
+		if cleanClass[c]&want != 0 {
+			continue
+		}
+		if c != '%' || i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 			return false
 		}
 	}
 	return true
 }
+
+// cleanClass says, for each byte, where cleanChars takes it as it is:
+// in a path (cleanInPath), in a query or fragment (cleanInQuery). ASCII
+// letters and digits and "-._~!$&()*+,;=:@/" are taken in both, "'" in a
+// path only (the parser percent-encodes it in the query of http(s)), "?"
+// in a query or fragment only.
+var cleanClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			strings.IndexByte("-._~!$&()*+,;=:@/", byte(c)) >= 0:
+			t[c] = cleanInPath | cleanInQuery
+		case c == '\'':
+			t[c] = cleanInPath
+		case c == '?':
+			t[c] = cleanInQuery
+		}
+	}
+	return t
+}()
+
+const (
+	cleanInPath uint8 = 1 << iota
+	cleanInQuery
+)
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // plainSegments reports whether no segment of path is one the parser
-// resolves ("." or "..", also percent-encoded).
+// resolves ("." or "..", also percent-encoded: no "%2e" anywhere).
 func plainSegments(path string) bool {
-	if strings.Contains(path, "%2e") || strings.Contains(path, "%2E") {
-		return false
-	}
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return false
+	start := 0
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '/':
+			if seg := path[start:i]; seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
+		case '%':
+			if i+2 < len(path) && path[i+1] == '2' && path[i+2]|0x20 == 'e' {
+				return false
+			}
 		}
 	}
-	return true
+	seg := path[start:]
+	return seg != "." && seg != ".."
 }
