@@ -84,6 +84,17 @@ func newFastBase(b *wurl.Url) *fastBase {
 	return fb
 }
 
+// fastBase returns the fast path's view of the URL of p (for which
+// canonicalHTTPParts returned ok): what newFastBase returns for the
+// parser's result.
+func (p httpParts) fastBase() *fastBase {
+	path := p.path
+	if path == "" {
+		path = "/"
+	}
+	return &fastBase{scheme: p.scheme, host: p.host, path: path, query: p.query, hasQuery: p.hasQuery}
+}
+
 // resolveFast resolves ref against fb (nil: no base, only absolute URLs)
 // as the parser and toNetURL would, or returns ok false. See the comment
 // at the top of this file for its exact scope.

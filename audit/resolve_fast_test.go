@@ -78,24 +78,30 @@ var fastRefs = []string{
 // and reference of the tables: where it does not decline, the *url.URL
 // (every field), the warnings and the error must be the parser's.
 func TestResolveFast(t *testing.T) {
-	resolvers := []Resolver{{}}
-	for _, b := range fastBases {
-		r, err := NewResolver(b)
-		if err != nil {
-			t.Fatalf("NewResolver(%q): %v", b, err)
+	type pair struct{ r, parsed Resolver }
+	resolvers := []pair{{}}
+	for _, b := range append(fastBases, canonicalCases...) {
+		r, rs, err := checkNewResolver(t, b)
+		if err == nil {
+			resolvers = append(resolvers, pair{r, rs})
 		}
-		resolvers = append(resolvers, r)
 	}
-	took := 0
-	for _, r := range resolvers {
+	took, lazy := 0, 0
+	for _, p := range resolvers {
+		if p.r.base != nil && p.r.base.w == nil {
+			lazy++
+		}
 		for _, ref := range fastRefs {
-			if checkResolveFast(t, r, ref) {
+			if checkResolveFast(t, p.r, p.parsed, ref) {
 				took++
 			}
 		}
 	}
-	if took < 1000 {
-		t.Errorf("the fast path took %d of %d cases, want at least 1000", took, len(resolvers)*len(fastRefs))
+	if took < 2000 {
+		t.Errorf("the fast path took %d of %d cases, want at least 2000", took, len(resolvers)*len(fastRefs))
+	}
+	if lazy < 20 {
+		t.Errorf("NewResolver left %d bases unparsed, want at least 20", lazy)
 	}
 }
 
@@ -169,23 +175,45 @@ func FuzzResolveFast(f *testing.F) {
 		if len(base) > 2048 {
 			return // NewResolver applies no length limit; keep the fuzzer fast
 		}
-		r, err := NewResolver(base)
+		r, rs, err := checkNewResolver(t, base)
 		if err != nil {
-			r = Resolver{}
+			r, rs = Resolver{}, Resolver{}
 		}
-		checkResolveFast(t, r, ref)
+		checkResolveFast(t, r, rs, ref)
 	})
 }
 
-// checkResolveFast fails when the fast path takes ref and its result
-// differs from the parser's, or when Resolve differs from the parser's
-// result in any way; it reports whether the fast path took ref.
-func checkResolveFast(t *testing.T, r Resolver, ref string) bool {
+// checkNewResolver fails when NewResolver(base) differs from the
+// Resolver of the parsed base (newResolver): its error, its Base, its
+// fast path's view of the base. It returns both.
+func checkNewResolver(t *testing.T, base string) (r, parsed Resolver, err error) {
 	t.Helper()
-	su, swarn, serr := r.resolve(ref)
-	u, warn, err := r.Resolve(ref)
-	if !reflect.DeepEqual(u, su) || !reflect.DeepEqual(warn, swarn) || !reflect.DeepEqual(err, serr) {
-		t.Fatalf("base %q, ref %q: Resolve = %#v, %q, %v; the parser: %#v, %q, %v", r.Base(), ref, u, warn, err, su, swarn, serr)
+	r, err = NewResolver(base)
+	parsed, perr := newResolver(base)
+	if !reflect.DeepEqual(err, perr) {
+		t.Fatalf("NewResolver(%q): %v; the parser: %v", base, err, perr)
+	}
+	if err != nil {
+		return r, parsed, err
+	}
+	if r.Base() != parsed.Base() || !reflect.DeepEqual(r.fast, parsed.fast) {
+		t.Fatalf("NewResolver(%q): base %q, fast %+v; the parser: %q, %+v", base, r.Base(), r.fast, parsed.Base(), parsed.fast)
+	}
+	return r, parsed, nil
+}
+
+// checkResolveFast fails when r.Resolve(ref) differs in any way from
+// parsed.resolve(ref), the parser's result against the parsed base (r
+// and parsed resolve against the same base), or when r's parser does; it
+// reports whether the fast path took ref.
+func checkResolveFast(t *testing.T, r, parsed Resolver, ref string) bool {
+	t.Helper()
+	su, swarn, serr := parsed.resolve(ref)
+	for _, resolve := range []func(string) (*url.URL, []string, error){r.Resolve, r.resolve} {
+		u, warn, err := resolve(ref)
+		if !reflect.DeepEqual(u, su) || !reflect.DeepEqual(warn, swarn) || !reflect.DeepEqual(err, serr) {
+			t.Fatalf("base %q, ref %q: Resolve = %#v, %q, %v; the parser: %#v, %q, %v", r.Base(), ref, u, warn, err, su, swarn, serr)
+		}
 	}
 	_, ok := resolveFast(r.fast, ref)
 	return ok
