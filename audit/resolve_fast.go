@@ -21,30 +21,38 @@ import (
 // no path for "/..."; the base's path, and its query, for "?..." and
 // "#..."), and apply the path state to the reference's segments. resolveFast
 // does exactly that, and builds the *url.URL that net/url's Parse makes
-// of the result (toNetURL) field by field, without the serialisation.
+// of the result (toNetURL) field by field, with net/url's own rules for
+// Path, RawPath, Fragment, RawFragment and ForceQuery, without writing
+// the serialisation. A "//host..." reference is the absolute URL with the
+// base's scheme: the parser reaches the same state for both.
 //
 // It declines (ok false, and Resolve runs the parser, unchanged) for
 // anything else: a reference longer than 511 bytes; one with any character
 // that the parser percent-encodes, removes or reads differently (controls,
-// space, tab, newline, "\", `"`, "<", ">", "^", "`", "{", "|", "}", non-ASCII,
-// a "'" outside the path, a "#" in the fragment), with a "%" not before two
-// hex digits, or with a "%2e" (any case) in its path, which may be a dot
-// segment; a first path segment with a ":" (a scheme, or a Windows drive
-// letter); an absolute URL whose scheme is not "http://" or "https://" in
-// lower case or whose host, port or userinfo is not in canonical form
-// (canonicalHTTPParts); and any relative reference when the base is not
-// http or https (file:, mailto:, ...) or its serialisation does not parse
-// with net/url to the same host (toNetURL would fail on every result).
-// Warnings are nil on the fast path: none of the parser's validation
-// errors can occur for such input. The differential test
-// (TestResolveFast) and FuzzResolveFast hold it to the parser's result,
-// every field of the *url.URL, the warnings and the error.
-
-// noWarning: the characters the fast path takes are those of cleanChars
-// but "!", which the parser leaves as it is but reports as "not a URL
-// unit" (whatwg-url v0.6.2 leaves "!" out of its URL code points, which
-// the Standard does not): Resolve returns that warning, NormalizeURL
-// (canonicalHTTP) ignores it.
+// space, tab, newline, "\", `"`, "<", ">", "^", "`", "{", "|", "}",
+// non-ASCII, a "'" outside the path, a "#" in the fragment), with a "%"
+// not before two hex digits, with a "!" (see below), or with a "%2e" (any
+// case) in its path, which may be a dot segment; a first path segment
+// with a ":" (a scheme, a Windows drive letter, or neither: the parser
+// decides); an absolute URL whose scheme is not "http://" or "https://" in
+// lower case, that has userinfo, a "." or ".." segment, or a host or port
+// not in canonical form (canonicalHTTPParts); and any relative reference
+// when the base is not http or https (file:, mailto:, ws:, ...) or its
+// serialisation does not parse with net/url to the same host (toNetURL
+// would fail on every result). Warnings are nil on the fast path: none of
+// the parser's validation errors can occur for such input; in particular
+// "!", which the parser keeps as it is but reports as "not a URL unit"
+// (whatwg-url v0.6.2 leaves it out of its URL code points, the Standard
+// does not), is left to the parser, although NormalizeURL's fast path
+// (canonicalHTTP, which has no warnings) takes it.
+//
+// NewResolver, likewise, does not parse a base that canonicalHTTPParts
+// takes: its fast path's view comes from the parts, and the parser parses
+// the base only when a reference needs it (baseURL).
+//
+// The differential test (TestResolveFast) and FuzzResolveFast hold both
+// to the parser's results: every field of the *url.URL, the warnings and
+// the error of Resolve, and the base, error and fastBase of NewResolver.
 
 // fastBase is what resolveFast needs of a Resolver's base, computed once
 // by NewResolver.
@@ -115,7 +123,7 @@ func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
 		return absoluteFast(fb.scheme + ":" + ref)
 	}
 	if strings.IndexByte(ref, '!') >= 0 {
-		return nil, false // see noWarning
+		return nil, false // reported by the parser (see the top of this file)
 	}
 	rest, frag, hasFrag := strings.Cut(ref, "#")
 	if hasFrag && (!cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0) {
@@ -152,7 +160,7 @@ func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
 func absoluteFast(raw string) (*url.URL, bool) {
 	p, ok := canonicalHTTPParts(raw)
 	if !ok || strings.IndexByte(raw, '!') >= 0 {
-		return nil, false // see noWarning
+		return nil, false // reported by the parser (see the top of this file)
 	}
 	if p.path == "" {
 		p.path = "/"
