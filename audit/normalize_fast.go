@@ -84,46 +84,47 @@ func canonicalHost(h string) bool {
 	if h == "" || len(h) > 253 {
 		return false
 	}
-	labels := 0
-	last := ""
-	for l := range strings.SplitSeq(h, ".") {
+	// One pass over the labels: each non-empty, at most 63 bytes, of
+	// lower-case letters, digits and inner hyphens, not "xn--"; numeric
+	// counts the labels of digits only that could be an IPv4 part.
+	labels, numeric, start := 0, 0, 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			continue
+		}
+		l := h[start:i]
+		start = i + 1
 		labels++
 		if l == "" || len(l) > 63 || strings.HasPrefix(l, "xn--") {
 			return false
 		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
+		digits := true
+		for j := 0; j < len(l); j++ {
+			c := l[j]
 			switch {
-			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			case c == '-' && i > 0 && i < len(l)-1:
+			case c >= '0' && c <= '9':
+			case c >= 'a' && c <= 'z':
+				digits = false
+			case c == '-' && j > 0 && j < len(l)-1:
+				digits = false
 			default:
 				return false
 			}
 		}
-		last = l
-	}
-	if c := last[0]; c >= 'a' && c <= 'z' {
-		return true // a name (the parser reads a host ending in a number, or in "0-0", as an address)
-	}
-	if labels != 4 {
-		return false
-	}
-	for l := range strings.SplitSeq(h, ".") {
-		if len(l) > 3 || len(l) > 1 && l[0] == '0' {
-			return false
+		if digits && len(l) <= 3 && (len(l) == 1 || l[0] != '0') && (len(l) < 3 || l <= "255") {
+			numeric++
 		}
-		v := 0
-		for i := 0; i < len(l); i++ {
-			if l[i] < '0' || l[i] > '9' {
-				return false
+		if i == len(h) {
+			// The last label: a name if it starts with a letter (the
+			// parser reads a host ending in a number, or in "0-0", as
+			// an address), else four decimal numbers 0-255 without
+			// leading zeros.
+			if c := l[0]; c >= 'a' && c <= 'z' {
+				return true
 			}
-			v = v*10 + int(l[i]-'0')
-		}
-		if v > 255 {
-			return false
 		}
 	}
-	return true
+	return labels == 4 && numeric == 4
 }
 
 // canonicalPort reports whether p is a port the parser keeps as written:
