@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	wurlerrors "github.com/nlnwa/whatwg-url/errors"
 	wurl "github.com/nlnwa/whatwg-url/url"
@@ -83,17 +84,56 @@ func ParseURL(raw string) (*url.URL, error) {
 // parser. The zero value has no base: only absolute URLs parse. A Resolver
 // is safe for concurrent use.
 type Resolver struct {
-	base *wurl.Url
+	base *baseURL // nil: no base
+	// fast is the base as resolveFast reads it (nil: no base, or one the
+	// fast path does not resolve against).
+	fast *fastBase
+}
+
+// baseURL is a Resolver's base URL, parsed when the parser first needs it
+// (NewResolver leaves a base already in canonical form unparsed: most
+// references are resolved without it).
+type baseURL struct {
+	raw  string // as given to NewResolver
+	href string // its serialisation, when NewResolver did not parse it
+	once sync.Once
+	w    *wurl.Url
+	err  error
+}
+
+// parsed returns the base parsed.
+func (b *baseURL) parsed() (*wurl.Url, error) {
+	b.once.Do(func() {
+		if b.w == nil {
+			b.w, b.err = urlParser.Parse(b.raw)
+		}
+	})
+	return b.w, b.err
 }
 
 // NewResolver returns a Resolver for base, which must be an absolute URL
 // (it is parsed by the same rules).
 func NewResolver(base string) (Resolver, error) {
+	if p, ok := canonicalHTTPParts(base); ok {
+		// The parser's serialisation of base is base (with the path "/"
+		// if it has none), and parsing it cannot fail.
+		href := base
+		if p.path == "" {
+			i := len(p.scheme) + len("://") + len(p.host)
+			href = base[:i] + "/" + base[i:]
+		}
+		return Resolver{base: &baseURL{raw: base, href: href}, fast: p.fastBase()}, nil
+	}
+	return newResolver(base)
+}
+
+// newResolver is NewResolver through the parser.
+func newResolver(base string) (Resolver, error) {
 	b, err := urlParser.Parse(base)
 	if err != nil {
 		return Resolver{}, urlError(err)
 	}
-	return Resolver{base: b}, nil
+	return Resolver{base: &baseURL{raw: base, w: b}, fast: newFastBase(b)}, nil
 }
 
 // Base returns the base URL's serialisation ("" for the zero Resolver).
@@ -101,7 +141,14 @@ func (r Resolver) Base() string {
 	if r.base == nil {
 		return ""
 	}
-	return r.base.Href(false)
+	if r.base.href != "" {
+		return r.base.href
+	}
+	w, err := r.base.parsed()
+	if err != nil {
+		return ""
+	}
+	return w.Href(false)
 }
 
 // Resolve parses ref against the base as browsers do and returns the
@@ -112,12 +159,24 @@ func (r Resolver) Base() string {
 // percent-encoded, ...), deduplicated, without the input. Userinfo is
 // returned as found; see RedactURL.
 func (r Resolver) Resolve(ref string) (u *url.URL, warnings []string, err error) {
+	if u, ok := resolveFast(r.fast, ref); ok {
+		return u, nil, nil
+	}
+	return r.resolve(ref)
+}
+
+// resolve is Resolve through the parser (no fast path).
+func (r Resolver) resolve(ref string) (u *url.URL, warnings []string, err error) {
 	if reason := tooCostly(ref); reason != "" {
 		return nil, nil, &URLError{Reason: reason}
 	}
 	var w *wurl.Url
 	if r.base != nil {
-		w, err = r.base.Parse(ref)
+		b, berr := r.base.parsed()
+		if berr != nil {
+			return nil, nil, urlError(berr) // not reached: NewResolver's base parses
+		}
+		w, err = b.Parse(ref)
 	} else {
 		w, err = urlParser.Parse(ref)
 	}

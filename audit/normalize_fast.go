@@ -17,45 +17,62 @@ import "strings"
 // anything else it returns ok false and NormalizeURL parses. Fuzzing
 // (FuzzCanonicalHTTP) holds it to the parser's result.
 func canonicalHTTP(raw string) (string, bool) {
-	if len(raw) >= 512 { // tooCostly's cheap bound
+	p, ok := canonicalHTTPParts(raw)
+	if !ok {
 		return "", false
+	}
+	n, _, _ := strings.Cut(raw, "#") // the first "#": no other part has one
+	if p.path == "" {
+		// "http://h" and "http://h?q" have the path "/".
+		i := len(p.scheme) + len("://") + len(p.host)
+		n = n[:i] + "/" + n[i:]
+	}
+	return redactHref(n), true
+}
+
+// httpParts are the parts of an http or https URL.
+type httpParts struct {
+	scheme, host      string // host with its port, if any
+	path, query, frag string
+	hasQuery          bool
+}
+
+// canonicalHTTPParts returns the parts of raw, with ok true, when raw is
+// an http(s) URL that canonicalHTTP takes (the URL parser's serialisation
+// is raw but for the path "/" when raw has none).
+func canonicalHTTPParts(raw string) (p httpParts, ok bool) {
+	if len(raw) >= 512 { // tooCostly's cheap bound
+		return p, false
 	}
 	var rest string
 	var defPort string
 	switch {
 	case strings.HasPrefix(raw, "https://"):
-		rest, defPort = raw[len("https://"):], "443"
+		p.scheme, rest, defPort = "https", raw[len("https://"):], "443"
 	case strings.HasPrefix(raw, "http://"):
-		rest, defPort = raw[len("http://"):], "80"
+		p.scheme, rest, defPort = "http", raw[len("http://"):], "80"
 	default:
-		return "", false
+		return p, false
 	}
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)
 	}
-	host, port, hasPort := strings.Cut(rest[:end], ":")
+	p.host = rest[:end]
+	host, port, hasPort := strings.Cut(p.host, ":")
 	if !canonicalHost(host) || hasPort && !canonicalPort(port, defPort) {
-		return "", false
+		return p, false
 	}
-	tail := rest[end:]
-	frag := ""
-	if i := strings.IndexByte(tail, '#'); i >= 0 {
-		tail, frag = tail[:i], tail[i+1:]
-		if !cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0 {
-			return "", false
-		}
+	tail, frag, hasFrag := strings.Cut(rest[end:], "#")
+	if hasFrag && (!cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0) {
+		return p, false
 	}
-	path, query, hasQuery := strings.Cut(tail, "?")
-	if !cleanChars(path, false) || hasQuery && !cleanChars(query, true) || !plainSegments(path) {
-		return "", false
+	p.frag = frag
+	p.path, p.query, p.hasQuery = strings.Cut(tail, "?")
+	if !cleanChars(p.path, false) || p.hasQuery && !cleanChars(p.query, true) || !plainSegments(p.path) {
+		return p, false
 	}
-	n := raw[:len(raw)-len(rest)+end] + tail
-	if path == "" {
-		// "http://h" and "http://h?q" have the path "/".
-		n = raw[:len(raw)-len(rest)+end] + "/" + tail
-	}
-	return redactHref(n), true
+	return p, true
 }
 
 // canonicalHost reports whether h is a host name the URL parser keeps as
@@ -67,46 +84,47 @@ func canonicalHost(h string) bool {
 	if h == "" || len(h) > 253 {
 		return false
 	}
-	labels := 0
-	last := ""
-	for l := range strings.SplitSeq(h, ".") {
+	// One pass over the labels: each non-empty, at most 63 bytes, of
+	// lower-case letters, digits and inner hyphens, not "xn--"; numeric
+	// counts the labels of digits only that could be an IPv4 part.
+	labels, numeric, start := 0, 0, 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			continue
+		}
+		l := h[start:i]
+		start = i + 1
 		labels++
 		if l == "" || len(l) > 63 || strings.HasPrefix(l, "xn--") {
 			return false
 		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
+		digits := true
+		for j := 0; j < len(l); j++ {
+			c := l[j]
 			switch {
-			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			case c == '-' && i > 0 && i < len(l)-1:
+			case c >= '0' && c <= '9':
+			case c >= 'a' && c <= 'z':
+				digits = false
+			case c == '-' && j > 0 && j < len(l)-1:
+				digits = false
 			default:
 				return false
 			}
 		}
-		last = l
-	}
-	if c := last[0]; c >= 'a' && c <= 'z' {
-		return true // a name (the parser reads a host ending in a number, or in "0-0", as an address)
-	}
-	if labels != 4 {
-		return false
-	}
-	for l := range strings.SplitSeq(h, ".") {
-		if len(l) > 3 || len(l) > 1 && l[0] == '0' {
-			return false
+		if digits && len(l) <= 3 && (len(l) == 1 || l[0] != '0') && (len(l) < 3 || l <= "255") {
+			numeric++
 		}
-		v := 0
-		for i := 0; i < len(l); i++ {
-			if l[i] < '0' || l[i] > '9' {
-				return false
+		if i == len(h) {
+			// The last label: a name if it starts with a letter (the
+			// parser reads a host ending in a number, or in "0-0", as
+			// an address), else four decimal numbers 0-255 without
+			// leading zeros.
+			if c := l[0]; c >= 'a' && c <= 'z' {
+				return true
 			}
-			v = v*10 + int(l[i]-'0')
-		}
-		if v > 255 {
-			return false
 		}
 	}
-	return true
+	return labels == 4 && numeric == 4
 }
 
 // canonicalPort reports whether p is a port the parser keeps as written:
@@ -129,38 +147,68 @@ func canonicalPort(p, def string) bool {
 // neither percent-encodes nor removes in a path (query: also "?"), and
 // "%" only before two hex digits.
 func cleanChars(s string, query bool) bool {
+	want := cleanInPath
+	if query {
+		want = cleanInQuery
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("-._~!$&()*+,;=:@/", c) >= 0:
-		case c == '\'' && !query: // percent-encoded in the query of http(s)
-		case c == '?' && query:
-		case c == '%':
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-				return false
-			}
-		default:
+		if cleanClass[c]&want != 0 {
+			continue
+		}
+		if c != '%' || i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 			return false
 		}
 	}
 	return true
 }
+
+// cleanClass says, for each byte, where cleanChars takes it as it is:
+// in a path (cleanInPath), in a query or fragment (cleanInQuery). ASCII
+// letters and digits and "-._~!$&()*+,;=:@/" are taken in both, "'" in a
+// path only (the parser percent-encodes it in the query of http(s)), "?"
+// in a query or fragment only.
+var cleanClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			strings.IndexByte("-._~!$&()*+,;=:@/", byte(c)) >= 0:
+			t[c] = cleanInPath | cleanInQuery
+		case c == '\'':
+			t[c] = cleanInPath
+		case c == '?':
+			t[c] = cleanInQuery
+		}
+	}
+	return t
+}()
+
+const (
+	cleanInPath uint8 = 1 << iota
+	cleanInQuery
+)
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // plainSegments reports whether no segment of path is one the parser
-// resolves ("." or "..", also percent-encoded).
+// resolves ("." or "..", also percent-encoded: no "%2e" anywhere).
 func plainSegments(path string) bool {
-	if strings.Contains(path, "%2e") || strings.Contains(path, "%2E") {
-		return false
-	}
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return false
+	start := 0
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '/':
+			if seg := path[start:i]; seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
+		case '%':
+			if i+2 < len(path) && path[i+1] == '2' && path[i+2]|0x20 == 'e' {
+				return false
+			}
 		}
 	}
-	return true
+	seg := path[start:]
+	return seg != "." && seg != ".."
 }

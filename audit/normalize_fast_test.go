@@ -16,6 +16,9 @@ var canonicalCases = []string{
 	"http://h/?a=b?c/d", "http://h/#a#b", "http://h/#%zz", "http://h/#a b", "http://h/\t", "http://h/ ",
 	"http://h/a//u:p@h2/", "http://h//x", "http://[::1]/", "HTTP://h/", "http:/h/", "http:h/", "ftp://h/",
 	"https://h/a;b=c/d:e@f!$&()*+,~", "http://h?", "http://h#", "http://0-0", "http://a.0-0/", "http://a.b1/", "http://h/%7euser", "http://h/a?b=%2", "",
+	"http://255.255.255.255/", "http://0.0.0.0/", "http://1.2.3.4.5/", "http://1.2.3.a/", "http://300.1.1.1/",
+	"http://1.2.3.256/", "http://1.2.3.250/", "http://00.1.1.1/", "http://1.2.3.0x1/", "http://a.b.c.1/", "http://1-1.com/",
+	"http://1.2.3.1-1/", "http://099.1.1.1/",
 }
 
 func TestCanonicalHTTP(t *testing.T) {
