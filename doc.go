@@ -38,13 +38,18 @@
 //	               queue per archive, asked while the checks
 //	               go on (same politeness.Scheduler budgets)
 //	                            |
-//	          after the crawl and the checks are done:
+//	          after the crawl and the checks are done,
+//	          three at once (reads wait for no writer):
 //	                            v
 //	 findings (audit.LinkFindings over the links streamed from
-//	 the store, one target at a time) -> Archiver.Finish (takes
-//	 the answers asked ahead, asks the rest; snapshots, drift,
-//	 identifiers, suggestions) -> history -> run finished
-//	 (complete / interrupted / failed) -> report
+//	 the store, one target at a time; a fragment link is read
+//	 whole only when it gives something)
+//	 || history (the run's checks into the targets' histories)
+//	 || the summary's reads (verdict counts, top broken, stats)
+//	                            v
+//	 Archiver.Finish (takes the answers asked ahead, asks the
+//	 rest; snapshots, drift, identifiers, suggestions) -> run
+//	 finished (complete / interrupted / failed) -> report
 //
 // A run's settings are a Settings value: plain data a front end fills
 // (the linkrot command from its flags and configuration file), stored
