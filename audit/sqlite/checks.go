@@ -163,28 +163,39 @@ func headersJSON(h map[string]string) (string, error) {
 		return "{}", nil
 	}
 	n := 2
+	var stack [16]string // the keys of the usual few headers, not allocated
+	keys := stack[:0]
 	for k, v := range h {
 		if !printableASCII(k) || !printableASCII(v) {
 			return marshalJSON(h)
 		}
 		n += len(k) + len(v) + 6
-	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys) // encoding/json sorts map keys bytewise too
-	b := make([]byte, 0, n)
-	b = append(b, '{')
+	// encoding/json sorts map keys bytewise too; a few keys sort fastest
+	// by insertion.
+	if len(keys) <= len(stack) {
+		for i := 1; i < len(keys); i++ {
+			for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+				keys[j], keys[j-1] = keys[j-1], keys[j]
+			}
+		}
+	} else {
+		slices.Sort(keys)
+	}
+	var b strings.Builder // its String does not copy
+	b.Grow(n)
+	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = appendJSONString(b, k)
-		b = append(b, ':')
-		b = appendJSONString(b, h[k])
+		writeJSONString(&b, k)
+		b.WriteByte(':')
+		writeJSONString(&b, h[k])
 	}
-	return string(append(b, '}')), nil
+	b.WriteByte('}')
+	return b.String(), nil
 }
 
 // stringsJSON is marshalJSON of a list of strings (nil as []), written
@@ -197,15 +208,17 @@ func stringsJSON(list []string) (string, error) {
 		}
 		n += len(s) + 3
 	}
-	b := make([]byte, 0, n)
-	b = append(b, '[')
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('[')
 	for i, s := range list {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = appendJSONString(b, s)
+		writeJSONString(&b, s)
 	}
-	return string(append(b, ']')), nil
+	b.WriteByte(']')
+	return b.String(), nil
 }
 
 // printableASCII reports whether s is printable ASCII (0x20 to 0x7e).
@@ -218,18 +231,23 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// appendJSONString appends s, printable ASCII, as a JSON string the way
-// encoding/json writes it with HTML escaping off.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			b = append(b, '\\', c)
-		} else {
-			b = append(b, c)
+// writeJSONString writes s, printable ASCII, as a JSON string the way
+// encoding/json writes it with HTML escaping off: as is, between quotes,
+// but for '"' and '\\', escaped with a backslash.
+func writeJSONString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for {
+		i := strings.IndexAny(s, "\"\\")
+		if i < 0 {
+			break
 		}
+		b.WriteString(s[:i])
+		b.WriteByte('\\')
+		b.WriteByte(s[i])
+		s = s[i+1:]
 	}
-	return append(b, '"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 // saveSoft404Signals writes the soft-404 classifier's score and signals of

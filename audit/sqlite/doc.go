@@ -29,7 +29,12 @@
 // statement (multirow.go, batchtargets.go): a page's links, the batch's
 // new targets, new checks and queued URLs, with statements prepared once
 // at Open, the new rows' IDs consecutive from the last insert rowid, in
-// the order one statement per row would write them.
+// the order one statement per row would write them; plain links (without
+// Robust Links or mset data, most of them) through a statement with those
+// columns as constants and the page bound once. The JSON columns of
+// checks and page_evidence have no CHECK constraint since migration 0016
+// (SQLite parsed every value written to evaluate it): the writer's own
+// encoders keep them valid.
 //
 // Credentials for PostgreSQL come from the URL, the environment
 // (PGPASSWORD, PGPASSFILE and the other libpq variables, which pgx

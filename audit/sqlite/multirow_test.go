@@ -17,7 +17,9 @@ import (
 // of the multi-row link INSERTs (linkChunks), one of them with more links
 // than SQLite's parameters allow in one statement (32,766 / 26), whose
 // links carry snapshots, mset data and diagnostics and are referred to by
-// pwids: the rows that need the IDs of links written many at a time.
+// pwids: the rows that need the IDs of links written many at a time. The
+// links of every other page are plain (no Robust Links, no mset data:
+// insertPlainLinksSQL), the largest page's included.
 func multiRowPages() []*audit.Page {
 	model := fullPage(url0).Links
 	var pages []*audit.Page
@@ -33,6 +35,9 @@ func multiRowPages() []*audit.Page {
 				l.Href += fmt.Sprintf("?p=%d&i=%d", k, i)
 			}
 			l.Line, l.Column, l.LineHash = i+1, i%3, fmt.Sprint("h", i)
+			if k%2 == 0 {
+				l.Robust, l.Mset = nil, nil
+			}
 			p.Links = append(p.Links, l)
 		}
 		p.PWIDs = nil

@@ -175,8 +175,9 @@ type saver struct {
 	tx          *sql.Tx
 	insEvidence *sql.Stmt
 	updPosition *sql.Stmt // see positions.go
-	// insLinks are the multi-row link INSERTs by row count, and
-	// linkArgsBuf their arguments, reused (see links).
+	// insLinks are the multi-row link INSERTs by row count (negative:
+	// of plain links), and linkArgsBuf their arguments, reused (see
+	// links).
 	insLinks    map[int]*sql.Stmt
 	linkArgsBuf []any
 }
@@ -523,8 +524,10 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 }
 
 // linkArgs appends the arguments of insertLinkSQL for l, the link ord of
-// the page pageID, to args, creating its target if needed.
-func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int, l *audit.Link) ([]any, error) {
+// the page pageID, to args, creating its target if needed. With plain (l
+// is a plainLink), it appends those of a row of insertPlainLinksSQL
+// instead: without page_id, run_id and the Robust Links and mset columns.
+func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int, l *audit.Link, plain bool) ([]any, error) {
 	t, err := s.targetURL(ctx, l.Href, false)
 	if err != nil {
 		return args, err
@@ -568,10 +571,15 @@ func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int,
 		msetRaw = l.Mset.Raw
 	}
 
-	args = append(args, pageID, s.runID, ord, l.Element, l.Attr, href,
-		rawHref, target, l.Text, joinRel(l.Rel), boolInt(l.Resource), fragment,
-		hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
-		hasMset, msetRaw)
+	if plain {
+		args = append(args, ord, l.Element, l.Attr, href, rawHref, target, l.Text,
+			joinRel(l.Rel), boolInt(l.Resource), fragment)
+	} else {
+		args = append(args, pageID, s.runID, ord, l.Element, l.Attr, href,
+			rawHref, target, l.Text, joinRel(l.Rel), boolInt(l.Resource), fragment,
+			hasRobust, original, originalRaw, inferred, vdate, dateOnly, vdRaw, vuRaw,
+			hasMset, msetRaw)
+	}
 	if s.compact {
 		line, col, hash := 0, 0, ""
 		if l.Line > 0 { // see position
@@ -598,7 +606,7 @@ func joinRel(rel []string) string {
 // (PostgreSQL, and SQLite on an older schema; see links), and what hangs
 // off it, and returns its ID.
 func (s *saver) link(ctx context.Context, pageID int64, ord int, l *audit.Link) (int64, error) {
-	args, err := s.linkArgs(ctx, nil, pageID, ord, l)
+	args, err := s.linkArgs(ctx, nil, pageID, ord, l, false)
 	if err != nil {
 		return 0, err
 	}

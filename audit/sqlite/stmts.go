@@ -23,6 +23,7 @@ func writerSQL() []string {
 		if n > 1 {
 			q = append(q, insertLinksSQL(n))
 		}
+		q = append(q, insertPlainLinksSQL(n))
 	}
 	for _, n := range checkChunks {
 		q = append(q, insertChecksSQL(n))
