@@ -484,6 +484,22 @@ func (r *router) Queue(entries []audit.FrontierEntry) {
 	r.w.Add(item{queued: entries}) // after reading them: the writer may rewrite them
 }
 
+// Admitted is crawler.Admitter: the crawl admitted u and will queue it.
+// A link to u routed from now on waits for u's page: without this, a
+// page recorded between u's admission by another page and that page's
+// Queue call had u checked live, and u was then fetched twice.
+func (r *router) Admitted(u string) {
+	n, err := audit.NormalizeURL(u)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	if _, ok := r.waiting[n]; !ok {
+		r.waiting[n] = false
+	}
+	r.mu.Unlock()
+}
+
 // AddTraps is crawler.TrapSink: crawl traps go through the same writer.
 func (r *router) AddTraps(ts []audit.CrawlTrap) {
 	for i := range ts {

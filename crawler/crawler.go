@@ -541,6 +541,9 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		if !cr.unit.claimKey(key) {
 			return nil, false
 		}
+		if a, ok := cr.frontier.(Admitter); ok {
+			a.Admitted(u.String())
+		}
 		return u, true
 	}
 	cr.mu.Lock()
@@ -577,6 +580,9 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 			cr.opts.Logger.Warn("page budget reached; further pages are recorded as links only", "max_pages", cr.opts.MaxPages)
 		}
 		return nil, false
+	}
+	if a, ok := cr.frontier.(Admitter); ok {
+		a.Admitted(u.String()) // before another page can find it taken
 	}
 	cr.seen[key] = true
 	cr.queued++

@@ -38,6 +38,18 @@ type Frontier interface {
 	Queue(entries []audit.FrontierEntry)
 }
 
+// Admitter is implemented by a Frontier that must know a URL is the
+// crawl's from the moment it is admitted. The crawler calls Admitted
+// inside its admission lock, before any other page's admission can find
+// the URL taken, so that a page recorded meanwhile that links to it
+// (whose own admission of the URL failed) never finds the URL unclaimed:
+// Queue comes only after the admitting page has admitted all its links.
+// Admitted must be quick and must not block on anything the crawl waits
+// for.
+type Admitter interface {
+	Admitted(url string)
+}
+
 // noFrontier is the default Frontier: nothing to resume, nothing kept.
 type noFrontier struct{}
 

@@ -153,3 +153,69 @@ func TestCrawl_HostRules(t *testing.T) {
 		t.Errorf("Authorization sent to / = %q (requests: %v)", got["/"], got)
 	}
 }
+
+// admitJournal is a journal that is also a crawler.Admitter.
+type admitJournal struct {
+	journal
+	admitted map[string]int // calls of Admitted per URL
+	// queuedBefore are URLs Queue was given before Admitted.
+	queuedBefore []string
+}
+
+func (j *admitJournal) Admitted(u string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.admitted == nil {
+		j.admitted = map[string]int{}
+	}
+	j.admitted[u]++
+}
+
+func (j *admitJournal) Queue(e []audit.FrontierEntry) {
+	j.mu.Lock()
+	for _, q := range e {
+		if j.admitted[q.URL] == 0 {
+			j.queuedBefore = append(j.queuedBefore, q.URL)
+		}
+	}
+	j.mu.Unlock()
+	j.journal.Queue(e)
+}
+
+// TestCrawl_AdmittedBeforeQueue checks the Admitter contract: every URL
+// the crawl queues was announced once through Admitted, before Queue,
+// and only those; a page a crawl records was admitted (the seed too).
+func TestCrawl_AdmittedBeforeQueue(t *testing.T) {
+	site := crawltest.NewBasic(t)
+	j := &admitJournal{}
+	opts := crawler.Options{PerHost: 4, Transport: http.DefaultTransport, Frontier: j}
+	if _, err := crawler.New(opts, j).Crawl(context.Background(), []string{site.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.queuedBefore) > 0 {
+		t.Errorf("queued before admitted: %v", j.queuedBefore)
+	}
+	queued := map[string]bool{}
+	for _, e := range j.events {
+		for _, q := range e.queued {
+			queued[q.URL] = true
+		}
+	}
+	for u, n := range j.admitted {
+		if n != 1 {
+			t.Errorf("%s admitted %d times", u, n)
+		}
+		if !queued[u] && u != site.URL+"/" {
+			t.Errorf("%s admitted but never queued", u)
+		}
+	}
+	_, _, pages := j.stored(len(j.events))
+	if len(pages) != 10 {
+		t.Fatalf("recorded %d pages, want 10", len(pages))
+	}
+	for _, p := range pages {
+		if j.admitted[p.RequestURL] != 1 {
+			t.Errorf("page %s recorded, admitted %d times", p.RequestURL, j.admitted[p.RequestURL])
+		}
+	}
+}
