@@ -219,12 +219,12 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 	} else if ctx.Err() != nil {
 		err = stopped(ctx)
 	}
-	if sum.Stats != nil {
-		// Read by runStages once everything it counts was stored.
-	} else if st, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
-		sum.Stats = st
-	} else if err == nil {
-		err = fmt.Errorf("run stats: %w", serr)
+	if sum.Stats == nil { // runStages reads them once everything they count is stored
+		if st, serr := store.RunStats(context.WithoutCancel(ctx), run.ID); serr == nil {
+			sum.Stats = st
+		} else if err == nil {
+			err = fmt.Errorf("run stats: %w", serr)
+		}
 	}
 	if err != nil && !sum.Incomplete {
 		return sum, err

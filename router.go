@@ -952,17 +952,15 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		replaced bool
 	)
 	flush := func(force bool) error {
-		if !replaced && (len(findings) >= 1000 || force) {
-			if err := store.ReplaceFindings(ctx, run.ID, findings); err != nil {
+		if len(findings) >= 1000 || force && (len(findings) > 0 || !replaced) {
+			save := store.SaveFindings
+			if !replaced {
+				save = func(ctx context.Context, fs []audit.Finding) error { return store.ReplaceFindings(ctx, run.ID, fs) }
+			}
+			if err := save(ctx, findings); err != nil {
 				return fmt.Errorf("save findings: %w", err)
 			}
 			findings, replaced = findings[:0], true
-		}
-		if len(findings) >= 1000 || force && len(findings) > 0 {
-			if err := store.SaveFindings(ctx, findings); err != nil {
-				return fmt.Errorf("save findings: %w", err)
-			}
-			findings = findings[:0]
 		}
 		if len(fixes) >= 1000 || force && len(fixes) > 0 {
 			if err := store.SaveMaintenance(ctx, fixes); err != nil {

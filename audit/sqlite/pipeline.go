@@ -259,8 +259,8 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		// Kept fragment links are read whole in batches, in the order
 		// they were kept (target, then link).
 		var (
-			kept       []int64
-			keptChecks []*audit.Check
+			kept       []int64                    // link IDs
+			keptChecks = map[int64]*audit.Check{} // by target ID
 		)
 		flushKept := func() error {
 			if len(kept) == 0 {
@@ -288,20 +288,13 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 				return err
 			}
-			i := 0
 			for _, r := range refs {
-				for i < len(kept) && kept[i] != r.LinkID {
-					i++
-				}
-				if i == len(kept) {
-					return fmt.Errorf("link %d read back out of order", r.LinkID)
-				}
-				if err := fn(r, keptChecks[i]); err != nil {
+				if err := fn(r, keptChecks[r.TargetID]); err != nil {
 					return err
 				}
-				i++
 			}
-			kept, keptChecks = kept[:0], keptChecks[:0]
+			kept = kept[:0]
+			clear(keptChecks)
 			return nil
 		}
 		if err := nextBroken(); err != nil {
@@ -345,7 +338,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 				// A broken target's fragment links came whole above.
 				if c != nil && (c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected) &&
 					(keep == nil || keep(c, fragNext.fragment)) {
-					kept, keptChecks = append(kept, fragNext.id), append(keptChecks, c)
+					kept, keptChecks[target] = append(kept, fragNext.id), c
 				}
 				if err := nextFrag(); err != nil {
 					return err
