@@ -334,6 +334,7 @@ type crawl struct {
 	q      *queue.Queue
 	// frontier is Options.Frontier.
 	frontier Frontier
+	admitter Admitter // the Frontier, when it is one
 
 	mu       sync.Mutex
 	seen     map[string]bool // normalized URLs queued or fetched
@@ -382,6 +383,9 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		traps:   newTraps(o.trapLimits()),
 
 		frontier: o.Frontier,
+	}
+	if a, ok := o.Frontier.(Admitter); ok {
+		cr.admitter = a
 	}
 	if prefix != "/" {
 		cr.scope.prefix = prefix
@@ -541,8 +545,8 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		if !cr.unit.claimKey(key) {
 			return nil, false
 		}
-		if a, ok := cr.frontier.(Admitter); ok {
-			a.Admitted(u.String())
+		if cr.admitter != nil {
+			cr.admitter.Admitted(u.String())
 		}
 		return u, true
 	}
@@ -581,8 +585,8 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		}
 		return nil, false
 	}
-	if a, ok := cr.frontier.(Admitter); ok {
-		a.Admitted(u.String()) // before another page can find it taken
+	if cr.admitter != nil {
+		cr.admitter.Admitted(u.String()) // before another page can find it taken
 	}
 	cr.seen[key] = true
 	cr.queued++
