@@ -64,7 +64,7 @@ func canonicalHTTPParts(raw string) (p httpParts, ok bool) {
 		return p, false
 	}
 	tail, frag, hasFrag := strings.Cut(rest[end:], "#")
-	if hasFrag && (!cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0) {
+	if hasFrag && !cleanChars(frag, true) { // a second '#' is not clean either
 		return p, false
 	}
 	p.frag = frag

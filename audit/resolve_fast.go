@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 
@@ -126,7 +127,7 @@ func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
 		return nil, false // reported by the parser (see the top of this file)
 	}
 	rest, frag, hasFrag := strings.Cut(ref, "#")
-	if hasFrag && (!cleanChars(frag, true) || strings.IndexByte(frag, '#') >= 0) {
+	if hasFrag && !cleanChars(frag, true) { // a second '#' is not clean either
 		return nil, false
 	}
 	refPath, query, hasQuery := strings.Cut(rest, "?")
@@ -185,7 +186,7 @@ func dotSegments(dir, ref string) string {
 		seg, rest, more := strings.Cut(ref, "/")
 		switch seg {
 		case "..":
-			if i := lastSlash(b); i >= 0 {
+			if i := bytes.LastIndexByte(b, '/'); i >= 0 {
 				b = b[:i]
 			}
 			if !more {
@@ -204,15 +205,6 @@ func dotSegments(dir, ref string) string {
 		}
 		ref = rest
 	}
-}
-
-func lastSlash(b []byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // netURL returns what url.Parse makes of scheme "://" [user "@"] host path

@@ -63,10 +63,7 @@ func EachMainWord(doc *html.Node, yield func(string)) {
 func EachMainWordBytes(doc *html.Node, yield func(w []byte)) {
 	bp := rawTextPool.Get().(*[]byte)
 	tw := &byteWriter{b: (*bp)[:0]}
-	for _, r := range contentRoots(doc) {
-		writeText(tw, r)
-		tw.WriteByte(' ')
-	}
+	writeMainText(tw, doc)
 	text := tw.b
 	var scratch []byte
 	eachWordSpan(text, func(start, end int, lower bool) {
@@ -138,14 +135,19 @@ func (w *byteWriter) WriteByte(c byte) error {
 
 // rawMainText is the main text of doc before collapse.
 func rawMainText(doc *html.Node) string {
-	roots := contentRoots(doc)
 	var b strings.Builder
 	b.Grow(4 << 10) // most pages' main text, without growing
-	for _, r := range roots {
-		writeText(&b, r)
-		b.WriteByte(' ')
-	}
+	writeMainText(&b, doc)
 	return b.String()
+}
+
+// writeMainText writes the text of doc's content roots to w, each
+// followed by a space.
+func writeMainText(w textWriter, doc *html.Node) {
+	for _, r := range contentRoots(doc) {
+		writeText(w, r)
+		w.WriteByte(' ')
+	}
 }
 
 // contentRoots picks the nodes whose text is the page's main content.

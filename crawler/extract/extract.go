@@ -620,7 +620,7 @@ func containsFold(s, substr string) bool {
 	last := substr[m-1]
 	if 'a' <= last && last <= 'z' {
 		for i := 0; i+m <= len(s); i++ {
-			if equalFoldString(s[i:i+m], substr) {
+			if hasPrefixFold(s[i:i+m], substr) {
 				return true
 			}
 		}
@@ -632,27 +632,12 @@ func containsFold(s, substr string) bool {
 			return false
 		}
 		i += j
-		if equalFoldString(s[i+1-m:i+1], substr) {
+		if hasPrefixFold(s[i+1-m:i+1], substr) {
 			return true
 		}
 		i++
 	}
 	return false
-}
-
-// equalFoldString reports whether s is the lower-case ASCII t with ASCII
-// letters in either case (len(s) == len(t)).
-func equalFoldString(s, t string) bool {
-	for i := 0; i < len(t); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != t[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // isPWID reports whether s starts with "pwid:" or "urn:pwid:" once

@@ -500,18 +500,7 @@ func equalLower(b []byte, s string) bool {
 	if !isASCII(b) {
 		return strings.ToLower(string(b)) == s
 	}
-	if len(b) != len(s) {
-		return false
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
+	return equalFoldASCII(b, s)
 }
 
 func isASCII(b []byte) bool {
