@@ -88,8 +88,8 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		if _, ok := cache[raw]; ok {
 			return
 		}
-		r := rawTarget{raw: raw, httpOnly: httpOnly}
-		if queued[r] {
+		key := rawTarget{raw: raw, httpOnly: httpOnly} // norm not known yet
+		if queued[key] {
 			return
 		}
 		norm, u, ok := targetURLOf(raw, httpOnly)
@@ -100,8 +100,9 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		if !utf8.ValidString(norm) {
 			return // looked up by page
 		}
+		queued[key] = true
+		r := key
 		r.norm = norm
-		queued[r] = true
 		resolve = append(resolve, r)
 		if _, ok := s.byNorm[norm]; ok || wanted[norm] {
 			return
@@ -264,7 +265,7 @@ func (s *saver) findTargets(ctx context.Context, want []newTarget) error {
 func (s *saver) eachByJSON(ctx context.Context, query string, run any, list []string, scan func(*sql.Rows) error) error {
 	for len(list) > 0 {
 		n := min(len(list), 1000)
-		js, err := marshalJSON(list[:n])
+		js, err := stringsJSON(list[:n])
 		if err != nil {
 			return err
 		}

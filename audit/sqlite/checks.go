@@ -484,7 +484,7 @@ func (db *DB) SaveChecks(ctx context.Context, checks []audit.Check) error {
 				if taken, err = savedChecks(ctx, tx, checks); err != nil {
 					return fmt.Errorf("checks saved before: %w", err)
 				}
-				if fresh, err = db.newChecks(ctx, tx, checks); err != nil {
+				if fresh, err = db.newChecks(ctx, tx, checks, taken); err != nil {
 					return fmt.Errorf("targets of the checks: %w", err)
 				}
 			}

@@ -47,6 +47,9 @@ func (db *DB) saveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 // each).
 const frontierChunk = 64
 
+// frontierSQL is insertFrontierSQL by row count.
+var frontierSQL = multiRowSQL{build: insertFrontierSQL}
+
 // insertFrontierSQL inserts n frontier rows; a URL the run has queued
 // already, or that an earlier row of the statement queues, is skipped (the
 // first depth wins, as with one statement per row).
@@ -66,15 +69,11 @@ func (db *DB) queue(ctx context.Context, tx *sql.Tx, runID int64, queued []audit
 			// URL passwords never stored (a seed may hold one).
 			args = append(args, runID, audit.RedactURLString(q.URL), q.Depth)
 		}
-		var err error
-		if n == frontierChunk {
-			var stmt *sql.Stmt
-			if stmt, err = db.txStmt(ctx, tx, insertFrontierSQL(n)); err == nil {
-				_, err = stmt.ExecContext(ctx, args...)
-				stmt.Close()
-			}
-		} else {
-			_, err = tx.ExecContext(ctx, insertFrontierSQL(n), args...)
+		// The full chunk's statement is prepared at Open (writerSQL).
+		stmt, err := db.txStmt(ctx, tx, frontierSQL.get(n))
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+			stmt.Close()
 		}
 		if err != nil {
 			return fmt.Errorf("queue %d URLs from %s: %w", n, quote(queued[0].URL), err)

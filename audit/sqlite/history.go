@@ -152,6 +152,9 @@ const historyArity = 17
 // values.
 var historyChunks = []int{64, 16, 4, 1}
 
+// historySQL is upsertHistorySQL by row count.
+var historySQL = multiRowSQL{build: upsertHistorySQL}
+
 // upsertHistorySQL writes n rows of target_history, each replacing the
 // target's row if it has one.
 func upsertHistorySQL(n int) string {
@@ -193,24 +196,13 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 	// The histories of a page of targets are written many rows per
 	// statement (historyChunks): one upsert per target was most of this
 	// stage, which runs in the run's serial tail.
-	upserts := map[int]*sql.Stmt{}
-	defer func() {
-		for _, st := range upserts {
-			st.Close()
-		}
-	}()
+	prepared := &stmtCache{tx: tx}
+	defer prepared.close()
 	var ups []any // historyArgs of the targets to upsert, in order
 	upsert := func() error {
 		for len(ups) > 0 {
 			n := rowsNext(historyChunks, len(ups)/historyArity)
-			st := upserts[n]
-			if st == nil {
-				if st, err = tx.PrepareContext(ctx, upsertHistorySQL(n)); err != nil {
-					return err
-				}
-				upserts[n] = st
-			}
-			if _, err := st.ExecContext(ctx, ups[:n*historyArity]...); err != nil {
+			if _, err := prepared.ExecContext(ctx, historySQL.get(n), ups[:n*historyArity]...); err != nil {
 				return fmt.Errorf("histories of targets %v to %v: %w", ups[0], ups[(n-1)*historyArity], err)
 			}
 			ups = ups[n*historyArity:]

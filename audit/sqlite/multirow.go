@@ -221,11 +221,15 @@ type newChecks struct {
 	args    []any
 }
 
-// newChecks returns a newChecks for checks in tx, with their targets.
-func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (*newChecks, error) {
-	ids := make([]int64, len(checks))
+// newChecks returns a newChecks for checks in tx, with the targets of
+// those whose run and target are not in saved (the checks stored before:
+// they go through saveCheck, whose upsert checks its target).
+func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check, saved map[checkKey]bool) (*newChecks, error) {
+	ids := make([]int64, 0, len(checks))
 	for i := range checks {
-		ids[i] = checks[i].TargetID
+		if !saved[checkKey{checks[i].RunID, checks[i].TargetID}] { // those go through saveCheck
+			ids = append(ids, checks[i].TargetID)
+		}
 	}
 	n := &newChecks{db: db, tx: tx, targets: make(map[int64]string, len(checks))}
 	err := eachRow(ctx, tx, `SELECT id, url FROM targets WHERE id IN (SELECT value FROM json_each(?))`,
@@ -270,10 +274,12 @@ func (n *newChecks) flush(ctx context.Context) error {
 	if n == nil {
 		return nil
 	}
-	for len(n.pending) > 0 {
-		k := rowsNext(checkChunks, len(n.pending))
+	// A local view, so that n.pending keeps its array for the next checks.
+	p := n.pending
+	for len(p) > 0 {
+		k := rowsNext(checkChunks, len(p))
 		args := n.args[:0]
-		for _, c := range n.pending[:k] {
+		for _, c := range p[:k] {
 			var err error
 			args = append(args, c.RunID, c.TargetID)
 			if args, err = checkValues(args, c); err != nil {
@@ -293,10 +299,11 @@ func (n *newChecks) flush(ctx context.Context) error {
 		}
 		clear(args)
 		if err != nil {
-			return fmt.Errorf("%d checks from target %d: %w", k, n.pending[0].TargetID, err)
+			return fmt.Errorf("%d checks from target %d: %w", k, p[0].TargetID, err)
 		}
-		n.pending = n.pending[k:]
+		p = p[k:]
 	}
+	clear(n.pending)
 	n.pending = n.pending[:0]
 	return nil
 }

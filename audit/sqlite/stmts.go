@@ -13,7 +13,7 @@ const selectRunSQL = `SELECT 1 FROM runs WHERE id = ?`
 // pages and checks (SQLite, latest schema), which Open prepares once on
 // the write pool's connection (DB.stmts).
 func writerSQL() []string {
-	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true), insertFrontierSQL(frontierChunk)}
+	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true), frontierSQL.get(frontierChunk)}
 	for i := range saverRows {
 		q = append(q, rowInsertSQL(i))
 	}

@@ -76,8 +76,7 @@ type Tuner struct {
 // It holds a pointer so that it is not a tiny allocation (the runtime may
 // never finalize those).
 type sentinel struct {
-	t   *Tuner
-	pad [2]uint64
+	t *Tuner
 }
 
 // Start sets GOGC so that the heap is next collected at floor bytes, and

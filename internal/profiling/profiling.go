@@ -7,6 +7,7 @@ package profiling
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -23,21 +24,11 @@ import (
 func Start(cpuPath, heapPath string, peakMB *uint64) (stop func() error, err error) {
 	var stops []func() error
 	if cpuPath != "" {
-		f, err := os.Create(cpuPath)
+		stop, err := startToFile(cpuPath, "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 		if err != nil {
-			return nil, fmt.Errorf("cpu profile: %w", err)
+			return nil, err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("cpu profile: %w", err)
-		}
-		stops = append(stops, func() error {
-			pprof.StopCPUProfile()
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("cpu profile: %w", err)
-			}
-			return nil
-		})
+		stops = append(stops, stop)
 	}
 	if heapPath != "" {
 		done, finished := make(chan struct{}), make(chan struct{})
@@ -100,4 +91,24 @@ func writeHeap(path string) error {
 		return fmt.Errorf("heap profile: %w", err)
 	}
 	return nil
+}
+
+// startToFile creates path, starts writing to it (start) and returns the
+// function that stops (stop) and closes it; what names it in errors.
+func startToFile(path, what string, start func(io.Writer) error, stop func()) (func() error, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return func() error {
+		stop()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}, nil
 }
