@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -114,21 +113,8 @@ func testIntern_RoundTrip(t *testing.T) {
 func TestIntern_Migrate(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v7.db")
-	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	for _, m := range migrations()[:7] {
-		if err := applyMigration(ctx, write, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := &DB{path: path, write: write, read: read} // compact false: schema 7 rows
+	old := openAtVersion(t, path, 7, false) // schema 7 rows
+	write, read := old.write, old.read
 	r := &audit.Run{Mode: "site", Seeds: []string{url0}, Version: "v7"}
 	if err := old.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)

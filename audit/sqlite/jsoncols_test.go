@@ -220,21 +220,8 @@ func TestJSONEncoders_SameAsEncodingJSON(t *testing.T) {
 func TestMigrate_0016(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v15.db")
-	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	for _, m := range migrations()[:15] {
-		if err := applyMigration(ctx, write, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := &DB{path: path, write: write, read: read, compact: true}
+	old := openAtVersion(t, path, 15, true)
+	write, read := old.write, old.read
 	runID := mustCreateRun(t, old)
 	pages := auditBenchPages(0, 20, 20)
 	pages[3].Evidence.Signals = &audit.PageSignals{Title: "parked", Parking: []string{"script:x"}}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -24,6 +25,29 @@ func MustOpen(tb testing.TB) *DB {
 		return openPostgresTest(tb)
 	}
 	return openClosed(tb, filepath.Join(tb.TempDir(), "linkrot.db"))
+}
+
+// openAtVersion opens a store at path whose schema is migrated to version
+// n only, as linkrot n wrote it (compact: the links' and findings' interned
+// URL form, 0008 on); the caller closes its write and read pools.
+func openAtVersion(tb testing.TB, path string, n int, compact bool) *DB {
+	tb.Helper()
+	ctx := context.Background()
+	write, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	write.SetMaxOpenConns(1)
+	for _, m := range migrations()[:n] {
+		if err := applyMigration(ctx, write, m); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	read, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &DB{path: path, write: write, read: read, compact: compact}
 }
 
 // mustCreateRun creates a run and returns its ID.

@@ -6,7 +6,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"io"
 	"os"
@@ -51,21 +50,7 @@ func TestWriteV2Fixture(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write, err := sql.Open("sqlite", dsn(abs, "_txlock=immediate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write.SetMaxOpenConns(1)
-	for _, m := range migrations()[:2] {
-		if err := applyMigration(ctx, write, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read, err := sql.Open("sqlite", dsn(abs, "_pragma=query_only(1)"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := &DB{path: abs, write: write, read: read}
+	db := openAtVersion(t, abs, 2, false)
 	for day := range 2 {
 		at := time.Date(2024, 6, 1+day, 2, 0, 0, 0, time.UTC)
 		r := &audit.Run{StartedAt: at, Mode: "site", Seeds: []string{v2Site}, Args: []string{"audit", v2Site}, Version: "v2-fixture"}
