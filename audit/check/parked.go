@@ -58,15 +58,8 @@ var marketplacePaths = []string{
 // parkingHostOf reports the parking host or path an URL (absolute, or
 // protocol-relative) points at, or "".
 func parkingHostOf(raw string) string {
-	if !strings.Contains(raw, "//") {
-		return "" // no authority: url.Parse leaves Host empty
-	}
-	raw = strings.TrimSpace(raw)
-	if strings.HasPrefix(raw, "//") {
-		raw = "http:" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	u := authorityURL(raw)
+	if u == nil {
 		return ""
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
@@ -86,15 +79,8 @@ func parkingHostOf(raw string) string {
 
 // marketplaceOf reports the marketplace page an <a href> points at, or "".
 func marketplaceOf(raw string) string {
-	if !strings.Contains(raw, "//") {
-		return "" // no authority: url.Parse leaves Host empty
-	}
-	raw = strings.TrimSpace(raw)
-	if strings.HasPrefix(raw, "//") {
-		raw = "http:" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	u := authorityURL(raw)
+	if u == nil {
 		return ""
 	}
 	hp := strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) + strings.ToLower(u.EscapedPath())
@@ -104,6 +90,23 @@ func marketplaceOf(raw string) string {
 		}
 	}
 	return ""
+}
+
+// authorityURL parses raw, an absolute or protocol-relative URL, when it
+// has a host; nil otherwise.
+func authorityURL(raw string) *url.URL {
+	if !strings.Contains(raw, "//") {
+		return nil // no authority: url.Parse leaves Host empty
+	}
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "//") {
+		raw = "http:" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	return u
 }
 
 // hasHostPathPrefix reports whether hostPath ("www.sedo.com/search/...")
