@@ -117,12 +117,7 @@ func NewResolver(base string) (Resolver, error) {
 	if p, ok := canonicalHTTPParts(base); ok {
 		// The parser's serialisation of base is base (with the path "/"
 		// if it has none), and parsing it cannot fail.
-		href := base
-		if p.path == "" {
-			i := len(p.scheme) + len("://") + len(p.host)
-			href = base[:i] + "/" + base[i:]
-		}
-		return Resolver{base: &baseURL{raw: base, href: href}, fast: p.fastBase()}, nil
+		return Resolver{base: &baseURL{raw: base, href: p.withPath(base)}, fast: p.fastBase()}, nil
 	}
 	return newResolver(base)
 }

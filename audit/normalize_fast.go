@@ -21,13 +21,8 @@ func canonicalHTTP(raw string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	n, _, _ := strings.Cut(raw, "#") // the first "#": no other part has one
-	if p.path == "" {
-		// "http://h" and "http://h?q" have the path "/".
-		i := len(p.scheme) + len("://") + len(p.host)
-		n = n[:i] + "/" + n[i:]
-	}
-	return redactHref(n), true
+	n, _, _ := strings.Cut(raw, "#")       // the first "#": no other part has one
+	return redactHref(p.withPath(n)), true // "http://h" and "http://h?q" have the path "/"
 }
 
 // httpParts are the parts of an http or https URL.
@@ -35,6 +30,24 @@ type httpParts struct {
 	scheme, host      string // host with its port, if any
 	path, query, frag string
 	hasQuery          bool
+}
+
+// parsedPath is the path the URL parser gives p: "/" for none.
+func (p httpParts) parsedPath() string {
+	if p.path == "" {
+		return "/"
+	}
+	return p.path
+}
+
+// withPath returns s, which holds p from its start (scheme, "://" and
+// host first), with the "/" the parser gives an empty path.
+func (p httpParts) withPath(s string) string {
+	if p.path != "" {
+		return s
+	}
+	i := len(p.scheme) + len("://") + len(p.host)
+	return s[:i] + "/" + s[i:]
 }
 
 // canonicalHTTPParts returns the parts of raw, with ok true, when raw is

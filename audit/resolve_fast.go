@@ -97,11 +97,7 @@ func newFastBase(b *wurl.Url) *fastBase {
 // canonicalHTTPParts returned ok): what newFastBase returns for the
 // parser's result.
 func (p httpParts) fastBase() *fastBase {
-	path := p.path
-	if path == "" {
-		path = "/"
-	}
-	return &fastBase{scheme: p.scheme, host: p.host, path: path, query: p.query, hasQuery: p.hasQuery}
+	return &fastBase{scheme: p.scheme, host: p.host, path: p.parsedPath(), query: p.query, hasQuery: p.hasQuery}
 }
 
 // resolveFast resolves ref against fb (nil: no base, only absolute URLs)
@@ -163,10 +159,7 @@ func absoluteFast(raw string) (*url.URL, bool) {
 	if !ok || strings.IndexByte(raw, '!') >= 0 {
 		return nil, false // reported by the parser (see the top of this file)
 	}
-	if p.path == "" {
-		p.path = "/"
-	}
-	return netURL(p.scheme, nil, p.host, p.path, p.query, p.hasQuery, p.frag)
+	return netURL(p.scheme, nil, p.host, p.parsedPath(), p.query, p.hasQuery, p.frag)
 }
 
 // dotSegments applies the URL parser's path state to the segments of ref
