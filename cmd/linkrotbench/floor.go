@@ -385,10 +385,10 @@ func (f floorParts) print(w io.Writer, plainCPU, plainWall time.Duration, cores 
 
 // thousands writes n with commas between groups of three digits.
 func thousands(n int) string {
-	s := fmt.Sprint(n)
 	if n < 0 {
 		return "-" + thousands(-n)
 	}
+	s := fmt.Sprint(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
