@@ -18,9 +18,10 @@ import (
 const padLinks = 400
 
 // testSite serves three HTML pages with known links, two broken pages, an
-// image and a script. It has, after fragments are dropped, 11+3*padLinks
-// link occurrences to 9 targets (the pages included), and two broken
-// URLs on its host.
+// image and a script; "/" redirects to "/index.html". It has, after
+// fragments are dropped, 12+3*padLinks link occurrences to 10 targets
+// (the pages included), and two broken URLs on its host; the plain
+// checker extracts "/index.html" twice (as the seed and after "/").
 func testSite(t *testing.T) *url.URL {
 	t.Helper()
 	var pad strings.Builder
@@ -30,7 +31,7 @@ func testSite(t *testing.T) *url.URL {
 	pages := map[string]string{
 		"/index.html": `<a href="/a.html">a</a><a href="b.html#sec">b</a><a href="/missing.html">m</a>` +
 			`<a href="mailto:x@example.com">mail</a><img src="img.png"><a href="https://example.com/ext">ext</a>`,
-		"/a.html": `<a href="/index.html">home</a><link rel="next" href="/b.html"><a href="/gone">gone</a>`,
+		"/a.html": `<a href="/index.html">home</a><a href="/">root</a><link rel="next" href="/b.html"><a href="/gone">gone</a>`,
 		"/b.html": `<area href="/a.html#top"><script src="/app.js"></script>`,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,6 +39,8 @@ func testSite(t *testing.T) *url.URL {
 		case pages[p] != "":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprintf(w, "<!doctype html><html><head><title>%s</title></head><body>%s%s</body></html>", p, pages[p], pad.String())
+		case p == "/":
+			http.Redirect(w, r, "/index.html", http.StatusFound)
 		case p == "/img.png":
 			w.Header().Set("Content-Type", "image/png")
 			w.Write([]byte("\x89PNG"))
@@ -83,7 +86,7 @@ func TestCrawl_HookFindsTheSame(t *testing.T) {
 		t.Errorf("hook: broken %q, nil hook: %q", hookBroken, plainBroken)
 	}
 	slices.Sort(pages)
-	if want := []string{"/a.html", "/b.html", "/index.html"}; !slices.Equal(pages, want) {
+	if want := []string{"/a.html", "/b.html", "/index.html", "/index.html"}; !slices.Equal(pages, want) {
 		t.Errorf("hook saw pages %q, want %q", pages, want)
 	}
 }
@@ -94,8 +97,8 @@ func TestMeasureFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.pages != 3 || f.links != 11+3*padLinks || f.targets != 9 {
-		t.Errorf("stored %d pages, %d link rows, %d targets; want 3, %d, 9", f.pages, f.links, f.targets, 11+3*padLinks)
+	if f.bodies != 4 || f.pages != 3 || f.links != 12+3*padLinks || f.targets != 10 {
+		t.Errorf("extracted %d pages, stored %d pages, %d link rows, %d targets; want 4, 3, %d, 10", f.bodies, f.pages, f.links, f.targets, 12+3*padLinks)
 	}
 	for name, s := range map[string]cpuSpread{"extraction": f.tok, "tree": f.tree, "store": f.store} {
 		if s.min <= 0 || s.max < s.min {
