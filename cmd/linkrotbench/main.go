@@ -26,10 +26,36 @@
 // checker is this program run as "linkrotbench plain". Requests are
 // counted on the servers; the minimum is every URL once, every redirect
 // hop included. Each round also compares the broken URLs both found.
+//
+// With -floor, after the rounds, the bench prints a lower bound on what
+// linkrot's run must cost, on the web just timed. It crawls the site once
+// more, in its own process and untimed, with the plain checker's crawl
+// (same hosts, same link kinds, same -workers and -per-host), keeping the
+// body of every site page served as text/html. Then it measures three
+// parts in process, each 3 times, keeping the smallest CPU (user and
+// system from getrusage, garbage collection included): "extraction", the
+// plain checker's tokenizer pass over every page it extracted (twice for
+// a page it reached under two URLs, such as a directory's index.html and
+// "/", as it did in its run); "tree", html.Parse of every distinct page
+// (one tree per page, as issue 12 prescribes); and "store",
+// the pages and one row per link occurrence the tokenizer found, written
+// to a fresh SQLite file through modernc.org/sqlite with linkrot's
+// pragmas, in the minimal interned schema (targets, pages, links
+// referencing targets by id; ids assigned in a Go map), 200 pages a
+// transaction, multi-row INSERTs of up to 100 rows prepared once per row
+// count, counted back after. The floor is the plain checker's median CPU,
+// less its extraction, plus tree and store; divided by runtime.NumCPU it
+// is the least wall time linkrot could take, printed as a ratio to the
+// plain checker's median wall (1.00× when the floor is below that wall,
+// as on a latency-bound web). It is a lower bound, not an estimate: it
+// leaves out everything else linkrot does (walking the tree and resolving
+// its URLs, evidence, checks rows, soft-404 probes, fingerprints,
+// history, findings), and assumes the work spreads over every processor.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -41,6 +67,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -71,11 +98,15 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds (each runs both checkers, alternating which goes first)")
 	links := flag.Int("links", 6, "links on each generated page (6: the web described above; more: the extra ones link, four in five, to other pages of the site and, one in five, to 5,000 shared targets of each external host)")
 	report := flag.Bool("report", false, "after each linkrot run, time `linkrot report` of its database as HTML and as JSON (wall, CPU, peak RSS)")
+	floor := flag.Bool("floor", false, "after the rounds, crawl the site once more in this process and print a lower bound on linkrot's CPU and wall time (see the package doc)")
 	serveOnly := flag.Bool("serve", false, "only serve the web and print the seed URL, until interrupted (to time the checkers with another tool)")
 	flag.Parse()
 
 	if *links < 6 {
 		log.Fatalf("-links %d: at least 6", *links)
+	}
+	if *floor && *rounds < 1 {
+		log.Fatalf("-floor needs at least one round (the plain checker's median)")
 	}
 	w := &web{pages: *pages, links: *links, latency: *latency, hits: map[string]int{}}
 	site, err := w.serve(*dir == "", func() http.Handler {
@@ -117,7 +148,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var ratios, reqRatios []float64
+	var ratios, reqRatios, plainCPUs, plainWalls []float64
 	for r := range *rounds {
 		var plainRes, lrRes result
 		runPlain := func() {
@@ -163,6 +194,8 @@ func main() {
 		minimum := plainRes.unique
 		reqRatio := float64(lrRes.requests) / float64(minimum)
 		ratios = append(ratios, ratio)
+		plainCPUs = append(plainCPUs, plainRes.cpu.Seconds())
+		plainWalls = append(plainWalls, plainRes.wall.Seconds())
 		reqRatios = append(reqRatios, reqRatio)
 		missing, extra := diff(plainRes.broken, lrRes.broken)
 		fmt.Printf("       wall linkrot/plain %.2f×; requests linkrot/minimum %d/%d = %.3f×; database %.1f MB; broken: %d both, %d only plain, %d only linkrot\n",
@@ -181,6 +214,18 @@ func main() {
 		}
 	}
 	fmt.Printf("median wall ratio %.2f×, median request ratio %.3f×\n", median(ratios), median(reqRatios))
+	if *floor {
+		seedURL, err := url.Parse(seed)
+		if err != nil {
+			log.Fatal(err)
+		}
+		f, err := measureFloor(sitePages(seedURL, *workers, *perHost), tmp)
+		if err != nil {
+			log.Fatal(err)
+		}
+		seconds := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+		f.print(os.Stdout, seconds(median(plainCPUs)), seconds(median(plainWalls)), runtime.NumCPU())
+	}
 }
 
 func describe(dir string, pages, hosts, links int, latency time.Duration) string {
@@ -448,15 +493,33 @@ func plain(args []string) error {
 	if err != nil {
 		return err
 	}
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		MaxConnsPerHost: *perHost, MaxIdleConnsPerHost: *perHost, IdleConnTimeout: 90 * time.Second,
+	broken := crawl(newClient(*perHost), seed, *workers, nil)
+	return os.WriteFile(*out, []byte(strings.Join(broken, "\n")+"\n"), 0o644)
+}
+
+// newClient returns the plain checker's HTTP client, with at most perHost
+// connections per host.
+func newClient(perHost int) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxConnsPerHost: perHost, MaxIdleConnsPerHost: perHost, IdleConnTimeout: 90 * time.Second,
 	}}
+}
+
+// crawl is the plain checker's run: it crawls the seed's host and checks
+// every unique URL once with a GET, following redirects, with at most
+// workers requests in all, and returns the broken URLs (in the order
+// found). If page is not nil, crawl reads each HTML page of the site
+// fully into memory and calls page with its URL (after redirects) and
+// body before extracting its links from the bytes; page is called from
+// many goroutines at once. With a nil page, each page is extracted as it
+// streams in.
+func crawl(client *http.Client, seed *url.URL, workers int, page func(u *url.URL, body []byte)) []string {
 	var (
 		mu     sync.Mutex
 		seen   = map[string]bool{}
 		broken []string
 		wg     sync.WaitGroup
-		sem    = make(chan struct{}, *workers)
+		sem    = make(chan struct{}, workers)
 	)
 	var visit func(u *url.URL)
 	add := func(u *url.URL) {
@@ -497,7 +560,15 @@ func plain(args []string) error {
 			broken = append(broken, u.String())
 			mu.Unlock()
 		} else if resp.Request.URL.Host == seed.Host && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-			links = extract(resp.Body, resp.Request.URL)
+			if page == nil {
+				links = extract(resp.Body, resp.Request.URL)
+			} else {
+				// A read error keeps what was read, as the streaming
+				// tokenizer stops there too.
+				body, _ := io.ReadAll(resp.Body)
+				page(resp.Request.URL, body)
+				links = extract(bytes.NewReader(body), resp.Request.URL)
+			}
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -508,7 +579,7 @@ func plain(args []string) error {
 	}
 	add(seed)
 	wg.Wait()
-	return os.WriteFile(*out, []byte(strings.Join(broken, "\n")+"\n"), 0o644)
+	return broken
 }
 
 // extract returns the URLs of a page's links and resources.
