@@ -85,11 +85,8 @@ func (s *stage) suggestible(l *Link) bool {
 // (the same page linking to the same target; the target's first sight
 // when that is unknown).
 func (s *stage) wantOf(l *Link) (want, bool) {
-	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
-		u := expectedOriginal(l)
-		if isHTTP(u) {
-			return want{uriR: normalize(u), at: r.VersionDate.Time, from: "versiondate"}, true
-		}
+	if w, ok := versionWant(l); ok {
+		return w, true
 	}
 	if !isHTTP(l.TargetURL) {
 		return want{}, false
@@ -107,6 +104,18 @@ func (s *stage) wantOf(l *Link) (want, bool) {
 	}
 	if broken(c) || alive(c) && s.suggestible(l) {
 		return want{uriR: l.TargetURL, at: seen, from: "first-seen"}, true
+	}
+	return want{}, false
+}
+
+// versionWant is the question of a link with a data-versiondate: its
+// original (expectedOriginal) at that date.
+func versionWant(l *Link) (want, bool) {
+	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
+		u := expectedOriginal(l)
+		if isHTTP(u) {
+			return want{uriR: normalize(u), at: r.VersionDate.Time, from: "versiondate"}, true
+		}
 	}
 	return want{}, false
 }
