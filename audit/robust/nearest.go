@@ -192,6 +192,9 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 		for k, lk := range n.lookups {
 			m := lk.memento
 			m.RunID, m.LinkID, m.TargetID = s.in.RunID, l.ID, l.TargetID
+			// The link's own reason to ask (links sharing a question may
+			// have different ones).
+			m.WantedFrom = w.from
 			m.Nearest = k == n.best
 			s.sink.Memento(m)
 		}
