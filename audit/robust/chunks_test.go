@@ -189,6 +189,20 @@ func (m *memStore) RunTargetIDs(_ context.Context, _ int64, urls []string) (map[
 	return out, nil
 }
 
+func (m *memStore) SharedCheckURLs(context.Context, int64) ([]string, error) {
+	n := map[string]int{}
+	for _, c := range m.in.Checks {
+		n[checkURL(c)]++
+	}
+	var out []string
+	for u, k := range n {
+		if k > 1 {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
 func (m *memStore) PageIdentifiers(context.Context, int64) ([]*audit.Page, error) {
 	var out []*audit.Page
 	for _, p := range m.in.Pages {
@@ -369,6 +383,8 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	// were first seen: the question of T4's links, and a Save Page Now
 	// candidate of another chunk.
 	link(18, 13, p2, fa.URLOf(alive2, d1, ""), &audit.Robust{OriginalURL: alive2, VersionDate: audit.NewTime(d1)})
+	// A target whose check ended at alive3: its live page is T12's.
+	link(19, 14, p3, ext.URL+"/redir", nil)
 	pw := link(17, 12, p1, alive3, nil)
 	pw.PWIDs = []audit.PWID{{Raw: "urn:pwid:fa.example:2024-03-01T12:00:00Z:page:" + alive3, ArchiveID: "fa.example",
 		Datetime: audit.NewTime(atV), ContentSpec: "page", Item: alive3, Source: "href", Link: 0}}
@@ -384,6 +400,7 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	}
 	checks[9] = &audit.Check{TargetID: 9, URL: norm(paper), Verdict: audit.VerdictOK, Status: 200, ContentType: "application/pdf"}
 	checks[3].SimHash, checks[3].Words = 0x0f0f, 20
+	checks[14].Verdict, checks[14].FinalURL = audit.VerdictRedirected, checks[12].URL
 	firstSeen := map[int64]time.Time{}
 	for id := range checks {
 		firstSeen[id] = d1
@@ -457,8 +474,8 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 			return st.Summary(), &store.c
 		}))
 		wantChunks := 2 // the links without a target, the targets
-		if size < 13 {
-			wantChunks = 1 + (13+size-1)/size
+		if size < 14 {
+			wantChunks = 1 + (14+size-1)/size
 		}
 		if store.chunks != wantChunks || size == 1 && store.most != 2 {
 			t.Errorf("chunks of %d: %d chunks, at most %d links; want %d chunks", size, store.chunks, store.most, wantChunks)
@@ -467,7 +484,7 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 
 	// What the fixture must give, so that the comparison means something.
 	ref := results[0]
-	for kind, n := range map[string]int{"snapshot": 3, "memento": 2 * 12, "drift": 6, "identifier": 3, "save": 2} {
+	for kind, n := range map[string]int{"snapshot": 3, "memento": 2 * 13, "drift": 6, "identifier": 3, "save": 3} {
 		if len(ref.got[kind]) != n {
 			t.Errorf("Run: %d %s results, want %d:\n%s", len(ref.got[kind]), kind, n, strings.Join(ref.got[kind], "\n"))
 		}
@@ -486,11 +503,12 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	if ref.sum.FirstSeenBands == nil || len(ref.sum.FirstSeenBands) == 0 || ref.sum.IdentifiersBroken != 1 {
 		t.Errorf("Run: summary %+v, want a first-seen drift and a broken identifier", ref.sum)
 	}
-	// 7 distinct questions (gone1 twice, gone2, alive1 twice, alive2, paper).
+	// 8 distinct questions (gone1 twice, gone2, alive1 twice, alive2,
+	// paper, redir).
 	for _, r := range results {
 		for name, qs := range r.asked {
-			if len(qs) != 7 {
-				t.Errorf("%s: archive %s asked %d questions, want 7: %v", r.name, name, len(qs), qs)
+			if len(qs) != 8 {
+				t.Errorf("%s: archive %s asked %d questions, want 8: %v", r.name, name, len(qs), qs)
 			}
 			for q, n := range qs {
 				if n != 1 {
@@ -498,8 +516,8 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 				}
 			}
 		}
-		if r.saves != 2 || r.snapshot != 1 {
-			t.Errorf("%s: %d save requests (want 2), snapshot fetched %d times (want 1)", r.name, r.saves, r.snapshot)
+		if r.saves != 3 || r.snapshot != 1 {
+			t.Errorf("%s: %d save requests (want 3), snapshot fetched %d times (want 1)", r.name, r.saves, r.snapshot)
 		}
 		for u, n := range r.hits {
 			if n != 1 && !strings.HasSuffix(u, "/paper.pdf") { // the identifier redirects to it

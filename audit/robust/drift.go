@@ -135,7 +135,7 @@ func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) *liveSet {
 	for i, u := range urls {
 		if pages[i] != nil {
 			ls.pages[u] = pages[i]
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && (s.rs.keepLive == nil || s.rs.keepLive[u]) {
 				s.rs.live[u] = pages[i]
 			}
 		}

@@ -299,8 +299,10 @@ type runState struct {
 	targetIDs map[string]int64
 	// snaps are the declared snapshots fetched, by URL (no bodies).
 	snaps map[string]snapFetch
-	// live are the live pages fetched, by URL.
-	live map[string]*livePage
+	// live are the live pages fetched, by URL: those of keepLive (all
+	// when it is nil), the only ones a later chunk may want again.
+	live     map[string]*livePage
+	keepLive map[string]bool
 	// identFetched are the identifying URIs fetched, by URI.
 	identFetched map[string]identFetch
 	// own are the checks of the identifiers the site's own pages declare,

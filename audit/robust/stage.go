@@ -56,6 +56,9 @@ type Store interface {
 	EachOriginalLink(ctx context.Context, runID int64, fn func(linkID int64, targetURL string, l *audit.Link) error) error
 	// RunTargetIDs returns the IDs of the run's targets with these URLs.
 	RunTargetIDs(ctx context.Context, runID int64, urls []string) (map[string]int64, error)
+	// SharedCheckURLs returns the URLs at which the checks of two or
+	// more of the run's targets ended (final URL, else the target's).
+	SharedCheckURLs(ctx context.Context, runID int64) ([]string, error)
 	// PageIdentifiers returns the run's pages declaring identifiers (URL
 	// and identifiers).
 	PageIdentifiers(ctx context.Context, runID int64) ([]*audit.Page, error)
@@ -364,10 +367,11 @@ func (st *Stage) chunks(ctx context.Context, opts Options, sink Sink) (*Summary,
 	return base.rs.sum, links, ctx.Err()
 }
 
-// crossTarget reads the links of the run declaring a data-originalurl:
-// the run's targets of their originals (drift is stored under them), and
-// the nearest-memento questions about another resource than the link's
-// target, answered here once for all chunks.
+// crossTarget reads what two chunks may share: the links of the run
+// declaring a data-originalurl (the run's targets of their originals,
+// under which drift is stored; the nearest-memento questions about
+// another resource than the link's target, answered here once for all
+// chunks) and the live pages more than one chunk may want.
 func (st *Stage) crossTarget(ctx context.Context, s *stage) error {
 	wants := map[lookupKey]want{}
 	var keys []lookupKey
@@ -398,6 +402,17 @@ func (st *Stage) crossTarget(ctx context.Context, s *stage) error {
 	slices.Sort(urls)
 	if s.rs.targetIDs, err = st.Store.RunTargetIDs(ctx, st.run.ID, urls); err != nil {
 		return err
+	}
+	// The live pages two chunks may fetch: a data-originalurl (the live
+	// side of drift), the URL where the checks of several targets ended.
+	// Only they are kept from one chunk to the next.
+	shared, err := st.Store.SharedCheckURLs(ctx, st.run.ID)
+	if err != nil {
+		return err
+	}
+	s.rs.keepLive = origs
+	for _, u := range shared {
+		s.rs.keepLive[u] = true
 	}
 	s.rs.answered = s.ask(ctx, keys, wants)
 	return ctx.Err()

@@ -437,3 +437,30 @@ func (db *DB) PageIdentifiers(ctx context.Context, runID int64) ([]*audit.Page, 
 	}
 	return out, nil
 }
+
+// SharedCheckURLs returns the URLs at which the checks of two or more of
+// a run's targets ended (the final URL after redirects, else the
+// target's): live pages the archives stage may need in more than one
+// chunk. An unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) SharedCheckURLs(ctx context.Context, runID int64) ([]string, error) {
+	var out []string
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT x.u FROM (
+				SELECT CASE WHEN c.final_url <> '' THEN c.final_url ELSE t.url END AS u
+				FROM checks c JOIN targets t ON t.id = c.target_id
+				WHERE c.run_id = ?) x
+			GROUP BY x.u HAVING count(*) > 1 ORDER BY x.u`, runID, func(rows *sql.Rows) error {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				return err
+			}
+			out = append(out, u)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shared check URLs of run %d: %w", runID, err)
+	}
+	return out, nil
+}

@@ -23,7 +23,8 @@ type chunkLink struct {
 // targets, the links without a target apart), a run gives the links,
 // checks, first sights and reference fingerprints the whole-run methods
 // give, nothing of other runs; PageIdentifiers, EachOriginalLink and
-// RunTargetIDs agree with Pages and Targets.
+// RunTargetIDs agree with Pages and Targets; SharedCheckURLs gives the
+// URLs where the checks of two targets ended.
 func TestStore_ArchiveChunks(t *testing.T) { forEachBackend(t, testStore_ArchiveChunks) }
 
 func testStore_ArchiveChunks(t *testing.T) {
@@ -50,6 +51,12 @@ func testStore_ArchiveChunks(t *testing.T) {
 	for i, tr := range targets {
 		c := audit.Check{RunID: runID, TargetID: tr.ID, Verdict: audit.VerdictOK, Status: 200,
 			CheckedAt: time.Date(2024, 3, 1, 0, 0, i, 0, time.UTC)}
+		switch i {
+		case 1: // ends where target 0 is
+			c.Verdict, c.FinalURL = audit.VerdictRedirected, targets[0].URL
+		case 2, 3: // end at one URL
+			c.Verdict, c.FinalURL = audit.VerdictRedirected, "https://final.example/"
+		}
 		if i%2 == 0 {
 			c.SHA256, c.Words = "run", 3
 			mustSaveChecks(t, db, audit.Check{RunID: earlier, TargetID: tr.ID, Verdict: audit.VerdictOK, Status: 200,
@@ -233,6 +240,16 @@ func testStore_ArchiveChunks(t *testing.T) {
 	slices.Sort(wantOriginal)
 	if len(wantOriginal) == 0 || !reflect.DeepEqual(gotOriginal, wantOriginal) {
 		t.Errorf("EachOriginalLink gave links %v, want %v", gotOriginal, wantOriginal)
+	}
+
+	// The URLs where two checks of the run ended (the later run's
+	// checks end at their targets).
+	shared, err := db.SharedCheckURLs(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantShared := []string{targets[0].URL, "https://final.example/"}; !reflect.DeepEqual(shared, wantShared) {
+		t.Errorf("SharedCheckURLs gave %q, want %q", shared, wantShared)
 	}
 
 	// Targets by URL: the run's, not another run's only, not unknown ones.
