@@ -68,11 +68,16 @@ type Store interface {
 // linkrot.Archiver): Begin before the checks; Checked with each target
 // whose live verdict is in, so that the nearest-memento lookups of broken
 // targets start while the other targets are still being checked; Finish
-// after the checks, which runs Run over the whole run (the answers asked
-// ahead are taken, the rest asked: a target not looked up yet is looked up
-// then) and stores everything, replacing what an earlier pass stored.
-// Nothing is stored before Finish: a run killed before its end asks again
-// when resumed.
+// after the checks, which runs the stage over the whole run (the answers
+// asked ahead are taken, the rest asked: a target not looked up yet is
+// looked up then) and stores everything, replacing what an earlier pass
+// stored. Finish works through the run in chunks of targets (by target
+// ID), each loaded from the store when its turn comes, so that its memory
+// grows with a chunk, not with the run; what chunks share (a question
+// about a data-originalurl, a declared snapshot, a live page two chunks
+// want, the own pages' identifiers, Save Page Now requests) is asked,
+// fetched or sent once per run all the same. Nothing is stored before
+// Finish: a run killed before its end asks again when resumed.
 type Stage struct {
 	// Store is the run database (required).
 	Store Store
@@ -174,8 +179,8 @@ func (st *Stage) Close() {
 	st.pre.stop()
 }
 
-// Finish runs the stage over the whole run, taking the answers asked
-// ahead, and stores what it finds. Network failures are results; an error
+// Finish runs the stage over the whole run, chunk by chunk (see
+// ChunkTargets), taking the answers asked ahead, and stores what it finds. Network failures are results; an error
 // means the stage could not go on (store failure, cancellation).
 func (st *Stage) Finish(ctx context.Context) error {
 	st.closeStream()
