@@ -337,6 +337,7 @@ func (st *Stage) chunks(ctx context.Context, opts Options, sink Sink) (*Summary,
 		}
 		in.Pages, own = own, nil // the first chunk checks the own pages' identifiers
 		links += len(in.Links)
+		base.log.Debug("archives chunk", "run", run.ID, "from", from, "to", to, "links", len(in.Links), "checks", len(in.Checks))
 		return base.chunk(in).run(ctx)
 	}
 	// The links without a target (to = 0).
