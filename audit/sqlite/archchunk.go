@@ -260,7 +260,10 @@ func (db *DB) TargetsFirstSeenOf(ctx context.Context, runID, from, to int64) (ma
 }
 
 // LinksFirstSeenOf is LinksFirstSeen for the links to the targets with ID
-// in [from, to].
+// in [from, to]. The CROSS JOIN keeps SQLite going from each link to its
+// first sight (an automatic index on first), not from each first sight
+// through every link of its target: a page linked from every page would
+// be quadratic.
 func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[int64]time.Time, error) {
 	out := map[int64]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
@@ -277,8 +280,9 @@ func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[
 			SELECT l.id, f.seen
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
-			JOIN first f ON f.page_url = p.url AND f.target_id = l.target_id
-			WHERE l.target_id BETWEEN ?2 AND ?3 AND +l.run_id = ?1`, []any{runID, from, to}, func(rows *sql.Rows) error {
+			CROSS JOIN first f
+			WHERE f.page_url = p.url AND f.target_id = l.target_id
+				AND l.target_id BETWEEN ?2 AND ?3 AND +l.run_id = ?1`, []any{runID, from, to}, func(rows *sql.Rows) error {
 			var (
 				id   int64
 				seen sql.NullString
