@@ -249,8 +249,8 @@ func (c *collector) sorted() map[string][]string {
 // same Summary; in every case each archive is asked each question once
 // (a data-originalurl question is asked from three chunks and by a link
 // without a target, and is also a question of its own target's links),
-// each declared snapshot (shared by links to two targets) and live page
-// fetched once, each missing resource saved once, and the own pages'
+// each declared snapshot (shared by links to two targets), live page and
+// memento compared for drift fetched once, each missing resource saved once, and the own pages'
 // identifiers checked once whichever chunk links to them.
 func TestStage_ChunksEquivalent(t *testing.T) {
 	d1 := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC)
@@ -428,8 +428,18 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 		hits     map[string]int
 		saves    int
 		snapshot int
+		raw      int // memento drift fetches (id_)
 	}
 	snapPath := "/web/" + archive.Timestamp14(atS) + "/" + oldPage
+	rawFetches := func() int {
+		n := 0
+		for _, r := range fa.Requests() {
+			if strings.Contains(r.Path, "id_/") {
+				n++
+			}
+		}
+		return n
+	}
 	measure := func(name string, do func() (*Summary, *collector)) result {
 		qMu.Lock()
 		questions = map[string]map[string]int{"a": {}, "b": {}}
@@ -441,14 +451,14 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 		saver = archivetest.New(t, archivetest.Options{})
 		s := saver
 		saverMu.Unlock()
-		snap0 := fa.Count(snapPath)
+		snap0, raw0 := fa.Count(snapPath), rawFetches()
 		sum, c := do()
 		qMu.Lock()
 		defer qMu.Unlock()
 		hitsMu.Lock()
 		defer hitsMu.Unlock()
 		return result{name: name, sum: sum, got: c.sorted(), asked: questions, hits: hits,
-			saves: s.Count("/save") - s.Count("/save/"), snapshot: fa.Count(snapPath) - snap0}
+			saves: s.Count("/save") - s.Count("/save/"), snapshot: fa.Count(snapPath) - snap0, raw: rawFetches() - raw0}
 	}
 	var results []result
 	results = append(results, measure("Run", func() (*Summary, *collector) {
@@ -528,6 +538,9 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	for _, r := range results[1:] {
 		if !reflect.DeepEqual(r.sum, ref.sum) {
 			t.Errorf("%s: summary\n%+v\nwant (Run)\n%+v", r.name, r.sum, ref.sum)
+		}
+		if r.raw != ref.raw || ref.raw != 3 {
+			t.Errorf("%s: %d memento fetches for drift, want (Run) %d, 3", r.name, r.raw, ref.raw)
 		}
 		if !reflect.DeepEqual(r.asked, ref.asked) || !reflect.DeepEqual(r.hits, ref.hits) {
 			t.Errorf("%s: asked %v, fetched %v\nwant (Run) %v, %v", r.name, r.asked, r.hits, ref.asked, ref.hits)

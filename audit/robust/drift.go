@@ -203,42 +203,52 @@ func (p *livePage) unusable() string {
 	return ""
 }
 
+// driftKey is one memento drift measurement: a live page against a
+// memento.
+type driftKey struct {
+	live    string
+	memento string
+	archive string
+	uriR    string
+	at      time.Time
+}
+
+// driftResult is a memento drift measurement made.
+type driftResult struct {
+	ok      bool
+	why     string // when not ok
+	raw     string
+	note    string
+	m       drift.Measures
+	refText string
+	live    string
+}
+
 // mementoDrift compares live pages with their representative mementos,
 // fetched in raw mode (Wayback id_) so that banners and rewritten links do
 // not count as drift. A measurement that cannot be made is recorded as a
 // DriftFailure.
 func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *liveSet) {
-	type key struct {
-		live    string
-		memento string
-		archive string
-		uriR    string
-		at      time.Time
-	}
 	links := s.driftLinks(nr)
-	var keys []key
-	index := map[key]int{}
+	var keys []driftKey
+	index := map[driftKey]int{}
 	for _, l := range links {
 		u, _, _ := s.driftLive(l)
 		b := nr[l.ID].bestMemento()
-		k := key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}
+		k := driftKey{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, k)
 		}
 	}
-	type result struct {
-		ok      bool
-		why     string // when not ok
-		raw     string
-		note    string
-		m       drift.Measures
-		refText string
-		live    string
-	}
+	type result = driftResult
 	results := make([]result, len(keys))
 	s.parallel(ctx, len(keys), func(i int) {
 		k := keys[i]
+		if r, ok := s.rs.drifts[k]; ok {
+			results[i] = r // measured by an earlier chunk
+			return
+		}
 		raw, note := k.memento, "raw"
 		if a, ok := s.archiveByName(k.archive); ok {
 			var isRaw bool
@@ -287,10 +297,15 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 	if ctx.Err() != nil {
 		return
 	}
+	for i, k := range keys {
+		if s.rs.crossURIs[k.uriR] {
+			s.rs.drifts[k] = results[i] // another chunk may measure it too
+		}
+	}
 	for _, l := range links {
 		b := nr[l.ID].bestMemento()
 		u, target, _ := s.driftLive(l)
-		r := results[index[key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}]]
+		r := results[index[driftKey{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}]]
 		liveURL := u
 		if lp := live.pages[u]; lp != nil && lp.final != "" {
 			liveURL = lp.final

@@ -250,7 +250,7 @@ func newStage(opts Options, in Input, sink Sink) *stage {
 	}
 	s := &stage{o: o, sink: sink, log: log, rs: &runState{sum: newSummary(),
 		snaps: map[string]snapFetch{}, live: map[string]*livePage{}, identFetched: map[string]identFetch{},
-		own: map[string][]identResult{}, saveSeen: map[string]bool{}}}
+		own: map[string][]identResult{}, saveSeen: map[string]bool{}, drifts: map[driftKey]driftResult{}}}
 	s.rs.known = s.knownLookups()
 	return s.chunk(in)
 }
@@ -293,6 +293,11 @@ type runState struct {
 	// question is about the link's own target, whose links are all in one
 	// chunk).
 	answered map[lookupKey][]lookup
+	// crossURIs are the URI-Rs of the questions answered before the
+	// chunks, and drifts the memento drift measured of them: a
+	// measurement two chunks may want, made once.
+	crossURIs map[string]bool
+	drifts    map[driftKey]driftResult
 	// targetIDs are the run's targets by normalized URL for the
 	// data-originalurl of the links of the run that have one (nil: the
 	// chunk's links are the whole run).

@@ -421,6 +421,10 @@ func (st *Stage) crossTarget(ctx context.Context, s *stage) error {
 		s.rs.keepLive[u] = true
 	}
 	s.rs.answered = s.ask(ctx, keys, wants)
+	s.rs.crossURIs = map[string]bool{}
+	for _, k := range keys {
+		s.rs.crossURIs[k.uriR] = true
+	}
 	return ctx.Err()
 }
 
