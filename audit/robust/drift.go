@@ -24,6 +24,7 @@ type livePage struct {
 	html        bool // a 2xx HTML page whose body was read
 	identifiers []audit.Identifier
 	err         error
+	withBody    bool // fetched with its body
 }
 
 // liveSet is what liveFetch fetched: pages by the URL fetched, and the
@@ -53,7 +54,7 @@ func (ls *liveSet) targetPage(id int64) *livePage {
 func (s *stage) driftLive(l *Link) (u string, target int64, ok bool) {
 	if r := l.Link.Robust; r != nil && isHTTP(r.OriginalURL) && !sameResource(r.OriginalURL, l.TargetURL) {
 		u, target = normalize(r.OriginalURL), l.TargetID
-		if id := s.targetOf()[u]; id != 0 {
+		if id := s.targetOf(u); id != 0 {
 			target = id
 		}
 		return u, target, target != 0
@@ -64,8 +65,9 @@ func (s *stage) driftLive(l *Link) (u string, target int64, ok bool) {
 	return "", 0, false
 }
 
-// targetOf returns the run's target IDs by normalized URL (built once).
-func (s *stage) targetOf() map[string]int64 {
+// targetOf returns the ID of the run's target with normalized URL u (0:
+// none): from the chunk's links, else from runState.targetIDs.
+func (s *stage) targetOf(u string) int64 {
 	s.targetsOnce.Do(func() {
 		s.targets = map[string]int64{}
 		for i := range s.in.Links {
@@ -74,7 +76,10 @@ func (s *stage) targetOf() map[string]int64 {
 			}
 		}
 	})
-	return s.targets
+	if id := s.targets[u]; id != 0 {
+		return id
+	}
+	return s.rs.targetIDs[u] // a target of another chunk
 }
 
 // driftLinks returns the links that get memento drift: a representative
@@ -112,8 +117,14 @@ func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) *liveSet {
 		ls.target[l.TargetID] = u
 		full[u] = full[u] || c.SHA256 != ""
 	}
+	// A page fetched by an earlier chunk is taken from the run state,
+	// unless it was fetched without the body this chunk wants.
 	urls := make([]string, 0, len(full))
-	for u := range full {
+	for u, body := range full {
+		if p := s.rs.live[u]; p != nil && (p.withBody || !body) {
+			ls.pages[u] = p
+			continue
+		}
 		urls = append(urls, u)
 	}
 	slices.Sort(urls)
@@ -124,6 +135,9 @@ func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) *liveSet {
 	for i, u := range urls {
 		if pages[i] != nil {
 			ls.pages[u] = pages[i]
+			if ctx.Err() == nil && (s.rs.keepLive == nil || s.rs.keepLive[u]) {
+				s.rs.live[u] = pages[i]
+			}
 		}
 	}
 	return ls
@@ -132,7 +146,7 @@ func (s *stage) liveFetch(ctx context.Context, nr map[int64]*near) *liveSet {
 // fetchLive fetches u: headers only unless withBody. Identifiers come
 // from the Link header, and from <link> elements of an HTML body.
 func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePage {
-	p := &livePage{url: u}
+	p := &livePage{url: u, withBody: withBody}
 	maxBody := s.o.MaxBody
 	if !withBody {
 		maxBody = -1
@@ -189,42 +203,52 @@ func (p *livePage) unusable() string {
 	return ""
 }
 
+// driftKey is one memento drift measurement: a live page against a
+// memento.
+type driftKey struct {
+	live    string
+	memento string
+	archive string
+	uriR    string
+	at      time.Time
+}
+
+// driftResult is a memento drift measurement made.
+type driftResult struct {
+	ok      bool
+	why     string // when not ok
+	raw     string
+	note    string
+	m       drift.Measures
+	refText string
+	live    string
+}
+
 // mementoDrift compares live pages with their representative mementos,
 // fetched in raw mode (Wayback id_) so that banners and rewritten links do
 // not count as drift. A measurement that cannot be made is recorded as a
 // DriftFailure.
 func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *liveSet) {
-	type key struct {
-		live    string
-		memento string
-		archive string
-		uriR    string
-		at      time.Time
-	}
 	links := s.driftLinks(nr)
-	var keys []key
-	index := map[key]int{}
+	var keys []driftKey
+	index := map[driftKey]int{}
 	for _, l := range links {
 		u, _, _ := s.driftLive(l)
 		b := nr[l.ID].bestMemento()
-		k := key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}
+		k := driftKey{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, k)
 		}
 	}
-	type result struct {
-		ok      bool
-		why     string // when not ok
-		raw     string
-		note    string
-		m       drift.Measures
-		refText string
-		live    string
-	}
+	type result = driftResult
 	results := make([]result, len(keys))
 	s.parallel(ctx, len(keys), func(i int) {
 		k := keys[i]
+		if r, ok := s.rs.drifts[k]; ok {
+			results[i] = r // measured by an earlier chunk
+			return
+		}
 		raw, note := k.memento, "raw"
 		if a, ok := s.archiveByName(k.archive); ok {
 			var isRaw bool
@@ -273,10 +297,15 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 	if ctx.Err() != nil {
 		return
 	}
+	for i, k := range keys {
+		if s.rs.crossURIs[k.uriR] {
+			s.rs.drifts[k] = results[i] // another chunk may measure it too
+		}
+	}
 	for _, l := range links {
 		b := nr[l.ID].bestMemento()
 		u, target, _ := s.driftLive(l)
-		r := results[index[key{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}]]
+		r := results[index[driftKey{u, b.URL, b.Archive, nr[l.ID].want.uriR, b.Datetime}]]
 		liveURL := u
 		if lp := live.pages[u]; lp != nil && lp.final != "" {
 			liveURL = lp.final

@@ -86,23 +86,16 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 			add(identJob{access: c.URL, alsoAt: p.final, target: tid, id: id, linking: pages})
 		}
 	}
-	// Each identifying URI is fetched once.
-	type fetched struct {
-		final  string
-		status int
-		hops   []audit.Redirect
-		links  []string
-		err    error
-	}
+	// Each identifying URI is fetched once in the run.
 	var urls []string
-	index := map[string]int{}
+	queued := map[string]bool{}
 	for _, j := range jobs {
-		if _, ok := index[j.id.URL]; !ok {
-			index[j.id.URL] = len(urls)
+		if _, ok := s.rs.identFetched[j.id.URL]; !ok && !queued[j.id.URL] {
+			queued[j.id.URL] = true
 			urls = append(urls, j.id.URL)
 		}
 	}
-	res := make([]fetched, len(urls))
+	res := make([]identFetch, len(urls))
 	s.parallel(ctx, len(urls), func(i int) {
 		if !isHTTP(urls[i]) {
 			res[i].err = fmt.Errorf("not an http(s) URI")
@@ -110,10 +103,10 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 		}
 		resp, hops, _, err := s.o.Client.Fetch(ctx, urls[i], 512<<10)
 		if err != nil {
-			res[i] = fetched{err: err, hops: hops}
+			res[i] = identFetch{err: err, hops: hops}
 			return
 		}
-		f := fetched{final: resp.URL.String(), status: resp.Status, hops: hops}
+		f := identFetch{final: resp.URL.String(), status: resp.Status, hops: hops}
 		links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
 		for _, l := range audit.ResolveLinks(resp.URL, links) {
 			f.links = append(f.links, l.URI)
@@ -126,10 +119,13 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 	if ctx.Err() != nil {
 		return nil
 	}
+	for i, u := range urls {
+		s.rs.identFetched[u] = res[i]
+	}
 	out := map[int64][]identResult{}
-	own := map[string][]identResult{} // by normalized own page URL
+	own := s.rs.own // by normalized own page URL, for the whole run
 	for _, j := range jobs {
-		f := res[index[j.id.URL]]
+		f := s.rs.identFetched[j.id.URL]
 		ic := audit.IdentifierCheck{
 			RunID:        s.in.RunID,
 			AccessURL:    j.access,
@@ -199,6 +195,15 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 		}
 	}
 	return out
+}
+
+// identFetch is an identifying URI fetched.
+type identFetch struct {
+	final  string
+	status int
+	hops   []audit.Redirect
+	links  []string
+	err    error
 }
 
 // dedupIdentifiers keeps the first declaration of each (URL, rel).

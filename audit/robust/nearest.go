@@ -85,11 +85,8 @@ func (s *stage) suggestible(l *Link) bool {
 // (the same page linking to the same target; the target's first sight
 // when that is unknown).
 func (s *stage) wantOf(l *Link) (want, bool) {
-	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
-		u := expectedOriginal(l)
-		if isHTTP(u) {
-			return want{uriR: normalize(u), at: r.VersionDate.Time, from: "versiondate"}, true
-		}
+	if w, ok := versionWant(l); ok {
+		return w, true
 	}
 	if !isHTTP(l.TargetURL) {
 		return want{}, false
@@ -111,14 +108,22 @@ func (s *stage) wantOf(l *Link) (want, bool) {
 	return want{}, false
 }
 
-// nearest asks every archive for each distinct (resource, date) question
-// once, and returns each link's answers by link ID.
-func (s *stage) nearest(ctx context.Context) map[int64]*near {
-	type job struct {
-		key     lookupKey
-		w       want
-		archive archive.Archive
+// versionWant is the question of a link with a data-versiondate: its
+// original (expectedOriginal) at that date.
+func versionWant(l *Link) (want, bool) {
+	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
+		u := expectedOriginal(l)
+		if isHTTP(u) {
+			return want{uriR: normalize(u), at: r.VersionDate.Time, from: "versiondate"}, true
+		}
 	}
+	return want{}, false
+}
+
+// nearest asks every archive for each distinct (resource, date) question
+// once, and returns each link's answers by link ID. Questions answered
+// before the chunks (runState.answered) are not asked again.
+func (s *stage) nearest(ctx context.Context) map[int64]*near {
 	wants := map[int64]want{}
 	var keys []lookupKey
 	seen := map[lookupKey]want{}
@@ -130,54 +135,23 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 		}
 		wants[l.ID] = w
 		k := lookupKey{w.uriR, w.at.Unix()}
-		if _, ok := seen[k]; !ok {
-			seen[k] = w
+		if _, ok := seen[k]; ok {
+			continue
+		}
+		seen[k] = w
+		if _, ok := s.rs.answered[k]; !ok {
 			keys = append(keys, k)
 		}
 	}
-	var jobs []job
-	for _, k := range keys {
-		for _, a := range s.o.Archives {
-			jobs = append(jobs, job{key: k, w: seen[k], archive: a})
-		}
-	}
-	known := s.knownLookups()
-	results := make([]lookup, len(jobs))
-	// Each archive gets its own workers, so a slow archive's budget never
-	// holds up a fast one's: the archives answer in parallel, each at its
-	// own pace, and the stage takes as long as the slowest.
-	var wg sync.WaitGroup
-	for _, a := range s.o.Archives {
-		var idx []int
-		for i, j := range jobs {
-			if j.archive.Name == a.Name {
-				idx = append(idx, i)
-			}
-		}
-		wg.Go(func() {
-			s.parallel(ctx, len(idx), func(n int) {
-				i := idx[n]
-				if m, ok := known[knownKey{jobs[i].archive.Name, jobs[i].w.uriR, jobs[i].w.at.Unix()}]; ok {
-					results[i] = reuse(m, jobs[i].w)
-					return
-				}
-				if r, ok := s.o.pre.take(ctx, jobs[i].archive, jobs[i].w); ok {
-					results[i] = r // asked ahead, while the checks ran
-					return
-				}
-				results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
-			})
-		})
-	}
-	wg.Wait()
+	byKey := s.ask(ctx, keys, seen)
 	if ctx.Err() != nil {
 		return nil
 	}
-	byKey := map[lookupKey][]lookup{}
-	for i, j := range jobs {
-		byKey[j.key] = append(byKey[j.key], results[i])
+	for k, ls := range s.rs.answered {
+		if _, ok := seen[k]; ok {
+			byKey[k] = ls
+		}
 	}
-
 	out := map[int64]*near{}
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
@@ -218,11 +192,68 @@ func (s *stage) nearest(ctx context.Context) map[int64]*near {
 		for k, lk := range n.lookups {
 			m := lk.memento
 			m.RunID, m.LinkID, m.TargetID = s.in.RunID, l.ID, l.TargetID
+			// The link's own reason to ask (links sharing a question may
+			// have different ones).
+			m.WantedFrom = w.from
 			m.Nearest = k == n.best
 			s.sink.Memento(m)
 		}
 	}
 	return out
+}
+
+// ask asks every archive each question of keys (wants gives the
+// question of each key) and returns the answers by key, one per archive
+// in the order of Options.Archives (nil when ctx is cancelled).
+func (s *stage) ask(ctx context.Context, keys []lookupKey, wants map[lookupKey]want) map[lookupKey][]lookup {
+	type job struct {
+		key     lookupKey
+		w       want
+		archive archive.Archive
+	}
+	var jobs []job
+	for _, k := range keys {
+		for _, a := range s.o.Archives {
+			jobs = append(jobs, job{key: k, w: wants[k], archive: a})
+		}
+	}
+	known := s.rs.known
+	results := make([]lookup, len(jobs))
+	// Each archive gets its own workers, so a slow archive's budget never
+	// holds up a fast one's: the archives answer in parallel, each at its
+	// own pace, and the stage takes as long as the slowest.
+	var wg sync.WaitGroup
+	for _, a := range s.o.Archives {
+		var idx []int
+		for i, j := range jobs {
+			if j.archive.Name == a.Name {
+				idx = append(idx, i)
+			}
+		}
+		wg.Go(func() {
+			s.parallel(ctx, len(idx), func(n int) {
+				i := idx[n]
+				if m, ok := known[knownKey{jobs[i].archive.Name, jobs[i].w.uriR, jobs[i].w.at.Unix()}]; ok {
+					results[i] = reuse(m, jobs[i].w)
+					return
+				}
+				if r, ok := s.o.pre.take(ctx, jobs[i].archive, jobs[i].w); ok {
+					results[i] = r // asked ahead, while the checks ran
+					return
+				}
+				results[i] = s.lookup(ctx, jobs[i].archive, jobs[i].w)
+			})
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	byKey := make(map[lookupKey][]lookup, len(keys))
+	for i, j := range jobs {
+		byKey[j.key] = append(byKey[j.key], results[i])
+	}
+	return byKey
 }
 
 // lookup asks one archive for the memento of w.uriR nearest to w.at.

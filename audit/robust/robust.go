@@ -248,25 +248,73 @@ func newStage(opts Options, in Input, sink Sink) *stage {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &stage{o: o, in: in, sink: sink, log: log, sum: newSummary()}
-	if in.Checks == nil {
-		s.in.Checks = map[int64]*audit.Check{}
-	}
-	return s
+	s := &stage{o: o, sink: sink, log: log, rs: &runState{sum: newSummary(),
+		snaps: map[string]snapFetch{}, live: map[string]*livePage{}, identFetched: map[string]identFetch{},
+		own: map[string][]identResult{}, saveSeen: map[string]bool{}, drifts: map[driftKey]driftResult{}}}
+	s.rs.known = s.knownLookups()
+	return s.chunk(in)
 }
 
-// stage is one Run.
+// chunk returns a stage over in that shares s's options, sink and run
+// state: one chunk of a run (Stage.Finish), or the whole of it (Run).
+func (s *stage) chunk(in Input) *stage {
+	c := &stage{o: s.o, in: in, sink: s.sink, log: s.log, rs: s.rs}
+	if in.Checks == nil {
+		c.in.Checks = map[int64]*audit.Check{}
+	}
+	return c
+}
+
+// stage is one Run, or one chunk of the run Stage.Finish works through.
 type stage struct {
 	o    Options
 	in   Input
 	sink Sink
 	log  *slog.Logger
-
-	mu  sync.Mutex
-	sum *Summary
+	rs   *runState
 
 	targetsOnce sync.Once
 	targets     map[string]int64 // by normalized URL (targetOf)
+}
+
+// runState is what the chunks of one run share, so that across them each
+// question is asked of each archive once, each URL fetched once and each
+// Save Page Now request sent once, and the counts add up. Each chunk runs
+// after the one before has returned: only the Summary needs the mutex.
+type runState struct {
+	mu  sync.Mutex
+	sum *Summary
+
+	// known indexes Options.Known (knownLookups).
+	known map[knownKey]audit.Memento
+	// answered are the questions answered before the chunks: those of
+	// links about another resource than their target (data-originalurl),
+	// the only ones that can be asked from two chunks (every other
+	// question is about the link's own target, whose links are all in one
+	// chunk).
+	answered map[lookupKey][]lookup
+	// crossURIs are the URI-Rs of the questions answered before the
+	// chunks, and drifts the memento drift measured of them: a
+	// measurement two chunks may want, made once.
+	crossURIs map[string]bool
+	drifts    map[driftKey]driftResult
+	// targetIDs are the run's targets by normalized URL for the
+	// data-originalurl of the links of the run that have one (nil: the
+	// chunk's links are the whole run).
+	targetIDs map[string]int64
+	// snaps are the declared snapshots fetched, by URL (no bodies).
+	snaps map[string]snapFetch
+	// live are the live pages fetched, by URL: those of keepLive (all
+	// when it is nil), the only ones a later chunk may want again.
+	live     map[string]*livePage
+	keepLive map[string]bool
+	// identFetched are the identifying URIs fetched, by URI.
+	identFetched map[string]identFetch
+	// own are the checks of the identifiers the site's own pages declare,
+	// by normalized page URL.
+	own map[string][]identResult
+	// saveSeen are the URLs considered for Save Page Now.
+	saveSeen map[string]bool
 }
 
 // Run runs the stage over in and returns its summary. Results go to sink
@@ -275,44 +323,48 @@ type stage struct {
 // when it returns. Network failures are results, never errors.
 func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
 	s := newStage(opts, in, sink)
-	o := s.o
-	if o.Offline {
+	if s.o.Offline {
 		s.firstSeenDrift()
-		return s.sum, ctx.Err()
+		return s.rs.sum, ctx.Err()
 	}
+	return s.rs.sum, s.run(ctx)
+}
 
+// run runs the stage's sub-stages over its input (a run, or a chunk of
+// one), adding to the run state's Summary.
+func (s *stage) run(ctx context.Context) error {
 	s.snapshots(ctx)
 	if err := ctx.Err(); err != nil {
-		return s.sum, err
+		return err
 	}
 	near := s.nearest(ctx)
 	if err := ctx.Err(); err != nil {
-		return s.sum, err
+		return err
 	}
 	live := s.liveFetch(ctx, near)
 	if err := ctx.Err(); err != nil {
-		return s.sum, err
+		return err
 	}
 	s.mementoDrift(ctx, near, live)
 	s.firstSeenDrift()
 	if err := ctx.Err(); err != nil {
-		return s.sum, err
+		return err
 	}
 	ids := s.identifiers(ctx, live)
 	if err := ctx.Err(); err != nil {
-		return s.sum, err
+		return err
 	}
 	s.suggestions(near, ids)
-	if o.SaveMissing {
+	if s.o.SaveMissing {
 		s.saveMissing(ctx, near)
 	}
-	return s.sum, ctx.Err()
+	return ctx.Err()
 }
 
 func (s *stage) count(f func(*Summary)) {
-	s.mu.Lock()
-	f(s.sum)
-	s.mu.Unlock()
+	s.rs.mu.Lock()
+	f(s.rs.sum)
+	s.rs.mu.Unlock()
 }
 
 // archiveByName returns the configured archive named name.

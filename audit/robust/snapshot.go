@@ -139,7 +139,15 @@ func expectedOriginal(l *Link) string {
 	return l.Link.Href
 }
 
-// snapshots audits every declared snapshot, each distinct URL fetched once.
+// snapFetch is a declared snapshot fetched (without body or header).
+type snapFetch struct {
+	m   *archive.MementoResponse
+	err error
+	at  time.Time
+}
+
+// snapshots audits every declared snapshot, each distinct URL fetched
+// once in the run.
 func (s *stage) snapshots(ctx context.Context) {
 	var all []declared
 	for i := range s.in.Links {
@@ -156,28 +164,29 @@ func (s *stage) snapshots(ctx context.Context) {
 		}
 	}
 	var urls []string
-	index := map[string]int{}
+	queued := map[string]bool{}
 	for _, d := range all {
-		if d.url == "" {
+		if d.url == "" || queued[d.url] {
 			continue
 		}
-		if _, ok := index[d.url]; !ok {
-			index[d.url] = len(urls)
+		if _, ok := s.rs.snaps[d.url]; !ok {
+			queued[d.url] = true
 			urls = append(urls, d.url)
 		}
 	}
-	type fetched struct {
-		m   *archive.MementoResponse
-		err error
-		at  time.Time
-	}
-	results := make([]fetched, len(urls))
+	results := make([]snapFetch, len(urls))
 	s.parallel(ctx, len(urls), func(i int) {
 		m, err := s.o.Client.FetchMemento(ctx, urls[i], -1)
-		results[i] = fetched{m, err, s.o.Now().UTC()}
+		if m != nil {
+			m.Header, m.Body, m.Redirects = nil, nil, nil // kept for the run: what the verdict reads
+		}
+		results[i] = snapFetch{m, err, s.o.Now().UTC()}
 	})
 	if ctx.Err() != nil {
 		return
+	}
+	for i, u := range urls {
+		s.rs.snaps[u] = results[i]
 	}
 	for _, d := range all {
 		sc := audit.SnapshotCheck{
@@ -194,7 +203,7 @@ func (s *stage) snapshots(ctx context.Context) {
 			sc.Verdict = audit.SnapshotError
 			sc.Reason = truncate(d.problem, 300)
 		} else {
-			f := results[index[d.url]]
+			f := s.rs.snaps[d.url]
 			sc.CheckedAt = f.at
 			judgeSnapshot(&sc, f.m, f.err)
 			if f.m != nil {

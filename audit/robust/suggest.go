@@ -135,7 +135,7 @@ func (s *stage) saveMissing(ctx context.Context, nr map[int64]*near) {
 		return
 	}
 	var urls []string
-	seen := map[string]bool{}
+	seen := s.rs.saveSeen // once per resource in the run
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		n := nr[l.ID]
