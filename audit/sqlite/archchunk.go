@@ -237,21 +237,7 @@ func (db *DB) TargetsFirstSeenOf(ctx context.Context, runID, from, to int64) (ma
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return eachRow(ctx, tx, `SELECT t.id, t.first_seen_at FROM targets t
 			WHERE t.id BETWEEN ?2 AND ?3 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = ?1)`,
-			[]any{runID, from, to}, func(rows *sql.Rows) error {
-				var (
-					id   int64
-					seen sql.NullString
-				)
-				if err := rows.Scan(&id, &seen); err != nil {
-					return err
-				}
-				t, err := parseInstant(seen)
-				if err != nil {
-					return err
-				}
-				out[id] = t
-				return nil
-			})
+			[]any{runID, from, to}, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the targets %d-%d of run %d: %w", from, to, runID, err)
@@ -282,21 +268,7 @@ func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[
 			JOIN pages p ON p.id = l.page_id
 			CROSS JOIN first f
 			WHERE f.page_url = p.url AND f.target_id = l.target_id
-				AND l.target_id BETWEEN ?2 AND ?3 AND +l.run_id = ?1`, []any{runID, from, to}, func(rows *sql.Rows) error {
-			var (
-				id   int64
-				seen sql.NullString
-			)
-			if err := rows.Scan(&id, &seen); err != nil {
-				return err
-			}
-			t, err := parseInstant(seen)
-			if err != nil {
-				return err
-			}
-			out[id] = t
-			return nil
-		})
+				AND l.target_id BETWEEN ?2 AND ?3 AND +l.run_id = ?1`, []any{runID, from, to}, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the links of run %d to targets %d-%d: %w", runID, from, to, err)

@@ -595,6 +595,26 @@ func (db *DB) SaveRequests(ctx context.Context, runID int64) ([]audit.SaveReques
 	return out, nil
 }
 
+// instantsByID is the row callback of a query of (id, instant) rows: it
+// reads each into out.
+func instantsByID(out map[int64]time.Time) func(*sql.Rows) error {
+	return func(rows *sql.Rows) error {
+		var (
+			id   int64
+			seen sql.NullString
+		)
+		if err := rows.Scan(&id, &seen); err != nil {
+			return err
+		}
+		t, err := parseInstant(seen)
+		if err != nil {
+			return err
+		}
+		out[id] = t
+		return nil
+	}
+}
+
 // TargetsFirstSeen returns, for every target linked from a run, when
 // linkrot first saw it (targets.first_seen_at). An unknown run yields an
 // error wrapping audit.ErrNotFound.
@@ -602,21 +622,7 @@ func (db *DB) TargetsFirstSeen(ctx context.Context, runID int64) (map[int64]time
 	out := map[int64]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT DISTINCT t.id, t.first_seen_at
-			FROM links l JOIN targets t ON t.id = l.target_id WHERE l.run_id = ?`, runID, func(rows *sql.Rows) error {
-			var (
-				id   int64
-				seen sql.NullString
-			)
-			if err := rows.Scan(&id, &seen); err != nil {
-				return err
-			}
-			t, err := parseInstant(seen)
-			if err != nil {
-				return err
-			}
-			out[id] = t
-			return nil
-		})
+			FROM links l JOIN targets t ON t.id = l.target_id WHERE l.run_id = ?`, runID, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the targets of run %d: %w", runID, err)
@@ -646,21 +652,7 @@ func (db *DB) LinksFirstSeen(ctx context.Context, runID int64) (map[int64]time.T
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
 			JOIN first f ON f.page_url = p.url AND f.target_id = l.target_id
-			WHERE l.run_id = ?1`, runID, func(rows *sql.Rows) error {
-			var (
-				id   int64
-				seen sql.NullString
-			)
-			if err := rows.Scan(&id, &seen); err != nil {
-				return err
-			}
-			t, err := parseInstant(seen)
-			if err != nil {
-				return err
-			}
-			out[id] = t
-			return nil
-		})
+			WHERE l.run_id = ?1`, runID, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the links of run %d: %w", runID, err)
