@@ -93,11 +93,7 @@ func (db *DB) EachTargetLink(ctx context.Context, runID, from, to int64, fn func
 		if len(items) == 0 {
 			return nil
 		}
-		var snap struct {
-			source, u, raw string
-			dt, rel        sql.NullString
-			dateOnly       bool
-		}
+		var snap snapshotRow
 		err = eachRow(ctx, tx, `
 			SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
 			FROM links l JOIN snapshots s ON s.link_id = l.id
@@ -110,28 +106,8 @@ func (db *DB) EachTargetLink(ctx context.Context, runID, from, to int64, fn func
 			if it == nil {
 				return fmt.Errorf("snapshot of link %d, not read", id)
 			}
-			t, err := parseSpecTime(snap.dt)
-			if err != nil {
-				return fmt.Errorf("snapshot of link %d: datetime: %w", id, err)
-			}
-			l := it.link
-			switch snap.source {
-			case "versionurl":
-				if l.Robust == nil {
-					l.Robust = &audit.Robust{}
-				}
-				l.Robust.Snapshots = append(l.Robust.Snapshots, audit.Snapshot{
-					URL: snap.u, Datetime: t, DateOnly: snap.dateOnly, DatetimeRaw: snap.raw})
-			case "mset":
-				if l.Mset == nil {
-					l.Mset = &audit.Mset{}
-				}
-				c := audit.Copy{URL: snap.u, Datetime: t, DateOnly: snap.dateOnly, DatetimeRaw: snap.raw}
-				if snap.rel.Valid {
-					rel := snap.rel.String
-					c.Rel = &rel
-				}
-				l.Mset.Copies = append(l.Mset.Copies, c)
+			if err := snap.addTo(it.link); err != nil {
+				return fmt.Errorf("snapshot of link %d: %w", id, err)
 			}
 			return nil
 		})

@@ -111,13 +111,45 @@ func (db *DB) EachLink(ctx context.Context, runID int64, fn func(*StoredLink) er
 // cannot interleave result sets on one connection), then handed out.
 const linkChunk = 2048
 
+// snapshotRow is a row of snapshots as the link readers scan it
+// (link_id apart).
+type snapshotRow struct {
+	source, u, raw string
+	dt, rel        sql.NullString
+	dateOnly       bool
+}
+
+// addTo adds the snapshot to its link: a Robust Links snapshot
+// (data-versionurl) or a copy of the link's mset.
+func (r *snapshotRow) addTo(l *audit.Link) error {
+	t, err := parseSpecTime(r.dt)
+	if err != nil {
+		return fmt.Errorf("datetime: %w", err)
+	}
+	switch r.source {
+	case "versionurl":
+		if l.Robust == nil {
+			l.Robust = &audit.Robust{}
+		}
+		l.Robust.Snapshots = append(l.Robust.Snapshots, audit.Snapshot{
+			URL: r.u, Datetime: t, DateOnly: r.dateOnly, DatetimeRaw: r.raw})
+	case "mset":
+		if l.Mset == nil {
+			l.Mset = &audit.Mset{}
+		}
+		c := audit.Copy{URL: r.u, Datetime: t, DateOnly: r.dateOnly, DatetimeRaw: r.raw}
+		if r.rel.Valid {
+			rel := r.rel.String
+			c.Rel = &rel
+		}
+		l.Mset.Copies = append(l.Mset.Copies, c)
+	}
+	return nil
+}
+
 func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink) error) error {
 	var (
-		snapRow struct {
-			source, u, raw string
-			dt, rel        sql.NullString
-			dateOnly       bool
-		}
+		snapRow snapshotRow
 		tempRow sql.NullString
 		diagRow audit.Diagnostic
 	)
@@ -134,27 +166,8 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 				return id, err
 			},
 			func(l *audit.Link) error {
-				t, err := parseSpecTime(snapRow.dt)
-				if err != nil {
-					return fmt.Errorf("snapshot: datetime: %w", err)
-				}
-				switch snapRow.source {
-				case "versionurl":
-					if l.Robust == nil {
-						l.Robust = &audit.Robust{}
-					}
-					l.Robust.Snapshots = append(l.Robust.Snapshots, audit.Snapshot{
-						URL: snapRow.u, Datetime: t, DateOnly: snapRow.dateOnly, DatetimeRaw: snapRow.raw})
-				case "mset":
-					if l.Mset == nil {
-						l.Mset = &audit.Mset{}
-					}
-					c := audit.Copy{URL: snapRow.u, Datetime: t, DateOnly: snapRow.dateOnly, DatetimeRaw: snapRow.raw}
-					if snapRow.rel.Valid {
-						rel := snapRow.rel.String
-						c.Rel = &rel
-					}
-					l.Mset.Copies = append(l.Mset.Copies, c)
+				if err := snapRow.addTo(l); err != nil {
+					return fmt.Errorf("snapshot: %w", err)
 				}
 				return nil
 			}},
