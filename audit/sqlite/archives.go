@@ -711,8 +711,23 @@ func (db *DB) FirstFingerprints(ctx context.Context, runID int64) (map[int64]*au
 // EarlierFingerprints is FirstFingerprints without the targets whose
 // earliest fingerprint is the run's own (first-seen drift has nothing to
 // compare them with): on a run that links to new targets only, nothing is
-// read into memory.
+// read into memory. When no run before it has a fingerprinted check (a
+// database's first run), there are none, and the run's checks are not
+// read at all.
 func (db *DB) EarlierFingerprints(ctx context.Context, runID int64) (map[int64]*audit.Check, error) {
+	// A reference is a check of a run with a smaller ID (p.run_id <=
+	// w.run_id in firstFingerprints, the run's own excluded): without one
+	// in the whole database, every target's earliest is the run's own.
+	var earlier bool
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM checks WHERE run_id < ? AND sha256 <> '')`, runID).Scan(&earlier)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("first fingerprints for run %d: %w", runID, err)
+	}
+	if !earlier {
+		return map[int64]*audit.Check{}, nil
+	}
 	return db.firstFingerprints(ctx, runID, ` AND c.run_id <> w.run_id`)
 }
 

@@ -256,7 +256,9 @@ func TestArchives_V1Fixture(t *testing.T) {
 }
 
 // TestEarlierFingerprints: only references from earlier runs.
-func TestEarlierFingerprints(t *testing.T) {
+func TestEarlierFingerprints(t *testing.T) { forEachBackend(t, testEarlierFingerprints) }
+
+func testEarlierFingerprints(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	run1, _, target := archiveRun(t, db)
@@ -268,5 +270,39 @@ func TestEarlierFingerprints(t *testing.T) {
 	mustSaveChecks(t, db, audit.Check{RunID: run2, TargetID: target, Verdict: audit.VerdictOK, SHA256: "bb", Words: 3, CheckedAt: utc(2024, 6, 1, 0, 0, 0, 0)})
 	if got, err := db.EarlierFingerprints(ctx, run2); err != nil || got[target] == nil || got[target].RunID != run1 {
 		t.Errorf("EarlierFingerprints(second run) = %+v, %v, want run %d's", got, err, run1)
+	}
+	// The first run again: run 2's check is later, not a reference.
+	if got, err := db.EarlierFingerprints(ctx, run1); err != nil || len(got) != 0 {
+		t.Errorf("EarlierFingerprints(first run, after a second) = %+v, %v, want none", got, err)
+	}
+	if _, err := db.EarlierFingerprints(ctx, 9999); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("EarlierFingerprints(unknown run) = %v, want ErrNotFound", err)
+	}
+}
+
+// TestEarlierFingerprints_NoFingerprintBefore: an earlier run whose checks
+// have no fingerprint (a failed fetch) gives no reference, and the run's
+// own earliest fingerprints are not references either.
+func TestEarlierFingerprints_NoFingerprintBefore(t *testing.T) {
+	forEachBackend(t, testEarlierFingerprintsNoFingerprintBefore)
+}
+
+func testEarlierFingerprintsNoFingerprintBefore(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	run1, _, target := archiveRun(t, db)
+	mustSaveChecks(t, db, audit.Check{RunID: run1, TargetID: target, Verdict: audit.VerdictNotFound, Status: 404, CheckedAt: utc(2024, 1, 1, 0, 0, 0, 0)})
+	run2, _, _ := archiveRun(t, db)
+	mustSaveChecks(t, db, audit.Check{RunID: run2, TargetID: target, Verdict: audit.VerdictOK, SHA256: "bb", Words: 3, CheckedAt: utc(2024, 6, 1, 0, 0, 0, 0)})
+	if got, err := db.EarlierFingerprints(ctx, run2); err != nil || len(got) != 0 {
+		t.Errorf("EarlierFingerprints = %+v, %v, want none (run 1 fingerprinted nothing)", got, err)
+	}
+	if got, err := db.FirstFingerprints(ctx, run2); err != nil || got[target] == nil || got[target].RunID != run2 {
+		t.Errorf("FirstFingerprints = %+v, %v, want run %d's own", got, err, run2)
+	}
+	run3, _, _ := archiveRun(t, db)
+	mustSaveChecks(t, db, audit.Check{RunID: run3, TargetID: target, Verdict: audit.VerdictOK, SHA256: "cc", Words: 3, CheckedAt: utc(2024, 9, 1, 0, 0, 0, 0)})
+	if got, err := db.EarlierFingerprints(ctx, run3); err != nil || got[target] == nil || got[target].RunID != run2 {
+		t.Errorf("EarlierFingerprints(third run) = %+v, %v, want run %d's", got, err, run2)
 	}
 }
