@@ -351,6 +351,12 @@ func (st *Stage) chunks(ctx context.Context, opts Options, sink Sink) (*Summary,
 			return base.rs.sum, links, fmt.Errorf("load targets: %w", err)
 		}
 		if len(refs) == 0 {
+			// The last chunk was full: the targets after it are the
+			// checked ones no link of the run points to (its seeds),
+			// which first-seen drift covers too.
+			if err := runChunk(after+1, math.MaxInt64); err != nil {
+				return base.rs.sum, links, err
+			}
 			break
 		}
 		n, count := 0, 0
