@@ -255,27 +255,9 @@ func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[
 // FirstFingerprintsOf is FirstFingerprints for the targets with ID in
 // [from, to].
 func (db *DB) FirstFingerprintsOf(ctx context.Context, runID, from, to int64) (map[int64]*audit.Check, error) {
-	out := map[int64]*audit.Check{}
-	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return eachRow(ctx, tx, selectCheckSQL+`
-			FROM checks w
-			JOIN checks c ON c.rowid = (
-				SELECT p.rowid FROM checks p
-				WHERE p.target_id = w.target_id AND p.sha256 != '' AND p.run_id <= w.run_id
-				ORDER BY p.checked_at, p.run_id
-				LIMIT 1)
-			JOIN targets t ON t.id = c.target_id
-			WHERE w.run_id = ? AND w.target_id BETWEEN ? AND ?`, []any{runID, from, to}, func(rows *sql.Rows) error {
-			c, err := scanCheck(rows)
-			if err != nil {
-				return err
-			}
-			out[c.TargetID] = c
-			return nil
-		})
-	})
+	out, err := db.firstFingerprints(ctx, runID, ` AND w.target_id BETWEEN ? AND ?`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("first fingerprints for run %d of targets %d-%d: %w", runID, from, to, err)
+		return nil, fmt.Errorf("targets %d-%d: %w", from, to, err)
 	}
 	return out, nil
 }

@@ -732,11 +732,11 @@ func (db *DB) EarlierFingerprints(ctx context.Context, runID int64) (map[int64]*
 }
 
 // firstFingerprints is FirstFingerprints with a condition on the earliest
-// check c and the run's check w.
-func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string) (map[int64]*audit.Check, error) {
+// check c and the run's check w, whose parameters are args.
+func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string, args ...any) (map[int64]*audit.Check, error) {
 	out := map[int64]*audit.Check{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return each(ctx, tx, selectCheckSQL+`
+		return eachRow(ctx, tx, selectCheckSQL+`
 			FROM checks w
 			JOIN checks c ON c.rowid = (
 				SELECT p.rowid FROM checks p
@@ -744,7 +744,7 @@ func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string) (
 				ORDER BY p.checked_at, p.run_id
 				LIMIT 1)
 			JOIN targets t ON t.id = c.target_id
-			WHERE w.run_id = ?`+cond, runID, func(rows *sql.Rows) error {
+			WHERE w.run_id = ?`+cond, append([]any{runID}, args...), func(rows *sql.Rows) error {
 			c, err := scanCheck(rows)
 			if err != nil {
 				return err
