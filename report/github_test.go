@@ -258,7 +258,9 @@ func TestRepoPaths_Annotations(t *testing.T) {
 			Runs []struct {
 				Results []struct {
 					Locations []struct {
-						PhysicalLocation struct{ ArtifactLocation struct{ URI, URIBaseID string } }
+						PhysicalLocation struct {
+							ArtifactLocation struct{ URI, URIBaseID string }
+						}
 					}
 				}
 			}
