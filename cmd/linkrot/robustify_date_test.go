@@ -130,3 +130,10 @@ func TestRobustifyCommand_LinkingDate(t *testing.T) {
 		t.Errorf("the audit of the robustified site has %s diagnostics, want none:\n%s", m[2], out)
 	}
 }
+
+func TestRobustifyCommand_DateFromUsage(t *testing.T) {
+	code, _, stderr := run(t, "", "robustify", t.TempDir(), "--date-from", "memento")
+	if code != exitUsage || !strings.Contains(stderr, "--date-from must be mtime or page") {
+		t.Errorf("exit %d, want %d with a clear message:\n%s", code, exitUsage, stderr)
+	}
+}
