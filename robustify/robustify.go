@@ -361,20 +361,23 @@ func (o Options) audit(t Tag, u string, file LinkDate, lr *LinkResult, verified 
 		return nil
 	}
 	var edits []Edit
+	lr.VersionDate, lr.DateSource = d.String(), d.Source
 	if d.Source != "declared" {
 		// No usable data-versiondate: the file's date is written.
-		if _, has := t.Attrs[AttrDate]; has {
-			if e, ok := ReplaceAttr(t, AttrDate, d.String()); ok {
-				edits = append(edits, e)
-			}
-		} else if t.Insertable() {
-			edits = append(edits, InsertAttrs(t, [][2]string{{AttrDate, d.String()}}))
+		e, ok := ReplaceAttr(t, AttrDate, d.String())
+		if !ok && t.Insertable() {
+			e, ok = InsertAttrs(t, [][2]string{{AttrDate, d.String()}}), true
+		}
+		if ok {
+			edits = append(edits, e)
+		} else {
+			lr.VersionDate, lr.DateSource = "", ""
 		}
 	}
 	if e, ok := ReplaceAttr(t, AttrVersion, URIForm(m.URL)); ok {
 		edits = append(edits, e)
 	}
-	lr.Action, lr.VersionURL, lr.VersionDate, lr.DateSource = ActionFixed, URIForm(m.URL), d.String(), d.Source
+	lr.Action, lr.VersionURL = ActionFixed, URIForm(m.URL)
 	lr.MementoDatetime = mementoDatetime(m.Datetime)
 	return edits
 }
