@@ -283,8 +283,8 @@ type sarifRegion struct {
 }
 
 // sarifLocationOf is the physical location of loc.
-func sarifLocationOf(loc Location) sarifLocation {
-	uri, base := sarifURI(loc)
+func sarifLocationOf(rp *repoPaths, loc Location) sarifLocation {
+	uri, base := sarifURI(rp, loc)
 	phys := sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: base}}
 	if loc.Line > 0 {
 		phys.Region = &sarifRegion{StartLine: loc.Line, StartColumn: loc.Column}
@@ -373,6 +373,7 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 	bw.WriteString(`"results": [`)
 	n := 0
 	var werr error
+	rp := newRepoPaths()
 	// result adds a result located at loc on page (the page URL keeps
 	// the fingerprint stable whatever the position); level "" is the
 	// rule's.
@@ -386,7 +387,7 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 		}
 		b, err := json.MarshalIndent(sarifResult{
 			RuleID: rule, RuleIndex: ruleIdx[rule], Level: level, Message: sarifMessage{msg},
-			Locations:           []sarifLocation{sarifLocationOf(loc)},
+			Locations:           []sarifLocation{sarifLocationOf(rp, loc)},
 			PartialFingerprints: map[string]string{"linkrot/v1": fingerprint(append([]string{rule, page}, fp...)...)},
 			Properties:          props,
 		}, indent, " ")

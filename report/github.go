@@ -217,7 +217,8 @@ func sanitizeLine(s string) string {
 // are errors, old ones (see Baseline) warnings, links to moved resources
 // notices. A page without a local file is named in the message. Values
 // are escaped by the workflow-command rules: %, CR and LF in the message;
-// also ':' and ',' in properties.
+// also ':' and ',' in properties. File paths are relative to the
+// repository root, as SARIF's are (see repoPaths).
 func WriteGitHub(w io.Writer, ds *Dataset) error {
 	ds = redactedDataset(ds) // URL passwords never printed (redact.go)
 	ix := newIndex(ds)
@@ -225,6 +226,7 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 		return fmt.Errorf("read the run's links: %w", ix.err)
 	}
 	var b strings.Builder
+	rp := newRepoPaths()
 	for i := range ds.Findings {
 		f := &ds.Findings[i]
 		loc := ix.location(f.LinkID, f.PageURL)
@@ -232,7 +234,7 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 		if !loc.File {
 			msg += " (on " + loc.String() + ")"
 		}
-		writeCommand(&b, ix.level(f), loc, "linkrot: "+string(f.Verdict), msg)
+		writeCommand(&b, rp, ix.level(f), loc, "linkrot: "+string(f.Verdict), msg)
 	}
 	for _, m := range ds.Fixes {
 		loc := ix.fixLocation(m)
@@ -240,7 +242,7 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 		if !loc.File {
 			msg += " (on " + m.Source + ")"
 		}
-		writeCommand(&b, "notice", loc, "linkrot: moved", msg)
+		writeCommand(&b, rp, "notice", loc, "linkrot: moved", msg)
 	}
 	for i := range ds.CrawlTraps {
 		t := &ds.CrawlTraps[i]
@@ -249,7 +251,7 @@ func WriteGitHub(w io.Writer, ds *Dataset) error {
 		if !loc.File {
 			msg += " (on " + t.PageURL + ")"
 		}
-		writeCommand(&b, "warning", loc, "linkrot: "+audit.FindingCrawlTrap, msg)
+		writeCommand(&b, rp, "warning", loc, "linkrot: "+audit.FindingCrawlTrap, msg)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write github report: %w", err)
@@ -280,11 +282,11 @@ func (ix *index) targetID(u string) int64 {
 	return 0
 }
 
-func writeCommand(b *strings.Builder, level string, loc Location, title, msg string) {
+func writeCommand(b *strings.Builder, rp *repoPaths, level string, loc Location, title, msg string) {
 	b.WriteString("::" + level + " ")
 	var props []string
 	if loc.File {
-		props = append(props, "file="+escapeProperty(loc.Path))
+		props = append(props, "file="+escapeProperty(rp.path(loc.Path)))
 		if loc.Line > 0 {
 			props = append(props, "line="+strconv.Itoa(loc.Line))
 			if loc.Column > 0 {
@@ -309,20 +311,21 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// sarifURI turns a location's path into a SARIF artifact URI: a relative
-// file path as a relative reference (against %SRCROOT%, the repository
-// root for a code-scanning upload), an absolute one as a file: URI, a page
-// URL as is.
-func sarifURI(loc Location) (uri, baseID string) {
+// sarifURI turns a location's path into a SARIF artifact URI: a file path
+// relative to the repository (repoPaths) as a relative reference against
+// %SRCROOT%, the repository root for a code-scanning upload; an absolute
+// one that cannot be made relative as a file: URI; a page URL as is.
+func sarifURI(rp *repoPaths, loc Location) (uri, baseID string) {
 	if !loc.File {
 		return loc.Path, ""
 	}
-	segs := strings.Split(loc.Path, "/")
+	file := rp.path(loc.Path)
+	segs := strings.Split(file, "/")
 	for i, s := range segs {
 		segs[i] = escapePathSegment(s)
 	}
 	p := strings.Join(segs, "/")
-	if path.IsAbs(loc.Path) {
+	if path.IsAbs(file) {
 		return "file://" + p, ""
 	}
 	return p, "%SRCROOT%"

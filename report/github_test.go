@@ -205,3 +205,76 @@ func TestWriteMarkdown_Locations(t *testing.T) {
 		}
 	}
 }
+
+// TestRepoPaths_Annotations: a page file recorded with an absolute path
+// (an audited directory named by its absolute path) is annotated and
+// located relative to the root of its git repository (a .git directory,
+// or a .git file as in a worktree); outside any repository, relative to
+// the working directory when under it, else absolute; a relative path
+// stays as it is. GitHub annotations and SARIF agree.
+func TestRepoPaths_Annotations(t *testing.T) {
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "repo")
+	worktree := filepath.Join(tmp, "wt")
+	plain := filepath.Join(tmp, "plain")
+	elsewhere := t.TempDir()
+	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "docs"), filepath.Join(worktree, "site"), filepath.Join(plain, "site")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere/.git/worktrees/wt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(plain)
+	tests := []struct {
+		file, want string
+	}{
+		{filepath.ToSlash(filepath.Join(repo, "docs", "page.html")), "docs/page.html"},
+		{filepath.ToSlash(filepath.Join(worktree, "site", "index.html")), "site/index.html"},
+		{filepath.ToSlash(filepath.Join(plain, "site", "a.html")), "site/a.html"},
+		{filepath.ToSlash(filepath.Join(elsewhere, "b.html")), filepath.ToSlash(filepath.Join(elsewhere, "b.html"))},
+		{"docs/rel.md", "docs/rel.md"},
+	}
+	for _, tt := range tests {
+		ds := ciDataset()
+		ds.Pages[0].File = tt.file
+		ds.Pages[1].File = tt.file
+		var gh, sarif bytes.Buffer
+		if err := WriteGitHub(&gh, ds); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteSARIF(&sarif, ds); err != nil {
+			t.Fatal(err)
+		}
+		prop := strings.NewReplacer(":", "%3A", ",", "%2C").Replace(tt.want)
+		if !strings.Contains(gh.String(), "::error file="+prop+",line=") {
+			t.Errorf("%s: annotations lack file=%s:\n%s", tt.file, prop, gh.String())
+		}
+		if n := strings.Count(gh.String(), "file="); n != strings.Count(gh.String(), "file="+prop+",") {
+			t.Errorf("%s: not every annotation has file=%s:\n%s", tt.file, prop, gh.String())
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct{ URI, URIBaseID string }
+						}
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(sarif.Bytes(), &log); err != nil {
+			t.Fatal(err)
+		}
+		wantURI, wantBase := tt.want, "%SRCROOT%"
+		if filepath.IsAbs(filepath.FromSlash(tt.want)) {
+			wantURI, wantBase = "file://"+tt.want, ""
+		}
+		al := log.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation
+		if al.URI != wantURI || al.URIBaseID != wantBase {
+			t.Errorf("%s: SARIF location %+v, want %s against %q", tt.file, al, wantURI, wantBase)
+		}
+	}
+}

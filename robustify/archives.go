@@ -12,15 +12,32 @@ import (
 	"github.com/linkrot/linkrot/audit/archive"
 )
 
-// ArchiveLookup asks every archive's TimeGate (in parallel, each within
-// its budget through client) for the memento of uriR nearest to at and
-// returns the nearest of all. Local collections are never used: their
-// replay URLs name this machine, not a place a reader can visit.
+// LookupOptions configure ArchiveLookupWith.
+type LookupOptions struct {
+	// TimeMaps also reads each archive's TimeMap, so that the memento
+	// nearest to the date is found even when a TimeGate does not
+	// negotiate (answers its latest memento whatever the date): one more
+	// request per link and archive.
+	TimeMaps bool
+}
+
+// ArchiveLookup is ArchiveLookupWith without TimeMaps.
 func ArchiveLookup(client *archive.Client, archives []archive.Archive) Lookup {
+	return ArchiveLookupWith(client, archives, LookupOptions{})
+}
+
+// ArchiveLookupWith asks every archive's TimeGate (in parallel, each
+// within its budget through client) for the memento of uriR nearest to at
+// (Accept-Datetime: at) and returns the nearest of all the mementos the
+// answers name: the one the TimeGate selected, those its Link header
+// lists with datetimes (first, last, prev, next), and with TimeMaps every
+// memento of the archive's TimeMap. Local collections are never used:
+// their replay URLs name this machine, not a place a reader can visit.
+func ArchiveLookupWith(client *archive.Client, archives []archive.Archive, o LookupOptions) Lookup {
 	return func(ctx context.Context, uriR string, at time.Time) (Memento, error) {
 		type res struct {
-			c   archive.Candidate
-			err error
+			cands []archive.Candidate
+			err   error
 		}
 		out := make([]res, len(archives))
 		var wg sync.WaitGroup
@@ -31,21 +48,32 @@ func ArchiveLookup(client *archive.Client, archives []archive.Archive) Lookup {
 			}
 			wg.Go(func() {
 				n, err := client.Negotiate(ctx, a, uriR, at)
-				if err != nil {
+				if err == nil {
+					out[i].cands = append(append(out[i].cands, n.Memento), n.Candidates...)
+				} else {
 					out[i].err = fmt.Errorf("%s: %w", a.Name, err)
+				}
+				if !o.TimeMaps || a.TimeMap == "" || (err != nil && !errors.Is(err, archive.ErrNoMemento)) {
 					return
 				}
-				out[i].c = n.Memento
+				tm, terr := client.TimeMap(ctx, a, uriR)
+				switch {
+				case terr == nil:
+					out[i].cands = append(out[i].cands, tm.Mementos...)
+				case !errors.Is(terr, archive.ErrNoMemento) && err == nil:
+					// The TimeGate's answer stands; the TimeMap only
+					// refines it.
+				case !errors.Is(terr, archive.ErrNoMemento):
+					out[i].err = fmt.Errorf("%s: timemap: %w", a.Name, terr)
+				}
 			})
 		}
 		wg.Wait()
 		var cands []archive.Candidate
 		var fails []string
 		for _, r := range out {
-			switch {
-			case r.err == nil:
-				cands = append(cands, r.c)
-			case !errors.Is(r.err, archive.ErrNoMemento):
+			cands = append(cands, r.cands...)
+			if r.err != nil && len(r.cands) == 0 && !errors.Is(r.err, archive.ErrNoMemento) {
 				fails = append(fails, r.err.Error())
 			}
 		}

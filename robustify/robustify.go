@@ -45,17 +45,26 @@ type Options struct {
 	// Verify audits links that already carry attributes (nil: they are
 	// left alone and counted).
 	Verify Verify
-	// Fix replaces data-versionurl and data-versiondate of links whose
-	// declared snapshot Verify finds broken, with the nearest memento.
+	// Fix replaces data-versionurl of links whose declared snapshot
+	// Verify finds broken with the memento nearest to the link's own
+	// data-versiondate, which is kept: it is the linking date, and a
+	// broken snapshot does not change it. A link without a usable
+	// data-versiondate gets the file's date (Date) written as well.
 	Fix bool
 	// DryRun writes nothing: Result has each file's unified diff.
 	DryRun bool
 	// SiteHosts are hosts whose links are not outbound (host[:port],
 	// lower case): the site's own.
 	SiteHosts map[string]bool
-	// Date is the date a file's links are protected for: the memento
-	// nearest to it is chosen (default: the file's modification time).
-	Date func(rel string, info fs.FileInfo) time.Time
+	// Date is the linking date of a file's links (robust-links 3.3,
+	// 3.5): written as their data-versiondate, and the date the memento
+	// nearest to which becomes their data-versionurl. doc is the file's
+	// content. Default FileDate: the file's modification time, to the
+	// second.
+	Date func(rel string, info fs.FileInfo, doc []byte) LinkDate
+	// Now is the time of the run (default time.Now): the linking date of
+	// a link protected by a new capture (Save), made now.
+	Now func() time.Time
 	// Workers is the number of concurrent lookups (default 8); the
 	// archives' budgets bound the request rate.
 	Workers int
@@ -79,9 +88,17 @@ type LinkResult struct {
 	Href   string `json:"href"`
 	Action string `json:"action"`
 	Reason string `json:"reason,omitempty"`
-	// VersionURL and VersionDate are the attributes added or fixed.
+	// VersionURL and VersionDate are the attributes added or fixed
+	// (with Fix, VersionDate is the declared date that was kept, or the
+	// one written), DateSource where VersionDate comes from (see
+	// LinkDate.Source).
 	VersionURL  string `json:"versionurl,omitempty"`
 	VersionDate string `json:"versiondate,omitempty"`
+	DateSource  string `json:"versiondate_source,omitempty"`
+	// MementoDatetime is the capture time of the memento named as
+	// VersionURL (RFC 3339, UTC): recorded here, never as the
+	// versiondate, which is the linking date.
+	MementoDatetime string `json:"memento_datetime,omitempty"`
 }
 
 // FileResult is one HTML file of the directory.
@@ -128,6 +145,12 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 	if o.Workers <= 0 {
 		o.Workers = 8
 	}
+	if o.Date == nil {
+		o.Date = FileDate
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("robustify: %w", err)
@@ -161,6 +184,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 		doc  []byte
 		info fs.FileInfo
 		tags []Tag
+		date LinkDate // the file's linking date
 	}
 	var work []fileWork
 	for _, rel := range files {
@@ -174,7 +198,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 			res.Files = append(res.Files, FileResult{Path: rel, Skipped: "cannot read: " + err.Error()})
 			continue
 		}
-		work = append(work, fileWork{rel: rel, doc: doc, info: info, tags: Tags(doc)})
+		work = append(work, fileWork{rel: rel, doc: doc, info: info, tags: Tags(doc), date: o.Date(rel, info, doc)})
 	}
 
 	// Each distinct (resource, date) question is asked once.
@@ -190,14 +214,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 	verified := map[string]error{}
 	var qs []question
 	var vs []string
-	dateOf := func(w fileWork) time.Time {
-		if o.Date != nil {
-			return o.Date(w.rel, w.info)
-		}
-		return w.info.ModTime().UTC()
-	}
 	for _, w := range work {
-		at := dateOf(w).Unix()
 		for _, t := range w.tags {
 			u, ok := o.outbound(t)
 			if !ok {
@@ -215,7 +232,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 				}
 				u = originalOf(t, u)
 			}
-			q := question{u, at}
+			q := question{u, linkDate(t, w.date).Time.Unix()}
 			if _, ok := answers[q]; !ok {
 				answers[q] = &answer{}
 				qs = append(qs, q)
@@ -247,8 +264,8 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 		return res, err
 	}
 
+	now := DateTime(o.Now(), "now")
 	for _, w := range work {
-		at := dateOf(w).Unix()
 		var edits []Edit
 		for _, t := range w.tags {
 			u, ok := o.outbound(t)
@@ -257,8 +274,8 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 			}
 			lr := LinkResult{File: w.rel, Line: t.Line, Href: t.Attrs["href"]}
 			if t.HasRobust() {
-				edits = append(edits, o.audit(t, u, &lr, verified, func(uri string) (Memento, error) {
-					a := answers[question{uri, at}]
+				edits = append(edits, o.audit(t, u, w.date, &lr, verified, func(uri string, at LinkDate) (Memento, error) {
+					a := answers[question{uri, at.Time.Unix()}]
 					if a == nil {
 						return Memento{}, errors.New("not looked up")
 					}
@@ -267,7 +284,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 				res.Links = append(res.Links, lr)
 				continue
 			}
-			a := answers[question{u, at}]
+			a := answers[question{u, w.date.Time.Unix()}]
 			switch {
 			case !t.Insertable():
 				lr.Action, lr.Reason = ActionSkipped, `the tag ends in a dangling "=": an attribute added there would become another's value`
@@ -277,10 +294,13 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 				lr.Action, lr.Reason = ActionSkipped, "cannot protect: "+a.err.Error()
 			default:
 				lr.Action = ActionAdded
+				d := w.date
 				if errors.Is(a.err, errSaved) {
-					lr.Action = ActionSaved
+					// A new capture: the link is made now.
+					lr.Action, d = ActionSaved, now
 				}
-				lr.VersionURL, lr.VersionDate = URIForm(a.m.URL), versionDate(a.m.Datetime)
+				lr.VersionURL, lr.VersionDate, lr.DateSource = URIForm(a.m.URL), d.String(), d.Source
+				lr.MementoDatetime = mementoDatetime(a.m.Datetime)
 				edits = append(edits, InsertAttrs(t, [][2]string{{AttrOriginal, URIForm(u)}, {AttrDate, lr.VersionDate}, {AttrVersion, lr.VersionURL}}))
 			}
 			res.Links = append(res.Links, lr)
@@ -291,7 +311,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 			fr.Changed = true
 			fr.Diff = UnifiedDiff(w.rel, w.doc, out)
 			if !o.DryRun {
-				if err := writeAtomic(root, w.rel, out, w.info.Mode().Perm()); err != nil {
+				if err := writeAtomic(root, w.rel, out, w.info); err != nil {
 					fr.Changed, fr.Skipped = false, "not written: "+err.Error()
 				}
 			}
@@ -304,8 +324,20 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 
 var errSaved = errors.New("saved")
 
+// linkDate is the date t's memento is looked up for: its own
+// data-versiondate when usable (a link that carries attributes), else
+// the file's date.
+func linkDate(t Tag, file LinkDate) LinkDate {
+	if v, ok := t.Attrs[AttrDate]; ok {
+		if d, ok := ParseLinkDate(v, "declared"); ok {
+			return d
+		}
+	}
+	return file
+}
+
 // audit handles a link that already carries attributes.
-func (o Options) audit(t Tag, u string, lr *LinkResult, verified map[string]error, near func(string) (Memento, error)) []Edit {
+func (o Options) audit(t Tag, u string, file LinkDate, lr *LinkResult, verified map[string]error, near func(string, LinkDate) (Memento, error)) []Edit {
 	v := firstURL(t.Attrs[AttrVersion])
 	switch {
 	case o.Verify == nil:
@@ -322,20 +354,31 @@ func (o Options) audit(t Tag, u string, lr *LinkResult, verified map[string]erro
 	if !o.Fix {
 		return nil
 	}
-	m, err := near(originalOf(t, u))
-	if err != nil {
+	d := linkDate(t, file)
+	m, err := near(originalOf(t, u), d)
+	if err != nil && !errors.Is(err, errSaved) {
 		lr.Reason += "; not fixed: " + err.Error()
 		return nil
 	}
-	e1, ok1 := ReplaceAttr(t, AttrVersion, URIForm(m.URL))
 	var edits []Edit
-	if ok1 {
-		edits = append(edits, e1)
+	lr.VersionDate, lr.DateSource = d.String(), d.Source
+	if d.Source != "declared" {
+		// No usable data-versiondate: the file's date is written.
+		e, ok := ReplaceAttr(t, AttrDate, d.String())
+		if !ok && t.Insertable() {
+			e, ok = InsertAttrs(t, [][2]string{{AttrDate, d.String()}}), true
+		}
+		if ok {
+			edits = append(edits, e)
+		} else {
+			lr.VersionDate, lr.DateSource = "", ""
+		}
 	}
-	if e2, ok := ReplaceAttr(t, AttrDate, versionDate(m.Datetime)); ok {
-		edits = append(edits, e2)
+	if e, ok := ReplaceAttr(t, AttrVersion, URIForm(m.URL)); ok {
+		edits = append(edits, e)
 	}
-	lr.Action, lr.VersionURL, lr.VersionDate = ActionFixed, URIForm(m.URL), versionDate(m.Datetime)
+	lr.Action, lr.VersionURL = ActionFixed, URIForm(m.URL)
+	lr.MementoDatetime = mementoDatetime(m.Datetime)
 	return edits
 }
 
@@ -395,9 +438,13 @@ func URIForm(s string) string {
 	return b.String()
 }
 
-// versionDate writes a memento datetime as data-versiondate: ISO 8601
-// datetime in UTC (robust-links §3.3).
-func versionDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+// mementoDatetime writes a memento's capture time for the result.
+func mementoDatetime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
 
 func symlinkReason(dir, rel string) string {
 	target, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.FromSlash(rel)))
@@ -412,8 +459,12 @@ func symlinkReason(dir, rel string) string {
 }
 
 // writeAtomic replaces rel with data: a temporary file in the same
-// directory, synced, then renamed over it, all through root.
-func writeAtomic(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
+// directory, synced, then renamed over it, all through root. The file
+// keeps its permissions and its modification time: adding attributes is
+// no edit of the page's content, and the modification time stays the
+// linking date of links a later run protects.
+func writeAtomic(root *os.Root, rel string, data []byte, info fs.FileInfo) error {
+	perm := info.Mode().Perm()
 	dir, base := path.Split(rel)
 	var tmp string
 	var f *os.File
@@ -437,6 +488,9 @@ func writeAtomic(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 	}
 	if werr == nil {
 		werr = root.Chmod(tmp, perm)
+	}
+	if werr == nil {
+		werr = root.Chtimes(tmp, time.Now(), info.ModTime())
 	}
 	if werr == nil {
 		werr = root.Rename(tmp, rel)

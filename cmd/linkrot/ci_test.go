@@ -120,10 +120,9 @@ func TestAudit_FailOnIntroduced(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (an introduced broken link)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	readme := filepath.ToSlash(filepath.Join(repo.dir, "README.md"))
-	guide := filepath.ToSlash(filepath.Join(repo.dir, "docs/guide.md"))
-	prop := func(s string) string { return strings.NewReplacer(":", "%3A", ",", "%2C").Replace(s) }
-	wantErr := "::error file=" + prop(readme) + ",line=5,col=6,title=linkrot%3A not-found::Link to " + site.URL + "/gone-new is broken"
-	wantWarn := regexp.MustCompile(`(?m)^::warning file=` + regexp.QuoteMeta(prop(guide)) + `,line=7,col=7,title=linkrot%3A not-found::Link to ` +
+	// Annotations name files relative to the repository root.
+	wantErr := "::error file=README.md,line=5,col=6,title=linkrot%3A not-found::Link to " + site.URL + "/gone-new is broken"
+	wantWarn := regexp.MustCompile(`(?m)^::warning file=docs/guide.md,line=7,col=7,title=linkrot%3A not-found::Link to ` +
 		regexp.QuoteMeta(rotted) + ` is broken: .* \[old link, not introduced by this change; .*\]$`)
 	if !strings.Contains(out, wantErr) || !wantWarn.MatchString(out) {
 		t.Errorf("annotations: want\n%s\nand a warning matching %s\ngot:\n%s", wantErr, wantWarn, out)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"strings"
 
@@ -27,6 +28,8 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "text", "text or json (every link with its action and reason)")
 	allowPrivate := fs.Bool("allow-private", false, "allow archives on loopback or private addresses")
 	workers := fs.Int("workers", 8, "concurrent lookups (archive budgets bound the rate)")
+	dateFrom := fs.String("date-from", "mtime", "the linking date written as data-versiondate: mtime (each file's modification time) or page (the date the page states: article:modified_time, dcterms.modified, article:published_time, <time datetime> in a <header>, ...; else mtime)")
+	timemap := fs.Bool("timemap", false, "also read each archive's TimeMap to find the memento nearest the linking date (for TimeGates that do not negotiate; one more request per link)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -39,6 +42,15 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 	}
 	if *format != "text" && *format != "json" {
 		return usagef("--format must be text or json")
+	}
+	var dateOf func(string, iofs.FileInfo, []byte) robustify.LinkDate
+	switch *dateFrom {
+	case "mtime":
+		dateOf = robustify.FileDate
+	case "page":
+		dateOf = robustify.PageOrFileDate
+	default:
+		return usagef("--date-from must be mtime or page")
 	}
 	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
 		return usagef("robustify: %s is not a directory", pos[0])
@@ -68,7 +80,8 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 		hosts[strings.ToLower(h)] = true
 	}
 	o := robustify.Options{
-		Lookup:    robustify.ArchiveLookup(client, list),
+		Lookup:    robustify.ArchiveLookupWith(client, list, robustify.LookupOptions{TimeMaps: *timemap}),
+		Date:      dateOf,
 		Verify:    robustify.ArchiveVerify(client),
 		Fix:       *fix,
 		DryRun:    *dryRun,

@@ -45,7 +45,7 @@ const maxDatetimeLen = 64
 // Expected-form texts quoted in messages.
 const (
 	robustForms = "the Robust Links ABNF (6.1) expects YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDThh:mm:ssZ or YYYYMMDDhhmmss"
-	htmlForms   = "mset expects an HTML date (YYYY-MM-DD) or global date and time (YYYY-MM-DDThh:mm[:ss]Z, or with a ±hh:mm offset)"
+	htmlForms   = "mset expects an HTML date (YYYY-MM-DD), local date and time (YYYY-MM-DDThh:mm[:ss[.sss]]) or global date and time (the same with Z or a ±hh:mm offset)"
 )
 
 // dtFields is the syntax of a scanned datetime, before validation.
@@ -58,6 +58,7 @@ type dtFields struct {
 	timeColon         bool // hh:mm[:ss] (else hhmm[ss])
 	hasSec            bool
 	fracDigits        int
+	fracComma         bool // the fraction follows "," (else ".")
 	zone              byte // 0 (none), 'Z', 'z', '+' or '-'
 	zoneText          string
 	offHour, offMin   int
@@ -154,6 +155,7 @@ func scanDatetime(s string) (f dtFields, reason string) {
 		return f, "a date and time without separator must be YYYYMMDDhhmmss"
 	}
 	if f.hasSec && i < len(s) && (s[i] == '.' || s[i] == ',') {
+		f.fracComma = s[i] == ','
 		i++
 		for i < len(s) && isDigit(s[i]) {
 			i++
@@ -353,6 +355,10 @@ func datetimeDeviations(f dtFields, mode dtMode) []string {
 		}
 	}
 	if mode == dtHTML && f.isoDate {
+		// A valid local date and time string (no zone) is a datetime
+		// value too; it names no zone, and linkrot reads it as UTC
+		// without a diagnostic. HTML's "T" and "Z" are upper-case
+		// letters (its parsing algorithm fails on "t").
 		switch f.sep {
 		case 't':
 			add(`lower-case "t" between date and time`)
@@ -360,12 +366,13 @@ func datetimeDeviations(f dtFields, mode dtMode) []string {
 		if !f.timeColon {
 			add("time without colons")
 		}
+		if f.fracComma {
+			add(`"," before the fraction of a second (HTML expects ".")`)
+		}
 		if f.fracDigits > 3 {
 			add(fmt.Sprintf("%d fraction digits dropped (HTML allows 1 to 3)", f.fracDigits))
 		}
 		switch f.zone {
-		case 0:
-			add("no time zone (a local date and time; UTC assumed)")
 		case 'z':
 			add(`lower-case "z"`)
 		case '+', '-':
@@ -379,10 +386,11 @@ func datetimeDeviations(f dtFields, mode dtMode) []string {
 		add("a compact YYYYMMDD date (a Robust Links form; not an HTML datetime value)")
 	}
 	if f.isoDate {
-		// iso8601-datetime = YYYY-MM-DD "T" hh ":" mm ":" ss "Z"
+		// iso8601-datetime = YYYY-MM-DD "T" hh ":" mm ":" ss "Z". ABNF
+		// quoted strings are case-insensitive (RFC 5234 2.3), so "t"
+		// and "z" are as valid as "T" and "Z" (RFC 3339 5.6 says so of
+		// its own, identical production).
 		switch f.sep {
-		case 't':
-			add(`lower-case "t" between date and time`)
 		case ' ':
 			add(`a space instead of "T" between date and time`)
 		}
@@ -395,11 +403,8 @@ func datetimeDeviations(f dtFields, mode dtMode) []string {
 		if f.fracDigits > 0 {
 			add("fractional seconds dropped")
 		}
-		switch f.zone {
-		case 0:
+		if f.zone == 0 {
 			add(`no "Z" (UTC assumed)`)
-		case 'z':
-			add(`lower-case "z"`)
 		}
 		offsetNote()
 		return why
@@ -447,8 +452,7 @@ func expectedForms(mode dtMode, value string) string {
 
 // datetimeDiags turns a result into diagnostics for field. raw is the value
 // as written (quoted in messages); value is the token that was parsed.
-// trimmed reports that surrounding whitespace was removed from raw.
-func datetimeDiags(field, raw, value string, mode dtMode, r dtResult, trimmed bool) []audit.Diagnostic {
+func datetimeDiags(field, raw, value string, mode dtMode, r dtResult) []audit.Diagnostic {
 	if r.invalid != "" {
 		forms := robustForms
 		if mode == dtHTML {
@@ -459,9 +463,6 @@ func datetimeDiags(field, raw, value string, mode dtMode, r dtResult, trimmed bo
 	}
 	var diags []audit.Diagnostic
 	why := r.lenient
-	if trimmed {
-		why = append([]string{"surrounding whitespace removed"}, why...)
-	}
 	if len(why) > 0 {
 		diags = append(diags, newDiag(field, CodeLenientDatetime,
 			"lenient datetime %s: %s; accepted as %s, but %s",
@@ -485,7 +486,7 @@ func formatAccepted(r dtResult) string {
 // returns the instant (zero when unusable) and its diagnostics.
 func parseDatetimeToken(field, tok string, mode dtMode) (audit.Time, bool, []audit.Diagnostic) {
 	r := parseDatetime(tok, mode)
-	diags := datetimeDiags(field, tok, tok, mode, r, false)
+	diags := datetimeDiags(field, tok, tok, mode, r)
 	if r.invalid != "" {
 		return audit.Time{}, false, diags
 	}
@@ -506,12 +507,16 @@ func parseDatetimeToken(field, tok string, mode dtMode) (audit.Time, bool, []aud
 // Dates are noon UTC of that day with dateOnly=true (robust-links 3.3);
 // datetimes are the exact UTC instant.
 //
+// ABNF quoted strings are case-insensitive (RFC 5234 2.3), so
+// 2024-11-21t16:22:07z is valid as well, and so is any HTML whitespace
+// around the value (dropped).
+//
 // Obvious variants are accepted with a CodeLenientDatetime diagnostic that
 // quotes the value and names the expected form: 20241121T162207Z (the
-// spec's own example in 3.3), 20241121T10:03:33Z (example 4.3.1), an ISO
-// datetime with a numeric offset (converted to UTC), without "Z" (UTC
-// assumed) or without seconds, lower-case "t" or "z", a space instead of
-// "T", fractional seconds (dropped), and surrounding whitespace.
+// spec's own example in 3.3, which its ABNF does not produce),
+// 20241121T10:03:33Z (example 4.3.1), an ISO datetime with a numeric
+// offset (converted to UTC), without "Z" (UTC assumed) or without seconds,
+// a space instead of "T", and fractional seconds (dropped).
 //
 // Second 60 is valid only as a leap second at 23:59:60 UTC: it is
 // recorded as the next second (00:00:00 UTC of the next day) with a
@@ -529,8 +534,12 @@ func ParseVersionDate(field, s string) (t audit.Time, dateOnly bool, diags []aud
 		return audit.Time{}, false, []audit.Diagnostic{newDiag(field, CodeEmptyValue,
 			"empty datetime %s; %s", quoteValue(s), robustForms)}
 	}
+	// Whitespace around the value is not part of it: HTML attribute
+	// values are routinely written across lines, and the spec's own
+	// data-versionurl example wraps its datetimes in line breaks and
+	// indentation. It is dropped without a diagnostic.
 	r := parseDatetime(v, dtRobust)
-	diags = datetimeDiags(field, s, v, dtRobust, r, v != s)
+	diags = datetimeDiags(field, s, v, dtRobust, r)
 	if r.invalid != "" {
 		return audit.Time{}, false, diags
 	}

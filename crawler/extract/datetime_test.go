@@ -117,6 +117,14 @@ var versionDateTests = []versionDateTest{
 	{"web-archive-datetime midnight", "20240101000000", "2024-01-01T00:00:00Z", false, ""},
 	{"year 0001", "0001-01-01", "0001-01-01T12:00:00Z", true, ""},
 	{"year 9999", "99991231235959", "9999-12-31T23:59:59Z", false, ""},
+	// ABNF quoted strings are case-insensitive (RFC 5234 2.3): "t" and
+	// "z" match "T" and "Z" of iso8601-datetime.
+	{"iso8601-datetime lower-case t and z", "2024-11-21t16:22:07z", "2024-11-21T16:22:07Z", false, ""},
+	{"iso8601-datetime lower-case t", "2024-11-21t16:22:07Z", "2024-11-21T16:22:07Z", false, ""},
+	{"iso8601-datetime lower-case z", "2024-11-21T16:22:07z", "2024-11-21T16:22:07Z", false, ""},
+	// HTML whitespace around the value is not part of it.
+	{"surrounding whitespace", " \t2024-11-21\n", "2024-11-21T12:00:00Z", true, ""},
+	{"surrounding whitespace, web-archive-datetime", "\r\n20241121162207 \f", "2024-11-21T16:22:07Z", false, ""},
 
 	// Impossible calendar values are never rolled over.
 	{"Feb 29 in a common year", "2023-02-29", "", false, "invalid-datetime"},
@@ -156,7 +164,7 @@ var versionDateTests = []versionDateTest{
 	{"offset without colon", "2024-11-21T16:22:07+0200", "2024-11-21T14:22:07Z", false, "lenient-datetime"},
 	{"offset hours only", "2024-11-21T16:22:07+02", "2024-11-21T14:22:07Z", false, "lenient-datetime"},
 	{"no Z", "2024-11-21T16:22:07", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
-	{"lower-case t and z", "2024-11-21t16:22:07z", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
+	{"space instead of T, lower-case z", "2024-11-21 16:22:07z", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
 	{"fractional seconds dropped", "2024-11-21T16:22:07.987654Z", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
 	{"fractional seconds with comma", "2024-11-21T16:22:07,5Z", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
 	{"no seconds", "2024-11-21T16:22Z", "2024-11-21T16:22:00Z", false, "lenient-datetime"},
@@ -165,7 +173,6 @@ var versionDateTests = []versionDateTest{
 	{"compact with T, no Z", "20241121T162207", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
 	{"compact with Z only", "20241121162207Z", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
 	{"compact with fraction", "20241121162207.5", "2024-11-21T16:22:07Z", false, "lenient-datetime"},
-	{"surrounding whitespace", " \t2024-11-21\n", "2024-11-21T12:00:00Z", true, "lenient-datetime"},
 
 	// Unusable values.
 	{"empty", "", "", false, "empty-value"},
@@ -230,8 +237,8 @@ func TestParseVersionDateMessages(t *testing.T) {
 			`lenient datetime "20241121T10:03:33Z": "T" between date and time, colons in the time, a "Z" suffix; accepted as 2024-11-21T10:03:33Z, but the Robust Links ABNF (6.1) expects web-archive-datetime YYYYMMDDhhmmss (or iso8601-datetime YYYY-MM-DDThh:mm:ssZ)`},
 		{"lenient offset", "2024-11-21T16:22:07+02:00",
 			`lenient datetime "2024-11-21T16:22:07+02:00": offset +02:00 converted to UTC; accepted as 2024-11-21T14:22:07Z, but the Robust Links ABNF (6.1) expects iso8601-datetime YYYY-MM-DDThh:mm:ssZ (or web-archive-datetime YYYYMMDDhhmmss)`},
-		{"lenient whitespace", " 2024-11-21",
-			`lenient datetime " 2024-11-21": surrounding whitespace removed; accepted as 2024-11-21 (noon UTC), but the Robust Links ABNF (6.1) expects YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDThh:mm:ssZ or YYYYMMDDhhmmss`},
+		{"lenient with whitespace around", " 2024-11-21T16:22:07 ",
+			`lenient datetime " 2024-11-21T16:22:07 ": no "Z" (UTC assumed); accepted as 2024-11-21T16:22:07Z, but the Robust Links ABNF (6.1) expects iso8601-datetime YYYY-MM-DDThh:mm:ssZ (or web-archive-datetime YYYYMMDDhhmmss)`},
 		{"invalid calendar", "2023-02-29",
 			`invalid datetime "2023-02-29": day 29 does not exist in February 2023; the Robust Links ABNF (6.1) expects YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDThh:mm:ssZ or YYYYMMDDhhmmss`},
 		{"invalid shape", "21/11/2024",
@@ -289,7 +296,12 @@ var htmlDatetimeTests = []htmlDatetimeTest{
 	{"Robust Links iso8601-datetime", "2014-03-17T10:00:00Z", "2014-03-17T10:00:00Z", false, ""},
 	{"Robust Links web-archive-date", "20140317", "2014-03-17T12:00:00Z", true, "lenient-datetime"},
 	{"Robust Links web-archive-datetime", "20140317100000", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
-	{"local date and time", "2014-03-17T10:00", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
+	// A valid local date and time string is a datetime value; read as UTC.
+	{"local date and time", "2014-03-17T10:00", "2014-03-17T10:00:00Z", false, ""},
+	{"local date and time, seconds, fraction", "2014-03-17T10:00:30.5", "2014-03-17T10:00:30Z", false, ""},
+	{"global, one fraction digit", "2014-03-17T10:00:00.1Z", "2014-03-17T10:00:00Z", false, ""},
+	{"global, negative offset", "2014-03-17T10:00-05:00", "2014-03-17T15:00:00Z", false, ""},
+	{"fraction after a comma", "2014-03-17T10:00:00,5Z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
 	{"lower-case t", "2014-03-17t10:00Z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
 	{"lower-case z", "2014-03-17T10:00z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},
 	{"four fraction digits", "2014-03-17T10:00:00.1234Z", "2014-03-17T10:00:00Z", false, "lenient-datetime"},

@@ -30,8 +30,10 @@ const (
 	// instant is recorded as the next second, 00:00:00 UTC of the next day,
 	// with the leap_second flag set (see ParseVersionDate).
 	CodeLeapSecond = "leap-second"
-	// CodeRelativeURL: a URL that must be absolute (a snapshot URI, an mset
-	// copy link) is relative; it was resolved against the page's base URL.
+	// CodeRelativeURL: a URL that must be absolute (a data-versionurl
+	// snapshot URI, robust-links 3.4) is relative; it was resolved against
+	// the page's base URL. An mset copy link may be relative (HTML's
+	// "valid non-empty URL") and gets no such diagnostic.
 	CodeRelativeURL = "relative-url"
 	// CodeInvalidURL: a URL cannot be parsed, lacks the host its scheme
 	// needs, contains markup characters, or is relative with no base to
@@ -44,9 +46,7 @@ const (
 	// URI before it (for example it is the first token). It is dropped.
 	CodeDatetimeWithoutURI = "datetime-without-uri"
 	// CodeExtraDatetime: a second datetime follows a snapshot URI in
-	// data-versionurl (only one is allowed; the second is dropped), or an
-	// mset attribute declares more than one temporal reference (all are
-	// kept).
+	// data-versionurl (only one is allowed; the second is dropped).
 	CodeExtraDatetime = "extra-datetime"
 	// CodeEmptyValue: an attribute is present but empty or only whitespace.
 	CodeEmptyValue = "empty-value"

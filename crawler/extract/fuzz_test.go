@@ -152,6 +152,15 @@ func FuzzParseVersionDate(f *testing.F) {
 			t.Errorf("canonical %q of %q parses to %v, %v, %+v; want %v, %v, no diagnostics",
 				canon, s, again.Time, againDateOnly, againDiags, got.Time, dateOnly)
 		}
+		// So are its lower-case form (ABNF strings are case-insensitive)
+		// and the value wrapped in HTML whitespace.
+		for _, v := range []string{strings.ToLower(canon), "\n\t " + canon + " \r\n"} {
+			again, againDateOnly, againDiags = ParseVersionDate("data-versiondate", v)
+			if !again.Equal(got.Time) || againDateOnly != dateOnly || len(againDiags) != 0 {
+				t.Errorf("valid %q of %q parses to %v, %v, %+v; want %v, %v, no diagnostics",
+					v, s, again.Time, againDateOnly, againDiags, got.Time, dateOnly)
+			}
+		}
 		// The web-archive form too.
 		compact := got.Format("20060102150405")
 		if dateOnly {

@@ -66,18 +66,23 @@ func datetimeSpan(cand string, t span) span {
 // as in HTML's comma-separated tokens, so a URL cannot contain a raw comma.
 //
 // Datetimes are HTML datetime values, as the spec references HTML: a valid
-// date string (2014-03-17) or a valid global date and time string
-// (2014-03-17T10:00Z, 2014-03-17T10:00:00+01:00, "2014-03-17 10:00Z") is
-// valid; the Robust Links forms (YYYYMMDD, YYYYMMDDhhmmss) and the lenient
-// forms of ParseVersionDate are accepted with CodeLenientDatetime. The mset
-// spec is silent on what a date-only value means as an instant; linkrot
-// applies the Robust Links noon rule (noon UTC, DateOnly on copies) for
-// consistency between the two attributes.
+// date string (2014-03-17), a valid local date and time string
+// (2014-03-17T10:00, "2014-03-17 10:00:00.5"; read as UTC, since it names
+// no zone) or a valid global date and time string (2014-03-17T10:00Z,
+// 2014-03-17T10:00:00+01:00, +0100, "2014-03-17 10:00Z") is valid; the
+// Robust Links forms (YYYYMMDD, YYYYMMDDhhmmss) and the lenient forms of
+// ParseVersionDate (lower-case "t" or "z", which HTML's parser rejects,
+// more than 3 fraction digits, ...) are accepted with CodeLenientDatetime.
+// The mset spec is silent on what a date-only value means as an instant;
+// linkrot applies the Robust Links noon rule (noon UTC, DateOnly on
+// copies) for consistency between the two attributes.
 //
-// Copy URLs are checked as for data-versionurl: relative ones are resolved
-// against base (CodeRelativeURL), pwid: and urn:pwid: ones are kept
-// verbatim without diagnostic, other schemes than http(s) get
-// CodeUnexpectedScheme, unusable ones drop the candidate (CodeInvalidURL).
+// A copy link is "a valid non-empty URL" (HTML), which may be relative: a
+// relative one is resolved against base without diagnostic (it is dropped
+// with CodeInvalidURL only when there is no base). pwid: and urn:pwid:
+// ones are kept verbatim without diagnostic, other schemes than http(s)
+// get CodeUnexpectedScheme, unusable ones drop the candidate
+// (CodeInvalidURL).
 // A copy whose datetime is invalid is kept with a zero Datetime and its
 // DatetimeRaw. Link types are lower-cased (HTML link types are ASCII
 // case-insensitive); an invalid one is reported (CodeInvalidLinkType) and
@@ -85,8 +90,8 @@ func datetimeSpan(cand string, t span) span {
 // link type, are reported (CodeInvalidCandidate) and ignored, the copy
 // being kept; a temporal reference followed by other tokens is dropped
 // (CodeInvalidCandidate). Empty candidates give CodeEmptyCandidate; more
-// than one temporal reference gives CodeExtraDatetime (all are kept); at
-// most MaxValues candidates are read (CodeTooManyValues).
+// than one temporal reference is valid (all are kept); at most MaxValues
+// candidates are read (CodeTooManyValues).
 //
 // ParseMset returns a nil Mset, with a CodeEmptyValue diagnostic, only when
 // s is empty or whitespace. Otherwise Temporal and Copies are non-nil.
@@ -138,19 +143,15 @@ func msetCandidate(m *audit.Mset, n int, cand string, base *url.URL) []audit.Dia
 				whole, quoteValue(cand[extra.start:]))}
 		}
 		t, _, diags := parseDatetimeToken(fieldMset, value, dtHTML)
-		if t.IsZero() {
-			return diags
-		}
-		m.Temporal = append(m.Temporal, t)
-		if len(m.Temporal) > 1 {
-			diags = append(diags, newDiag(fieldMset, CodeExtraDatetime,
-				"mset declares more than one temporal reference (%s is number %d); the spec expects one",
-				quoteValue(value), len(m.Temporal)))
+		if !t.IsZero() {
+			// Any candidate may be a temporal reference: the grammar
+			// sets no limit, so a second one is kept without comment.
+			m.Temporal = append(m.Temporal, t)
 		}
 		return diags
 	}
 
-	u, diags, ok := resolveRef(fieldMset, "copy link", tok, base)
+	u, diags, ok := resolveURL(fieldMset, "copy link", tok, base, true)
 	if !ok {
 		return diags
 	}

@@ -41,6 +41,14 @@ const markupChars = "<>\""
 //     dropped with CodeInvalidURL. Tabs, newlines and "\" are read as
 //     browsers read them, with a CodeLenientURL diagnostic.
 func resolveRef(field, what, tok string, base *url.URL) (string, []audit.Diagnostic, bool) {
+	return resolveURL(field, what, tok, base, false)
+}
+
+// resolveURL is resolveRef, except that with relativeValid a relative
+// reference that resolves against base is valid (no CodeRelativeURL): a
+// grammar that asks for any valid URL, as mset's copy links do (HTML's
+// "valid non-empty URL"), allows relative ones.
+func resolveURL(field, what, tok string, base *url.URL, relativeValid bool) (string, []audit.Diagnostic, bool) {
 	if isPWIDRef(tok) {
 		return tok, nil, true
 	}
@@ -71,8 +79,10 @@ func resolveRef(field, what, tok string, base *url.URL) (string, []audit.Diagnos
 			return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
 				"invalid %s %s: a relative URL that does not resolve to a valid absolute URL (%s)", what, quoteValue(tok), quoteValue(errText(err)))}, false
 		}
-		diags = append(diags, newDiag(field, CodeRelativeURL,
-			"relative %s %s must be absolute; resolved to %s", what, quoteValue(tok), quoteValue(u.String())))
+		if !relativeValid {
+			diags = append(diags, newDiag(field, CodeRelativeURL,
+				"relative %s %s must be absolute (robust-links 3.4: URIs must be absolute, not relative); resolved to %s", what, quoteValue(tok), quoteValue(u.String())))
+		}
 	}
 	diags = append(diags, urlDiags(field, tok, u, warnings)...)
 	if !fetchable(u.Scheme) {

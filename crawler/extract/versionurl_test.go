@@ -202,7 +202,7 @@ func TestParseVersionURLMessages(t *testing.T) {
 		{"extra datetime", "https://a.example/x 2024-11-21 20241122",
 			`second datetime "20241122" after one snapshot URI; only one is allowed, ignored`},
 		{"relative", "/x",
-			`relative snapshot URI "/x" must be absolute; resolved to "https://example.org/x"`},
+			`relative snapshot URI "/x" must be absolute (robust-links 3.4: URIs must be absolute, not relative); resolved to "https://example.org/x"`},
 		{"no host", "https:foo",
 			`invalid snapshot URI "https:foo": no host (expected scheme://host/path)`},
 		{"unexpected scheme", "ftp://f.example/x",
