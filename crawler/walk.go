@@ -40,10 +40,9 @@ type Tree struct {
 func (t *Tree) Has(p string) bool { return t.files[p] }
 
 // HasDir reports whether p ("" is the root) is a visible directory of the
-// tree: one that holds visible files or folders, or an empty one (inside
-// a git work tree, one holding a file git shows, hidden ones such as
-// .gitkeep included, or nothing at all). A directory holding only hidden
-// or ignored files is not one.
+// tree: neither hidden nor ignored itself, empty ones included. Inside a
+// git work tree it is one git shows a file in (a hidden .gitkeep counts)
+// or an empty one: a directory whose every file git ignores is not.
 func (t *Tree) HasDir(p string) bool { return p == "" || t.dirs[p] }
 
 // indexNames are the index files of a folder, in the order a web server
