@@ -49,8 +49,11 @@ func parseOutput(v string) (reportOutput, error) {
 	case strings.HasSuffix(lower, ".md"), strings.HasSuffix(lower, ".markdown"):
 		f = report.Markdown
 	}
-	// A name that is only an extension (".json") names no file.
-	if f == "" || strings.HasPrefix(base, ".") && !strings.Contains(base[1:], ".") || strings.HasSuffix(s, string(filepath.Separator)) || strings.HasSuffix(s, "/") {
+	// A directory ("out/") or a name that is only an extension (".json")
+	// names no file.
+	dirOnly := strings.HasSuffix(s, "/") || strings.HasSuffix(s, string(filepath.Separator))
+	extOnly := strings.HasPrefix(base, ".") && !strings.Contains(base[1:], ".")
+	if f == "" || dirOnly || extOnly {
 		return reportOutput{}, usagef("--output %q: %s", v, outputUsage)
 	}
 	return reportOutput{format: f, path: s}, nil
