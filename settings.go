@@ -70,6 +70,12 @@ type CrawlSettings struct {
 	// defaults.
 	SessionParams  []string `json:"session_params,omitempty"`
 	KeepSessionIDs bool     `json:"keep_session_ids"`
+
+	// DirListing answers a folder of a local directory that has no index
+	// file with a listing of its entries (crawler.Options.DirListing).
+	// It is left out of the stored settings when false, so that the
+	// settings of runs without it keep their fingerprint.
+	DirListing bool `json:"dir_listing,omitempty"`
 }
 
 // CheckSettings are the settings of the live checks (check.Options and
@@ -205,6 +211,7 @@ func (s *Settings) CrawlOptions(log *slog.Logger) (crawler.Options, error) {
 	o := crawler.Options{
 		AllowDomains: c.AllowDomains,
 		NoIgnore:     c.NoIgnore,
+		DirListing:   c.DirListing,
 		Include:      inc,
 		Exclude:      exc,
 		MaxDepth:     c.MaxDepth,

@@ -122,6 +122,11 @@ type Options struct {
 	// NoIgnore makes CrawlDir see hidden files and directories and what
 	// .gitignore excludes (the .git directory stays out).
 	NoIgnore bool
+	// DirListing makes CrawlDir answer a folder without an index file
+	// with a generated listing of its entries, whose links are crawled
+	// (a web server's autoindex), instead of the folder rule of the
+	// directory's kind (see CrawlDir).
+	DirListing bool
 	// Robots is the site's robots.txt gate shared with the check stage
 	// (NewRobotsGate), so that both stages read robots.txt once and share
 	// each host's Crawl-delay budget; nil: the crawl makes its own.
@@ -219,6 +224,14 @@ func (c *Crawler) CrawlList(ctx context.Context, urls []string) (Stats, error) {
 // Markdown document of the tree is a seed, and relative links between
 // files resolve on disk (a missing file answers 404). Links to other hosts
 // are recorded; only the directory is crawled.
+//
+// A link to a folder is answered as the documents audited would have it
+// answered: when none of them is Markdown (an HTML build directory),
+// as a static web server does, with the folder's index file (index.html,
+// else index.htm) or else 404; when one is Markdown (a repository, whose
+// forge shows every folder), with the index file or else an empty 200.
+// Options.DirListing answers a folder without an index file with a
+// listing of its entries instead, in either kind.
 func (c *Crawler) CrawlDir(ctx context.Context, dir, base string) (Stats, error) {
 	return c.crawlDir(ctx, dir, base, nil)
 }
@@ -258,16 +271,23 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 		}
 	}
 	seeds := []string{bu.String()}
+	folders := folderNotFound
 	if len(pages) > 0 {
 		seeds = seeds[:0]
 		for _, p := range pages {
-			// A directory's index.html is crawled as the directory, the
+			if markdown.IsPath(p) {
+				folders = folderEmpty
+			}
+			// A directory's index file is crawled as the directory, the
 			// URL links use for it.
-			if path.Base(p) == "index.html" {
-				p = strings.TrimSuffix(p, "index.html")
+			if d := parentDir(p); tree.Index(d) == p {
+				p = strings.TrimSuffix(p, path.Base(p))
 			}
 			seeds = append(seeds, bu.ResolveReference(&url.URL{Path: p}).String())
 		}
+	}
+	if c.opts.DirListing {
+		folders = folderListing
 	}
 	next, closeNext := c.transportFor(newScope([]*url.URL{bu}, c.opts.AllowDomains, nil, nil), nil)
 	defer closeNext()
@@ -278,7 +298,7 @@ func (c *Crawler) crawlDir(ctx context.Context, dir, base string, files []string
 	if prefix == "." {
 		prefix = ""
 	}
-	dt, root, err := newDirTransport(dir, prefix, bu, tree, next)
+	dt, root, err := newDirTransport(dir, prefix, bu, tree, folders, next)
 	if err != nil {
 		return Stats{}, fmt.Errorf("crawl dir: %w", err)
 	}

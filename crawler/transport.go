@@ -4,6 +4,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"errors"
+	"html/template"
 	"io"
 	"mime"
 	"net/http"
@@ -120,12 +121,12 @@ func (c *cappedBody) Close() error { return c.r.Close() }
 // requests for base's scheme and host are answered from the directory's
 // Tree (see WalkTree), every other request goes to next. Only the tree's
 // visible files are served (hidden and ignored ones answer 404, as if
-// absent); a directory answers with its index.html, or else 200 with an
-// empty text/plain body (a directory link in a repository is valid, and
-// nothing in it is a page to parse); Markdown is served as text/markdown.
-// The directory is opened as an os.Root so no request can escape it,
-// symlinks included. Each file response names the file in headerFile:
-// its path in the directory joined to filePrefix.
+// absent); Markdown is served as text/markdown. A folder answers with
+// its index file (Tree.Index: index.html, else index.htm); one without
+// answers as its folders rule says (see folderRule). The directory is
+// opened as an os.Root so no request can escape it, symlinks included.
+// Each file response names the file in headerFile: its path in the
+// directory joined to filePrefix.
 type dirTransport struct {
 	base    *url.URL
 	handler http.Handler
@@ -135,7 +136,25 @@ type dirTransport struct {
 // headerFile carries the relative path of the file a local page came from.
 const headerFile = "X-Linkrot-File"
 
-func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, next http.RoundTripper) (*dirTransport, *os.Root, error) {
+// folderRule is how a folder without an index file answers.
+type folderRule int
+
+const (
+	// folderNotFound: 404, as a static web server without directory
+	// listings (nginx's autoindex off, Apache's Options -Indexes) answers.
+	// The rule of an HTML build directory.
+	folderNotFound folderRule = iota
+	// folderEmpty: 200 with an empty text/plain body. The rule of a
+	// Markdown repository: a forge shows every folder (a folder link is
+	// valid), and nothing in the answer is a page to parse.
+	folderEmpty
+	// folderListing: 200 with a generated HTML listing of the folder's
+	// entries (folderListingPage), whose links are crawled like those of
+	// a server's autoindex page (--dir-listing).
+	folderListing
+)
+
+func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, folders folderRule, next http.RoundTripper) (*dirTransport, *os.Root, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
@@ -156,9 +175,9 @@ func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, next htt
 				http.NotFound(w, r)
 				return
 			}
-			idx := path.Join(rel, "index.html")
-			if !tree.Has(idx) {
-				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			idx := tree.Index(rel)
+			if idx == "" {
+				serveFolder(w, r, folders, prefix, rel, tree.Entries(rel))
 				return
 			}
 			rel = idx
@@ -185,6 +204,58 @@ func newDirTransport(dir, filePrefix string, base *url.URL, tree *Tree, next htt
 		http.ServeContent(w, r, "", st.ModTime(), f)
 	})
 	return &dirTransport{base: base, handler: h, next: next}, root, nil
+}
+
+// serveFolder answers a request for the folder rel (served under the URL
+// path prefix), which has no index file, by rule.
+func serveFolder(w http.ResponseWriter, r *http.Request, rule folderRule, prefix, rel string, entries []string) {
+	switch rule {
+	case folderEmpty:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	case folderListing:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if err := folderListingPage(w, prefix, rel, entries); err != nil {
+			// The recorder the handler writes to does not fail; a
+			// template error would be a bug of the template.
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	default:
+		http.Error(w, "404 Not Found: the folder has no index.html or index.htm (a web server without directory listings answers 404; see --dir-listing)", http.StatusNotFound)
+	}
+}
+
+// listingTemplate is the listing of a folder: one link per entry, by
+// absolute path, so that it resolves the same whether the folder was
+// asked for with its trailing slash or without. Entry names come from the
+// file system and are hostile: html/template escapes them, and each href
+// is a path (never a scheme: it starts with '/').
+var listingTemplate = template.Must(template.New("listing").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Index of {{.Path}}</title></head>
+<body><h1>Index of {{.Path}}</h1>
+<ul>
+{{- range .Entries}}
+<li><a href="{{.Href}}">{{.Name}}</a></li>
+{{- end}}
+</ul></body></html>
+`))
+
+// folderListingPage writes the HTML listing of the folder rel (served
+// under the URL path prefix) with the entries of Tree.Entries.
+func folderListingPage(w io.Writer, prefix, rel string, entries []string) error {
+	type entry struct{ Href, Name string }
+	dirPath := prefix + "/"
+	if rel != "" {
+		dirPath += rel + "/"
+	}
+	data := struct {
+		Path    string
+		Entries []entry
+	}{Path: dirPath}
+	for _, name := range entries {
+		u := url.URL{Path: dirPath + name}
+		data.Entries = append(data.Entries, entry{Href: u.EscapedPath(), Name: name})
+	}
+	return listingTemplate.Execute(w, data)
 }
 
 func (t *dirTransport) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -30,17 +30,46 @@ type Tree struct {
 	Pages []string
 	files map[string]bool
 	dirs  map[string]bool
+	// entries are the names in each directory ("" is the root), sorted,
+	// folders with a trailing slash.
+	entries map[string][]string
 }
 
 // Has reports whether the slash-separated relative path p is a visible
 // file of the tree.
 func (t *Tree) Has(p string) bool { return t.files[p] }
 
-// HasDir reports whether p ("" is the root) is a directory holding
-// visible files.
+// HasDir reports whether p ("" is the root) is a visible directory of the
+// tree: neither hidden nor ignored itself, empty ones included. Inside a
+// git work tree it is one git shows a file in (a hidden .gitkeep counts)
+// or an empty one: a directory whose every file git ignores is not.
 func (t *Tree) HasDir(p string) bool { return p == "" || t.dirs[p] }
 
-// IsPage reports whether the file name p is an HTML or Markdown document.
+// indexNames are the index files of a folder, in the order a web server
+// looks for them (nginx's and Apache's usual index directive).
+var indexNames = []string{"index.html", "index.htm"}
+
+// Index returns the index file of the directory dir ("" is the root) as a
+// slash path relative to the tree (dir/index.html, else dir/index.htm),
+// or "" when it has none: what a static web server answers a request for
+// the folder with.
+func (t *Tree) Index(dir string) string {
+	for _, n := range indexNames {
+		if p := path.Join(dir, n); t.files[p] {
+			return p
+		}
+	}
+	return ""
+}
+
+// Entries returns the names of the visible files and directories in the
+// directory dir ("" is the root), sorted, directories with a trailing
+// slash: what a listing of the folder shows. The slice must not be
+// modified.
+func (t *Tree) Entries(dir string) []string { return t.entries[dir] }
+
+// IsPage reports whether the file name p is an HTML or Markdown document
+// (PageTypes names the extensions).
 func IsPage(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".html", ".htm":
@@ -48,6 +77,10 @@ func IsPage(p string) bool {
 	}
 	return markdown.IsPath(p)
 }
+
+// PageTypes names the documents IsPage accepts, for messages: the
+// extensions are those IsPage and markdown.IsPath match (any case).
+const PageTypes = "HTML (.html, .htm) or Markdown (.md, .markdown)"
 
 // WalkTree lists the files of dir. Inside a git work tree with the git
 // binary available, the ignore rules are git's own (git ls-files
@@ -60,7 +93,11 @@ func WalkTree(ctx context.Context, dir string, noIgnore bool) (*Tree, error) {
 	if !noIgnore {
 		listed = gitListed(ctx, dir)
 	}
-	t := &Tree{files: map[string]bool{}, dirs: map[string]bool{}}
+	t := &Tree{files: map[string]bool{}, dirs: map[string]bool{}, entries: map[string][]string{}}
+	// walked are the directories entered, in walk order; hasEntry those
+	// with anything in them on disk (hidden and ignored entries too).
+	var walked []string
+	hasEntry := map[string]bool{}
 	type rules struct {
 		dir string
 		m   *gitignore.GitIgnore
@@ -99,6 +136,9 @@ func WalkTree(ctx context.Context, dir string, noIgnore bool) (*Tree, error) {
 		if rel == "." {
 			rel = ""
 		}
+		if rel != "" {
+			hasEntry[parentDir(rel)] = true
+		}
 		name := d.Name()
 		if rel != "" && name == ".git" {
 			if d.IsDir() {
@@ -120,6 +160,9 @@ func WalkTree(ctx context.Context, dir string, noIgnore bool) (*Tree, error) {
 				if m, err := gitignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
 					ignores = append(ignores, rules{dir: rel, m: m})
 				}
+			}
+			if rel != "" {
+				walked = append(walked, rel)
 			}
 			return nil
 		}
@@ -145,13 +188,50 @@ func WalkTree(ctx context.Context, dir string, noIgnore bool) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", dir, err)
 	}
+	// Directories: inside a git work tree, those git shows a file in
+	// (a .gitkeep makes a folder) and empty ones; elsewhere every one
+	// walked (hidden and ignored ones were skipped).
+	var listedDirs map[string]bool
+	if listed != nil {
+		listedDirs = map[string]bool{}
+		for f := range listed {
+			for d := path.Dir(f); d != "." && !listedDirs[d]; d = path.Dir(d) {
+				listedDirs[d] = true
+			}
+		}
+	}
+	for _, d := range walked {
+		if listed != nil && !listedDirs[d] && hasEntry[d] {
+			continue
+		}
+		for ; d != "." && !t.dirs[d]; d = path.Dir(d) {
+			t.dirs[d] = true
+		}
+	}
 	sort.Strings(t.Files)
 	for _, f := range t.Files {
 		if IsPage(f) {
 			t.Pages = append(t.Pages, f)
 		}
+		parent := parentDir(f)
+		t.entries[parent] = append(t.entries[parent], path.Base(f))
+	}
+	for d := range t.dirs {
+		parent := parentDir(d)
+		t.entries[parent] = append(t.entries[parent], path.Base(d)+"/")
+	}
+	for _, names := range t.entries {
+		sort.Strings(names)
 	}
 	return t, nil
+}
+
+// parentDir is the directory holding the slash path p ("" for the root).
+func parentDir(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
 }
 
 // gitListed returns the files git shows in dir (tracked, and untracked

@@ -11,7 +11,6 @@ import (
 	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
-	"github.com/linkrot/linkrot/report"
 	"github.com/linkrot/linkrot/scaleout"
 )
 
@@ -39,9 +38,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	var nf natsFlags // scale-out (scaleout.go)
 	nf.register(fs)
 	reportDir := fs.String("report", "", "write the HTML report into this `directory` (default: linkrot-report beside the database)")
-	noReport := fs.Bool("no-report", false, "do not write the HTML report")
+	noReport := fs.Bool("no-report", false, "do not write the HTML report (--output still writes what it names)")
 	var outputs listFlag
-	fs.Var(&outputs, "output", "also write this machine `format` into the report directory: json, csv, junit, markdown or sarif (repeatable; report.json, report.csv, report.xml, report.md, report.sarif)")
+	fs.Var(&outputs, "output", "also write this machine `format` into the report directory: json, csv, junit, markdown or sarif (repeatable; report.json, report.csv, report.xml, report.md, report.sarif), or to a file whose extension names the format (--output out/links.csv)")
 	maxTime := fs.Duration("max-time", 0, "stop the run after this `duration` (e.g. 30m) and write the report of what was done, marked incomplete (0: no limit)")
 	pos, cfg, err := parseCommand(e, fs, args)
 	if err != nil {
@@ -55,13 +54,12 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	pos = cfg.withURL(pos)
-	var formats []report.Format
-	for _, o := range outputs {
-		f, err := report.ParseFormat(o)
-		if err != nil || f == report.HTML {
-			return usagef("--output %q: want json, csv, junit, markdown or sarif", o)
-		}
-		formats = append(formats, f)
+	formats, err := parseOutputs(outputs)
+	if err != nil {
+		return err
+	}
+	if err := checkReportFlags(*reportDir, *noReport); err != nil {
+		return err
 	}
 	if _, _, _, err := af.config(); err != nil { // before a long crawl
 		return err
@@ -205,14 +203,19 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if sum.ReportOnly {
 			return printSince(ctx, e.stdout, store, sum.Run.ID)
 		}
+		nothing := ""
 		if sum.Stats != nil {
-			printCrawlSummary(e.stdout, sum.Stats)
+			n, err := runSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
+			if err != nil {
+				return err
+			}
+			nothing = n
 		}
 		if traps, err := store.CrawlTraps(ctx, sum.Run.ID); err == nil {
 			printTrapSummary(e.stdout, traps)
 		}
 		if sum.Checks != nil {
-			printCheckSummary(e.stdout, *sum.Checks, sum.Top)
+			printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 		}
 		af.printSummary(e.stdout)
 		if sum.Run.Status != audit.RunComplete {
@@ -220,7 +223,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 		return printSince(ctx, e.stdout, store, sum.Run.ID)
 	}
-	if !*noReport {
+	if !*noReport || len(formats) > 0 {
 		acfg.Report = func(ctx context.Context, sum *linkrot.Summary) error {
 			if err := summary(ctx, sum); err != nil {
 				return err
@@ -228,7 +231,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 			if sum.Incomplete {
 				fmt.Fprintf(e.stdout, "Run %d was interrupted: the report shows what was done, marked incomplete.\n", sum.Run.ID)
 			}
-			return writeAuditReport(ctx, e, store, sum.Run.ID, dir, formats...)
+			return writeAuditReport(ctx, e, store, sum.Run.ID, dir, !*noReport, formats...)
 		}
 	}
 	sum, err := linkrot.Audit(ctx, acfg, store, prog)

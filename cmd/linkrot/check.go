@@ -183,7 +183,15 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Archives:          archives,
 	}, store, nil)
 	if sum != nil && sum.Checks != nil {
-		printCheckSummary(e.stdout, *sum.Checks, sum.Top)
+		nothing := ""
+		if sum.Checks.Targets == 0 && sum.Stats != nil {
+			pc, serr := sitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
+			if serr != nil && err == nil {
+				err = serr
+			}
+			nothing = nothingToCheck(run.Mode, sum.Stats, pc)
+		}
+		printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -198,8 +206,18 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget) {
-	fmt.Fprintf(w, "Checked %d unique targets (%d fetched, %d from the crawl, %d reused from earlier runs): ", r.Targets, r.Fetched, r.FromCrawl, r.Reused)
+// printCheckSummary prints the check line of a run and its most linked
+// broken targets; a run without targets gets the line nothing says
+// instead (nothingToCheck; "": a plain one).
+func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget, nothing string) {
+	if r.Targets == 0 {
+		if nothing == "" {
+			nothing = "Nothing to check: the run has no link targets."
+		}
+		fmt.Fprintln(w, nothing)
+		return
+	}
+	fmt.Fprintf(w, "Checked %s (%d fetched, %d from the crawl, %d reused from earlier runs): ", plural(r.Targets, "unique target"), r.Fetched, r.FromCrawl, r.Reused)
 	var parts []string
 	for _, v := range audit.Verdicts {
 		if n := r.Verdicts[v]; n > 0 {

@@ -426,7 +426,7 @@ var exampleSections = []struct {
 	flags []string
 }{
 	{"Database and scheduled runs", []string{"db", "resume", "resume-max-age", "wait", "fail-on", "log-format", "log-level", "quiet", "verbose"}},
-	{"What to crawl", []string{"sitemap", "urls", "base", "allow-domain", "include", "exclude", "max-depth", "max-pages", "ignore-robots"}},
+	{"What to crawl", []string{"sitemap", "urls", "base", "dir-listing", "allow-domain", "include", "exclude", "max-depth", "max-pages", "ignore-robots"}},
 	{"Crawl traps (0 turns a guard off)", []string{"max-segment-repeats", "max-path-segments", "max-query-variants", "max-url-length", "session-param", "keep-session-ids"}},
 	{"Politeness and limits (both stages)", []string{"concurrency", "per-host", "delay", "host-delay", "user-agent", "timeout", "max-redirects", "max-body", "check-max-body"}},
 	{"Checking", []string{"retries", "max-retry-wait", "allow-private", "skip", "no-soft404", "check-external-fragments", "max-age"}},

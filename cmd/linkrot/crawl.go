@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -48,6 +49,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet, s *linkrot.Settings, shared bool
 	fs.IntVar(&c.MaxDepth, "max-depth", 0, "crawl at most `N` links away from the seeds (0: unlimited)")
 	fs.IntVar(&c.MaxPages, "max-pages", 0, "fetch at most `N` pages (0: unlimited)")
 	fs.BoolVar(&c.NoIgnore, "no-ignore", false, "DIR: also read hidden files and directories and what .gitignore excludes (.git/ stays out)")
+	fs.BoolVar(&c.DirListing, "dir-listing", false, "DIR: answer a link to a folder without index.html or index.htm with a listing of its files, crawled like a web server's autoindex (default: 404 in an HTML build, as a server without listings; ok in a Markdown repository)")
 	fs.BoolVar(&c.IgnoreRobots, "ignore-robots", false, "ignore robots.txt (only for your own site)")
 	f.traps.register(fs, c)
 	if shared {
@@ -121,19 +123,43 @@ func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
 	if base == "" {
 		base = "http://localhost/"
 	}
-	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+	st, err := os.Stat(arg)
+	switch {
+	case err == nil && st.IsDir():
 		return crawlInput{mode: "dir", dir: arg, seeds: []string{base}}, nil
-	} else if err == nil && st.Mode().IsRegular() && crawler.IsPage(arg) {
+	case err == nil && st.Mode().IsRegular() && crawler.IsPage(arg):
 		dir, file, err := fileInput(arg)
 		if err != nil {
 			return crawlInput{}, err
 		}
 		return crawlInput{mode: "dir", dir: dir, seeds: []string{base}, files: []string{file}}, nil
+	case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
+		return crawlInput{mode: "site", seeds: []string{arg}}, nil
 	}
-	if !strings.HasPrefix(arg, "http://") && !strings.HasPrefix(arg, "https://") {
-		return crawlInput{}, usagef("%q is neither an http(s) URL nor a directory", arg)
+	return crawlInput{}, argError(arg, st, err)
+}
+
+// argError is the usage error of a positional argument that is neither a
+// directory, an HTML or Markdown file, nor an http(s) URL: st and err are
+// what os.Stat said of it.
+func argError(arg string, st os.FileInfo, err error) error {
+	const accepted = "linkrot audits an http(s) URL, a directory, or an " + crawler.PageTypes + " file"
+	switch {
+	case err == nil && st.Mode().IsRegular():
+		return usagef("%s: unsupported file type: %s", arg, accepted)
+	case err == nil:
+		return usagef("%s: not a regular file or a directory: %s", arg, accepted)
+	case errors.Is(err, fs.ErrNotExist) && crawler.IsPage(arg):
+		return usagef("%s: no such file", arg)
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("%s: no such file or directory (%s)", arg, accepted)
+	default:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already named
+		}
+		return usagef("%s: %v", arg, err)
 	}
-	return crawlInput{mode: "site", seeds: []string{arg}}, nil
 }
 
 func readURLList(e *env, name string) ([]string, error) {
@@ -247,7 +273,9 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	prog.done()
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {
-		printCrawlSummary(e.stdout, sum.Stats)
+		if _, serr := runSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
+			err = serr
+		}
 		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
 			printTrapSummary(e.stdout, traps)
 		}
@@ -260,12 +288,4 @@ func withRun(err error, run *audit.Run) error {
 		return nil
 	}
 	return fmt.Errorf("run %d: %w", run.ID, err)
-}
-
-func printCrawlSummary(w io.Writer, s *audit.RunStats) {
-	fmt.Fprintf(w, "Crawled %d pages (%d failed) with %d links to %d unique targets. "+
-		"Robustness data: %d links with Robust Links attributes, %d with mset, %d snapshots declared, "+
-		"%d identifiers (rel=identifier/cite-as), %d pwid URIs. %d diagnostics, %d redirects recorded.\n",
-		s.Pages, s.ErrorPages, s.Links, s.Targets, s.RobustLinks, s.MsetLinks, s.Snapshots,
-		s.Identifiers, s.PWIDs, s.Diagnostics, s.Redirects)
 }

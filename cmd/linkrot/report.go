@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -96,35 +97,41 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// writeAuditReport writes the HTML report of an audit run into dir, and
-// the machine outputs (report.json, report.csv, report.xml, report.md,
-// report.sarif) of the formats given, and says where they are. An
-// interrupted run's report is the same, for what was done: its run status
-// says interrupted.
-func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, outputs ...report.Format) error {
+// writeAuditReport writes the HTML report of an audit run into dir
+// (unless html is false: --no-report), and its machine outputs (into dir
+// as report.json, report.csv, report.xml, report.md, report.sarif, or to
+// the file an output names), and says where they are. An interrupted
+// run's report is the same, for what was done: its run status says
+// interrupted.
+func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, html bool, outputs ...reportOutput) error {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	ds, err := loadDataset(ctx, store, run)
-	if err != nil {
-		return err
-	}
-	path, err := writeReportDir(dir, ds) // never a partial report (job.go)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Report: %s\n", path)
-	for _, f := range outputs {
-		ds, err := loadDatasetFor(ctx, store, run, f)
+	if html {
+		ds, err := loadDataset(ctx, store, run)
 		if err != nil {
 			return err
 		}
-		out := filepath.Join(dir, outputName(f))
-		if err := report.WriteFile(out, f, ds); err != nil {
+		path, err := writeReportDir(dir, ds) // never a partial report (job.go)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Report (%s): %s\n", f, out)
+		fmt.Fprintf(e.stdout, "Report: %s\n", path)
+	}
+	for _, o := range outputs {
+		ds, err := loadDatasetFor(ctx, store, run, o.format)
+		if err != nil {
+			return err
+		}
+		out := o.file(dir)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return fmt.Errorf("create report directory: %w", err)
+		}
+		if err := report.WriteFile(out, o.format, ds); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Report (%s): %s\n", o.format, out)
 	}
 	return nil
 }
