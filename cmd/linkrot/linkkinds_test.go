@@ -174,3 +174,44 @@ func TestAudit_EveryLinkKind(t *testing.T) {
 		t.Errorf("SARIF results:\n%s\nwant:\n%s", strings.Join(sgot, "\n"), strings.Join(swant, "\n"))
 	}
 }
+
+// TestExtractCommand_EveryLinkKind: `linkrot extract` prints each new
+// kind of link with its element, attribute and position, a srcset
+// candidate at its own URL.
+func TestExtractCommand_EveryLinkKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.html")
+	html := "<meta http-equiv=refresh content=\"0;url=/next\">\n<video poster=p.jpg></video>\n<img srcset=\"a.png 1x,\n b.png 2x\">\n" +
+		"<link rel=dns-prefetch href=https://cdn.example>\n<q cite=\"/q\">q</q><input type=image src=go.png alt=Go>\n"
+	if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "", "extract", "--base", "https://ex.org/d/", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Links []struct {
+			Element, Attr, Href string
+			Line, Column        int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range doc.Links {
+		got = append(got, fmt.Sprintf("%s %s %s %d:%d", l.Element, l.Attr, l.Href, l.Line, l.Column))
+	}
+	want := []string{
+		"meta content https://ex.org/next 1:41",
+		"video poster https://ex.org/d/p.jpg 2:15",
+		"img srcset https://ex.org/d/a.png 3:14",
+		"img srcset https://ex.org/d/b.png 4:2",
+		"link href https://cdn.example/ 5:29",
+		"q cite https://ex.org/q 6:10",
+		"input src https://ex.org/d/go.png 6:41",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("extract links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
