@@ -539,7 +539,9 @@ func (r *router) Add(p *audit.Page) {
 	}
 	links := make([]string, len(p.Links))
 	for i := range p.Links {
-		links[i] = targetURL(p.Links[i].Href)
+		if p.Links[i].Checked() { // a connection hint is not checked
+			links[i] = targetURL(p.Links[i].Href)
+		}
 	}
 	// The page goes to the writer before any check of its targets can,
 	// and before its final URL is registered: a lazy lookup of a
@@ -1019,9 +1021,15 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		return false
 	}
 	err := store.FindingLinks(ctx, run.ID, keep, func(l audit.LinkRef, c *audit.Check) error {
-		want, set := target(c, l.Fragment)
+		// Only a link to a page has its #fragment judged (audit.LinkRules:
+		// a media fragment, #t=10, or an image's is no anchor).
+		fragment := l.Fragment
+		if !audit.FragmentChecked(l.Element, l.Attr) {
+			fragment = ""
+		}
+		want, set := target(c, fragment)
 		delete(kept, c) // its links come together
-		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: l.Fragment, WantFragment: want}, c, set)
+		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: fragment, WantFragment: want}, c, set)
 		for _, f := range fs {
 			counts.Findings++
 			if f.Verdict == audit.VerdictFragmentMissing {

@@ -48,6 +48,7 @@ type LinkRef struct {
 	Href     string
 	Fragment string // Href after the first '#', "" when none
 	Element  string
+	Attr     string // the attribute holding the URL
 	Text     string
 	Resource bool
 }

@@ -762,7 +762,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	var next []*url.URL
 	if cr.follow && p.Parsed {
 		for _, l := range p.Links {
-			if l.Resource && l.Element != "iframe" && !cr.dirMode {
+			// Pages are followed (links, iframes, refreshes, cites); in a
+			// directory every checked target is a file to read.
+			if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
 				continue
 			}
 			u, err := url.Parse(l.Href)

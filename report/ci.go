@@ -405,9 +405,12 @@ func WriteSARIF(w io.Writer, ds *Dataset) error {
 	for i := range ds.Findings {
 		f := &ds.Findings[i]
 		props := map[string]any{"target": f.Target}
-		if li, ok := ix.linkIdx[f.LinkID]; ok && f.LinkID != 0 {
-			props["anchorText"] = ix.links[li].Text
-			props["href"] = ix.links[li].Href
+		if l := ix.findingLink(f); l != nil {
+			props["anchorText"] = l.Text
+			props["href"] = l.Href
+			props["element"] = l.Element
+			props["attr"] = l.Attr
+			props["kind"] = string(l.Rule().Kind)
 		}
 		if f.Verdict == audit.VerdictFragmentMissing {
 			props["fragment"] = f.Fragment

@@ -189,6 +189,7 @@ var csvColumns = func() []csvColumn {
 		txt("href", func(r *csvRow) string { return r.link.Href }),
 		txt("text", func(r *csvRow) string { return r.link.Text }),
 		val("resource", func(r *csvRow) string { return bools(r.link.Resource) }),
+		txt("attr", func(r *csvRow) string { return r.link.Attr }),
 		val("target_id", func(r *csvRow) string {
 			if r.link.TargetID == 0 {
 				return ""

@@ -351,7 +351,8 @@ func scriptData(ix *index) []byte {
 	}
 
 	// links: [page, target, element, text, href, verdict, flags, suggestion]
-	// href is "" when the link has a target and its href is the target URL.
+	// element is elementLabel's ("img srcset", "video poster"); href is ""
+	// when the link has a target and its href is the target URL.
 	w.raw(`],"links":[`)
 	for i := range ix.links {
 		l := &ix.links[i]
@@ -364,7 +365,7 @@ func scriptData(ix *index) []byte {
 		ti := targetIndex(ix, l.TargetID)
 		w.int(int64(ti))
 		w.comma()
-		w.str(l.Element)
+		w.str(elementLabel(l.Element, l.Attr))
 		w.comma()
 		w.str(l.Text)
 		w.comma()

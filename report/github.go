@@ -136,12 +136,15 @@ func runSuffix(run int64) string {
 	return " (run " + strconv.FormatInt(run, 10) + ")"
 }
 
-// findingText is the one-line message of a finding in the CI outputs; for
-// an old occurrence it says so and gives the target's history.
+// findingText is the one-line message of a finding in the CI outputs,
+// naming the link's element and attribute unless it is a hyperlink
+// ("<img srcset> URL is broken: ..."); for an old occurrence it says so
+// and gives the target's history.
 func (ix *index) findingText(f *audit.Finding) string {
-	msg := "Link to " + f.Target + " is broken: " + f.Message
+	subject := linkSubject(ix.findingLink(f))
+	msg := subject + " " + f.Target + " is broken: " + f.Message
 	if f.Verdict == audit.VerdictFragmentMissing {
-		msg = "Link to " + f.Target + "#" + f.Fragment + ": " + f.Message
+		msg = subject + " " + f.Target + "#" + f.Fragment + ": " + f.Message
 	}
 	if ix.old(f) {
 		note := ix.historyNote(f.Target)
@@ -152,6 +155,14 @@ func (ix *index) findingText(f *audit.Finding) string {
 		msg += "]"
 	}
 	return msg
+}
+
+// findingLink is the link of a finding, nil when it has none.
+func (ix *index) findingLink(f *audit.Finding) *Link {
+	if li, ok := ix.linkIdx[f.LinkID]; ok && f.LinkID != 0 {
+		return &ix.links[li]
+	}
+	return nil
 }
 
 // level is the SARIF and GitHub level of a finding: error, or warning for

@@ -183,6 +183,7 @@ type jsonLink struct {
 	Text        string             `json:"text"`
 	Rel         []string           `json:"rel"`
 	Resource    bool               `json:"resource"`
+	Kind        string             `json:"kind"`
 	Verdict     string             `json:"verdict"`
 	Robust      *audit.Robust      `json:"robust"`
 	Mset        *audit.Mset        `json:"mset"`
@@ -201,6 +202,11 @@ type jsonFinding struct {
 	Verdict  string `json:"verdict"`
 	Message  string `json:"message"`
 	Fragment string `json:"fragment"`
+	// Element, Attr and Kind are the link's (see jsonLink), "" when the
+	// finding has no link.
+	Element string `json:"element"`
+	Attr    string `json:"attr"`
+	Kind    string `json:"kind"`
 }
 
 type jsonFix struct {
@@ -408,7 +414,7 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 	})
 	o.stream("links", ix.eachLink, func(l *Link) any {
 		jl := jsonLink{ID: l.ID, Element: l.Element, Attr: l.Attr, Href: l.Href, Text: l.Text, Rel: nonNil(l.Rel),
-			Resource: l.Resource, Verdict: string(ix.linkVerdict(l)), Robust: l.Robust, Mset: l.Mset, Diagnostics: nonNil(l.Diagnostics)}
+			Resource: l.Resource, Kind: string(l.Rule().Kind), Verdict: string(ix.linkVerdict(l)), Robust: l.Robust, Mset: l.Mset, Diagnostics: nonNil(l.Diagnostics)}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			jl.PageURL = ds.Pages[l.Page].URL
 			jl.File = ds.Pages[l.Page].File
@@ -431,6 +437,9 @@ func WriteJSON(w io.Writer, ds *Dataset) error {
 		if f.LinkID != 0 {
 			id := f.LinkID
 			jf.LinkID = &id
+		}
+		if l := ix.findingLink(f); l != nil {
+			jf.Element, jf.Attr, jf.Kind = l.Element, l.Attr, string(l.Rule().Kind)
 		}
 		return jf
 	})

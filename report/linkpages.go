@@ -136,7 +136,7 @@ func writeLinkPages(ix *index, perPage int, create func(n int) (*rootedFile, err
 	}
 	err := ix.eachLink(func(l *Link) error {
 		n++
-		r := linkPageRow{N: fmtInt(n), n: n, Text: l.Text, Href: l.Href, Element: l.Element, HrefLink: linkable(l.Href)}
+		r := linkPageRow{N: fmtInt(n), n: n, Text: l.Text, Href: l.Href, Element: elementLabel(l.Element, l.Attr), HrefLink: linkable(l.Href)}
 		if l.Page >= 0 && l.Page < len(ds.Pages) {
 			r.Page = ds.Pages[l.Page].URL
 			if l.Page != lastPage {

@@ -480,6 +480,9 @@ func linkTargets(p *audit.Page) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range p.Links {
+		if !l.Checked() { // a connection hint has no target
+			continue
+		}
 		n, err := audit.NormalizeURL(l.Href)
 		if err != nil || seen[n] {
 			continue

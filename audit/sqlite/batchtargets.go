@@ -125,7 +125,9 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		seen[p.URL] = true
 		for i := range p.Links {
 			l := &p.Links[i]
-			add(l.Href, false)
+			if l.Checked() { // a connection hint has no target
+				add(l.Href, false)
+			}
 			if l.Robust != nil {
 				for _, sn := range l.Robust.Snapshots {
 					add(sn.URL, true)

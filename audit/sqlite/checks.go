@@ -860,7 +860,7 @@ func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error
 	var refs []audit.LinkRef
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
-			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.text, l.resource
+			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.attr, l.text, l.resource
 			FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
 			WHERE l.run_id = ?
 			ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
@@ -869,7 +869,7 @@ func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error
 				target sql.NullInt64
 			)
 			if err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &target, &r.Href, &r.Fragment,
-				&r.Element, &r.Text, &r.Resource); err != nil {
+				&r.Element, &r.Attr, &r.Text, &r.Resource); err != nil {
 				return err
 			}
 			r.TargetID = target.Int64

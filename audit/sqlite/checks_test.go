@@ -718,7 +718,7 @@ func testLinkRefs(t *testing.T) {
 		l := links[i]
 		_, frag, _ := strings.Cut(l.Href, "#")
 		want := audit.LinkRef{LinkID: r.LinkID, PageID: pageID, PageURL: url0, TargetID: targetIDs[wantTarget[i]],
-			Href: l.Href, Fragment: frag, Element: l.Element, Text: l.Text, Resource: l.Resource}
+			Href: l.Href, Fragment: frag, Element: l.Element, Attr: l.Attr, Text: l.Text, Resource: l.Resource}
 		if r != want || r.LinkID == 0 || (i > 0 && r.LinkID <= refs[i-1].LinkID) {
 			t.Errorf("link %d = %+v\nwant %+v", i, r, want)
 		}

@@ -360,11 +360,11 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 
 // findingLinkColumns are the columns of a link FindingLinks gives
 // (scanFindingLink), from links l, pages p and linkTargetJoin.
-const findingLinkColumns = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.text, l.resource`
+const findingLinkColumns = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.attr, l.text, l.resource`
 
 func scanFindingLink(rows *sql.Rows) (audit.LinkRef, error) {
 	var r audit.LinkRef
-	err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment, &r.Element, &r.Text, &r.Resource)
+	err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment, &r.Element, &r.Attr, &r.Text, &r.Resource)
 	return r, err
 }
 

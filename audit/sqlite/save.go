@@ -528,9 +528,12 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 // is a plainLink), it appends those of a row of insertPlainLinksSQL
 // instead: without page_id, run_id and the Robust Links and mset columns.
 func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int, l *audit.Link, plain bool) ([]any, error) {
-	t, err := s.targetURL(ctx, l.Href, false)
-	if err != nil {
-		return args, err
+	var t targetOf
+	if l.Checked() { // a connection hint is recorded without a target
+		var err error
+		if t, err = s.targetURL(ctx, l.Href, false); err != nil {
+			return args, err
+		}
 	}
 	target := t.id
 	_, fragment, _ := strings.Cut(l.Href, "#")

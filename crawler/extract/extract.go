@@ -89,21 +89,6 @@ func ParseDocument(body []byte, contentType string, pageURL *url.URL, header htt
 	return ex, cs, &Document{Decoded: decoded, Root: root}, nil
 }
 
-// urlAttrs maps the elements linkrot records to the attribute holding their
-// URL and whether they are hyperlinks (as opposed to embedded resources).
-var urlAttrs = map[atom.Atom]struct {
-	attr      string
-	hyperlink bool
-}{
-	atom.A:      {"href", true},
-	atom.Area:   {"href", true},
-	atom.Link:   {"href", false},
-	atom.Img:    {"src", false},
-	atom.Script: {"src", false},
-	atom.Iframe: {"src", false},
-	atom.Source: {"src", false},
-}
-
 // Page extracts links, robustness data, identifiers and pwids from a parsed
 // HTML document served at pageURL with the given response header fields.
 // It never fails: broken values become diagnostics.
@@ -328,24 +313,101 @@ func (x *extractor) addPageText(s string) {
 	}
 }
 
-// element records n when it is an element linkrot extracts and returns the
-// index of the new link, or -1.
+// element records the links of n when it is an element linkrot extracts
+// and returns the index of its first new link, or -1.
 func (x *extractor) element(n *html.Node) int {
 	spec, ok := urlAttrs[n.DataAtom]
 	if !ok {
 		return -1
 	}
-	raw, hasURL := attr(n, spec.attr)
+	if spec.only != "" {
+		if v, _ := attr(n, spec.only); !equalFoldASCIIString(v, spec.onlyValue) {
+			return -1
+		}
+	}
+	main := spec.attrs[0].name
+	if _, has := attr(n, main); !has {
+		if _, hasMset := attr(n, "mset"); hasMset {
+			x.diag("mset", CodeMsetWithoutHref, "<%s> has an mset attribute but no %s: the mset spec requires mset to be omitted when href is absent", n.Data, main)
+		}
+	}
+	first := -1
+	for i, a := range spec.attrs {
+		v, has := attr(n, a.name)
+		if !has {
+			continue
+		}
+		var idx int
+		switch a.form {
+		case formSrcset:
+			idx = x.srcset(n, spec, v)
+		case formRefresh:
+			idx = x.refresh(n, spec, v)
+		default:
+			idx = x.urlLink(n, spec, a.name, v, i == 0)
+		}
+		if first < 0 {
+			first = idx
+		}
+	}
+	return first
+}
+
+// srcset records a link for each image candidate of n's srcset value v
+// and returns the index of the first, or -1.
+func (x *extractor) srcset(n *html.Node, spec *elementSpec, v string) int {
+	if blank(v) {
+		x.diag("srcset", CodeEmptyValue, "<%s srcset=%s> is empty: it offers no image candidate", n.Data, quote(v))
+		return -1
+	}
+	cands, diags := ParseSrcset(v)
+	for i := range diags {
+		diags[i].Message = audit.RedactText(diags[i].Message)
+	}
+	x.ex.Diagnostics = append(x.ex.Diagnostics, diags...)
+	first := -1
+	for _, c := range cands {
+		idx := x.addLink(n, spec, "srcset", c.URL, false)
+		if first < 0 {
+			first = idx
+		}
+	}
+	return first
+}
+
+// refresh records the link of a <meta http-equiv=refresh> with content v
+// and returns its index, or -1: none when browsers ignore the content
+// or when it reloads the page itself (no URL, or an empty one).
+func (x *extractor) refresh(n *html.Node, spec *elementSpec, v string) int {
+	r, ok := ParseRefresh(v)
+	if !ok {
+		x.diag("content", CodeInvalidRefresh, "<meta http-equiv=refresh content=%s> is ignored by browsers: it must start with a delay in seconds, then \";\" or \",\" and the URL (\"0; url=page.html\")", quote(audit.RedactText(v)))
+		return -1
+	}
+	if !r.HasURL || blank(r.URL) {
+		return -1
+	}
+	return x.addLink(n, spec, "content", r.URL, false)
+}
+
+// urlLink records the link of n's attribute name holding one URL v (main:
+// the element's main URL attribute) and returns its index, or -1.
+func (x *extractor) urlLink(n *html.Node, spec *elementSpec, name, v string, main bool) int {
+	if blank(v) && !spec.emptyIsDocument {
+		x.diag(name, CodeEmptyValue, "<%s %s=%s> is empty: a browser fetches nothing for it", n.Data, name, quote(v))
+		return -1
+	}
+	return x.addLink(n, spec, name, v, main)
+}
+
+// addLink records a link of n to the URL raw written in its attribute
+// name and returns its index, or -1 when the page has MaxLinks links
+// already. main says raw is the element's main URL, which its Robust
+// Links and mset attributes annotate.
+func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, main bool) int {
 	// A password in the URL never reaches a record or a message: the URL
 	// is read as written but for it (it is never sent either).
 	raw = audit.RedactURLString(raw)
-	_, hasMset := attr(n, "mset")
-	if !hasURL {
-		if hasMset {
-			x.diag("mset", CodeMsetWithoutHref, "<%s> has an mset attribute but no %s: the mset spec requires mset to be omitted when href is absent", n.Data, spec.attr)
-		}
-		return -1
-	}
 	if len(x.ex.Links) >= x.opt.MaxLinks {
 		if len(x.ex.Links) == x.opt.MaxLinks && !x.truncated {
 			x.truncated = true
@@ -355,7 +417,7 @@ func (x *extractor) element(n *html.Node) int {
 	}
 	l := audit.Link{
 		Element:     n.Data,
-		Attr:        spec.attr,
+		Attr:        name,
 		RawHref:     raw,
 		Resource:    !spec.hyperlink,
 		Rel:         relTokens(n),
@@ -369,25 +431,27 @@ func (x *extractor) element(n *html.Node) int {
 	hrefOK := false
 	if isPWID(trimmed) {
 		l.Href = trimmed
-		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodePWIDInHref,
-			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", spec.attr, quote(trimmed))})
-		x.addPWID(&l, idx, trimmed, "href", spec.attr)
+		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodePWIDInHref,
+			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", name, quote(trimmed))})
+		x.addPWID(&l, idx, trimmed, "href", name)
 	} else if u, warnings, err := x.res.Resolve(raw); err != nil {
 		l.Href = trimmed
-		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: spec.attr, Code: CodeInvalidURL,
-			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", spec.attr, quote(raw), errText(err))})
+		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodeInvalidURL,
+			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", name, quote(raw), errText(err))})
 	} else {
 		l.Href = u.String()
-		l.Diagnostics = append(l.Diagnostics, urlDiags(spec.attr, raw, u, warnings)...)
+		l.Diagnostics = append(l.Diagnostics, urlDiags(name, raw, u, warnings)...)
 		hrefOK = true
 	}
-	if n.DataAtom == atom.Img {
+	if n.DataAtom == atom.Img || n.DataAtom == atom.Input {
 		if alt, ok := attr(n, "alt"); ok {
 			l.Text = collapse(alt, x.opt.MaxTextLen)
 		}
 	}
-	x.robust(n, &l, idx, hrefOK)
-	x.mset(n, &l, idx)
+	if main {
+		x.robust(n, &l, idx, hrefOK)
+		x.mset(n, &l, idx)
+	}
 	if n.DataAtom == atom.Link {
 		for _, r := range l.Rel {
 			if r == "identifier" || r == "cite-as" {

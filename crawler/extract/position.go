@@ -211,19 +211,20 @@ func UTF16Len(b []byte) int {
 	return n
 }
 
-// tagAt is a start tag with a URL attribute of an element linkrot
-// extracts, as the tokenizer met it in the source.
+// tagAt is a URL in a start tag of an element linkrot extracts, as the
+// tokenizer met it in the source: a URL attribute's value, a srcset
+// candidate or a meta refresh URL.
 type tagAt struct {
-	element string
-	// The URL attribute's value is src[off:end] when it holds no '&', else
-	// value (entities decoded): most values hold none and are not copied.
+	element, attr string
+	// The URL is src[off:end] when it holds no '&', else value (entities
+	// decoded): most values hold none and are not copied.
 	value    string
 	escaped  bool
-	off, end int // byte offsets of the value in src
+	off, end int // byte offsets of the URL in src
 	used     bool
 }
 
-// is reports whether the tag's URL attribute value is v.
+// is reports whether the tag's URL is v.
 func (t *tagAt) is(src []byte, v string) bool {
 	if t.escaped {
 		return t.value == v
@@ -247,12 +248,14 @@ func Locate(src []byte, links []audit.Link) {
 }
 
 // Offsets returns, for each link, the byte offset in src of the first
-// character of its URL attribute value (after the quote), or -1 when the
-// link is not found in the source. It tokenizes src with the HTML
+// character of its URL as written (the attribute value after the quote;
+// in a srcset, the candidate's URL; in a meta refresh, the URL after
+// "url="), or -1 when the link is not found in the source. It tokenizes src with the HTML
 // tokenizer, which returns every token's raw bytes, so offsets are exact
 // whatever the markup: CR LF line ends, tags and attributes split across
 // lines, entities and non-ASCII text before the link. Links are matched
-// to start tags in document order by element name and attribute value;
+// to the URLs of start tags in document order by element, attribute and
+// URL;
 // the tree builder can move elements (a table's foster parenting), so a
 // link not found after the previous match is searched from the start.
 func Offsets(src []byte, links []audit.Link) []int {
@@ -286,26 +289,27 @@ func Offsets(src []byte, links []audit.Link) []int {
 const nearTags = 8
 
 // findTag returns the first unused tag among the limit tags from from
-// that is l's element with l's URL, or -1.
+// that is l's element and attribute with l's URL, or -1.
 func findTag(src []byte, tags []tagAt, from int, l audit.Link, limit int) int {
 	for j := from; j < len(tags) && j < from+limit; j++ {
 		t := &tags[j]
-		if !t.used && t.element == l.Element && t.is(src, l.RawHref) {
+		if !t.used && t.element == l.Element && t.attr == l.Attr && t.is(src, l.RawHref) {
 			return j
 		}
 	}
 	return -1
 }
 
-// fallback indexes the tags by element and URL, and by element, so that
+// fallback indexes the tags by element, attribute and URL, and by
+// element and attribute, so that
 // a page whose links are not found in order (a table's foster parenting,
 // values the tokenizer reads otherwise, thousands of links the tokenizer
 // cannot see) costs a lookup per link, not a scan of every tag: without
 // it such a page was quadratic in its links.
 type fallback struct {
 	tags      []tagAt
-	byValue   map[string]*tagList // element NUL value -> its tags
-	byElement map[string]*tagList // element -> its tags
+	byValue   map[string]*tagList // element NUL attr NUL value -> its tags
+	byElement map[string]*tagList // element NUL attr -> its tags
 }
 
 // tagList is tag indices in ascending order; those before head are used.
@@ -330,27 +334,28 @@ func newFallback(src []byte, tags []tagAt) *fallback {
 		if !t.escaped {
 			v = string(src[t.off:t.end])
 		}
-		k := t.element + "\x00" + v
-		add(fb.byValue, k, j)
-		add(fb.byElement, t.element, j)
+		ea := t.element + "\x00" + t.attr
+		add(fb.byValue, ea+"\x00"+v, j)
+		add(fb.byElement, ea, j)
 	}
 	return fb
 }
 
 // find returns the tag of l as Offsets did by scanning: the first unused
-// tag of its element and URL from cursor on, else from the start, else
-// (an entity the attribute rules leave alone, "&copy=", can decode
-// differently here) the next unused tag of its element from cursor on;
-// -1 when there is none.
+// tag of its element, attribute and URL from cursor on, else from the
+// start, else (an entity the attribute rules leave alone, "&copy=", can
+// decode differently here; a redacted password) the next unused tag of
+// its element and attribute from cursor on; -1 when there is none.
 func (fb *fallback) find(cursor int, l audit.Link) int {
-	same := fb.byValue[l.Element+"\x00"+l.RawHref]
+	ea := l.Element + "\x00" + l.Attr
+	same := fb.byValue[ea+"\x00"+l.RawHref]
 	if j := fb.firstUnused(same, cursor); j >= 0 {
 		return j
 	}
 	if j := fb.firstUnused(same, 0); j >= 0 {
 		return j
 	}
-	return fb.firstUnused(fb.byElement[l.Element], cursor)
+	return fb.firstUnused(fb.byElement[ea], cursor)
 }
 
 // firstUnused returns the first index of list that is at least from and
@@ -373,39 +378,41 @@ func (fb *fallback) firstUnused(list *tagList, from int) int {
 	return -1
 }
 
-// scanTags lists the start tags of the elements in urlAttrs that have
-// their URL attribute, with its offset; n is the number of tags expected.
+// scanTags lists the URLs of the start tags of the elements in urlAttrs
+// (see scanTag); n is the number expected.
 func scanTags(src []byte, n int) []tagAt {
 	tags := make([]tagAt, 0, n)
 	eachStartTag(src, func(start, end int) {
-		t, ok := scanTag(src[start:end])
-		if !ok {
-			return
-		}
-		t.off += start
-		t.end += start
-		if bytes.IndexByte(src[t.off:t.end], '&') >= 0 {
-			t.escaped = true
-			t.value = html.UnescapeString(string(src[t.off:t.end]))
-		}
-		tags = append(tags, t)
+		tags = scanTag(tags, src, start, end)
 	})
 	return tags
 }
 
-// scanTag reads a raw start tag ("<a\n href='x'>") the way the HTML
-// tokenizer does (HTML standard, 13.2.5.8 tag name state onwards) and
-// returns its URL attribute's offsets within raw. It reports false for a
-// tag of another element or without the attribute.
-func scanTag(raw []byte) (tagAt, bool) {
+// scanTag reads the raw start tag src[start:end] ("<a\n href='x'>") the
+// way the HTML tokenizer does (HTML standard, 13.2.5.8 tag name state
+// onwards) and appends the URLs of an element in urlAttrs to tags, in the
+// order the extractor records its links: each URL attribute present (the
+// first of duplicates), a srcset's candidates one by one, a meta
+// refresh's URL; none when the element's condition (input type=image,
+// meta http-equiv=refresh) does not hold. Other tags append nothing.
+func scanTag(tags []tagAt, src []byte, start, end int) []tagAt {
+	raw := src[start:end]
 	i := 1 // past '<'
 	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
 	spec, ok := lookupLower(raw[1:i])
 	if !ok {
-		return tagAt{}, false
+		return tags
 	}
+	type span struct {
+		vs, ve int
+		has    bool
+	}
+	var (
+		spans [maxURLAttrs]span
+		only  span
+	)
 	for i < len(raw) {
 		for i < len(raw) && (isSpace(raw[i]) || raw[i] == '/') {
 			i++
@@ -418,7 +425,7 @@ func scanTag(raw []byte) (tagAt, bool) {
 		for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' && raw[i] != '=' {
 			i++
 		}
-		attr := raw[ns:i]
+		name := raw[ns:i]
 		for i < len(raw) && isSpace(raw[i]) {
 			i++
 		}
@@ -447,42 +454,78 @@ func scanTag(raw []byte) (tagAt, bool) {
 				ve = i
 			}
 		}
-		if equalLower(attr, spec.attr) {
-			// The first of duplicate attributes wins.
-			return tagAt{element: spec.element, off: vs, end: ve}, true
+		// The first of duplicate attributes wins.
+		for k, a := range spec.attrs {
+			if !spans[k].has && equalLower(name, a.name) {
+				spans[k] = span{start + vs, start + ve, true}
+			}
+		}
+		if spec.only != "" && !only.has && equalLower(name, spec.only) {
+			only = span{start + vs, start + ve, true}
 		}
 	}
-	return tagAt{}, false
+	if spec.only != "" {
+		if !only.has {
+			return tags
+		}
+		v := src[only.vs:only.ve]
+		if bytes.IndexByte(v, '&') >= 0 {
+			v = []byte(html.UnescapeString(string(v)))
+		}
+		if !equalFoldASCII(v, spec.onlyValue) {
+			return tags
+		}
+	}
+	for k, a := range spec.attrs {
+		sp := spans[k]
+		if !sp.has {
+			continue
+		}
+		switch a.form {
+		case formSrcset:
+			cands, _ := ParseSrcset(string(src[sp.vs:sp.ve]))
+			for _, c := range cands {
+				off := sp.vs + c.Offset
+				tags = appendTag(tags, src, spec.element, a.name, off, off+len(c.URL))
+			}
+		case formRefresh:
+			if r, ok := ParseRefresh(string(src[sp.vs:sp.ve])); ok && r.HasURL {
+				off := sp.vs + r.Offset
+				tags = appendTag(tags, src, spec.element, a.name, off, off+len(r.URL))
+			}
+		default:
+			tags = appendTag(tags, src, spec.element, a.name, sp.vs, sp.ve)
+		}
+	}
+	return tags
+}
+
+// appendTag appends the URL src[off:end] of element's attribute attr.
+func appendTag(tags []tagAt, src []byte, element, attr string, off, end int) []tagAt {
+	t := tagAt{element: element, attr: attr, off: off, end: end}
+	if bytes.IndexByte(src[off:end], '&') >= 0 {
+		t.escaped = true
+		t.value = html.UnescapeString(string(src[off:end]))
+	}
+	return append(tags, t)
 }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
-// urlSpec is an element of urlAttrs and its URL attribute.
-type urlSpec struct{ element, attr string }
-
-// urlAttrByName is urlAttrs by element name.
-var urlAttrByName = func() map[string]urlSpec {
-	m := make(map[string]urlSpec, len(urlAttrs))
-	for a, s := range urlAttrs {
-		m[a.String()] = urlSpec{a.String(), s.attr}
-	}
-	return m
-}()
-
 // lookupLower returns urlAttrByName[strings.ToLower(string(name))] without
 // allocating for an ASCII name.
-func lookupLower(name []byte) (urlSpec, bool) {
+func lookupLower(name []byte) (*elementSpec, bool) {
 	if !isASCII(name) {
 		// Unicode lower-casing, as strings.ToLower does (it can map a
 		// non-ASCII letter to an ASCII one: U+212A KELVIN SIGN to 'k').
 		s, ok := urlAttrByName[strings.ToLower(string(name))]
 		return s, ok
 	}
-	var buf [8]byte // longer than every name in urlAttrByName
+	var buf [16]byte // longer than every name in urlAttrByName
 	if len(name) > len(buf) {
-		return urlSpec{}, false
+		return nil, false
 	}
 	for i, c := range name {
 		if 'A' <= c && c <= 'Z' {

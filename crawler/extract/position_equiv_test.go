@@ -32,6 +32,13 @@ var locateFragments = []string{
 	`<a href="">empty</a>`, `<a href='/unterminated`, `<svg><a href=/svg></a></svg>`, `<template><a href=/tpl></a></template>`,
 	`<a href=/outer><a href=/inner>nested</a></a>`, `<noscript><a href=/ns></a></noscript>`, `<a/href=/slash>`,
 	`<a =x href=/eq>`, `<a href = "/spaced" >`, `<a href=/x>x</a>`, "<p>\t  words and more words  </p>",
+	`<img srcset="/a.png 1x, /b.png 2x" src=/c.png>`, "<img SRCSET='/a,b.png 100w,\n /c.png 200w'>", `<img srcset="/a.png 2y, /d.png">`,
+	`<img srcset="/q?a=1&amp;b=2 1x, /r&#44;s.png 2x">`, `<source srcset="/s.webp" src=/s.mp4>`, `<img srcset=", ,">`,
+	`<video src=/v.mp4 poster=/p.png><track src=/t.vtt></video>`, `<audio src=/a.ogg></audio>`, `<embed src=/e>`,
+	`<object data=/o.pdf></object>`, `<input type=image src=/i.png>`, `<input type=text src=/i.png>`, `<input TYPE=Image src=/i.png>`,
+	`<meta http-equiv=refresh content="0; url=/r">`, `<meta http-equiv=Refresh content="5, '/r2'">`, `<meta content="1;URL=&quot;/r3&quot;" http-equiv="refresh">`,
+	`<meta http-equiv=refresh content="url=/bad">`, `<meta name=refresh content="0;url=/r">`, `<blockquote cite=/bq>q</blockquote>`,
+	`<q cite="/q">q</q>`, `<del cite=/d>d</del><ins cite=/i>i</ins>`, `<video poster="">`, `<link rel=preconnect href=https://h.example>`,
 }
 
 var locateSeparators = []string{"", "", "", "\n", "\r\n", "\r", " ", "\n\n", "\r\r\n"}

@@ -98,14 +98,13 @@ func refUTF16Len(b []byte) int {
 	return n
 }
 
-// refTagAt is a start tag of an element linkrot extracts, as the tokenizer
-// met it in the source.
+// refTagAt is a URL in a start tag of an element linkrot extracts, as
+// the tokenizer met it in the source.
 type refTagAt struct {
-	element string
-	value   string // the URL attribute's value, entities decoded
-	has     bool   // the URL attribute is present
-	off     int    // byte offset of the value (of the tag when has is false)
-	used    bool
+	element, attr string
+	value         string // the URL, entities decoded
+	off           int    // byte offset of the URL
+	used          bool
 }
 
 // refLocate sets Line and Column of links, which were extracted in document
@@ -129,7 +128,8 @@ func refLocate(src []byte, links []audit.Link) {
 // tokenizer, which returns every token's raw bytes, so offsets are exact
 // whatever the markup: CR LF line ends, tags and attributes split across
 // lines, entities and non-ASCII text before the link. Links are matched
-// to start tags in document order by element name and attribute value;
+// to the URLs of start tags in document order by element, attribute and
+// URL;
 // the tree builder can move elements (a table's foster parenting), so a
 // link not found after the previous match is searched from the start.
 func refOffsets(src []byte, links []audit.Link) []int {
@@ -145,7 +145,7 @@ func refOffsets(src []byte, links []audit.Link) []int {
 		if j < 0 {
 			// An entity the attribute rules leave alone ("&copy=") can
 			// decode differently here: the next tag of the same element.
-			j = refFindElement(tags, cursor, l.Element)
+			j = refFindElement(tags, cursor, l.Element, l.Attr)
 		}
 		if j < 0 {
 			continue
@@ -160,24 +160,51 @@ func refOffsets(src []byte, links []audit.Link) []int {
 func refFindTag(tags []refTagAt, from int, l audit.Link) int {
 	for j := from; j < len(tags); j++ {
 		t := &tags[j]
-		if !t.used && t.has && t.element == l.Element && t.value == l.RawHref {
+		if !t.used && t.element == l.Element && t.attr == l.Attr && t.value == l.RawHref {
 			return j
 		}
 	}
 	return -1
 }
 
-func refFindElement(tags []refTagAt, from int, element string) int {
+func refFindElement(tags []refTagAt, from int, element, attr string) int {
 	for j := from; j < len(tags); j++ {
-		if !tags[j].used && tags[j].has && tags[j].element == element {
+		if !tags[j].used && tags[j].element == element && tags[j].attr == attr {
 			return j
 		}
 	}
 	return -1
 }
 
-// refScanTags lists the start tags of the elements in urlAttrs with the
-// offset of their URL attribute.
+// refURLAttr is a URL attribute of an element and how it holds URLs.
+type refURLAttr struct{ name, form string }
+
+// refElement is an element linkrot extracts: its URL attributes in the
+// order of its links, and the attribute and value it needs (if any).
+type refElement struct {
+	attrs       []refURLAttr
+	cond, value string
+}
+
+// refElements is the table of elements, written out apart from
+// elements.go.
+var refElements = map[string]refElement{
+	"a": {attrs: []refURLAttr{{"href", "url"}}}, "area": {attrs: []refURLAttr{{"href", "url"}}},
+	"link": {attrs: []refURLAttr{{"href", "url"}}}, "script": {attrs: []refURLAttr{{"src", "url"}}},
+	"iframe": {attrs: []refURLAttr{{"src", "url"}}}, "audio": {attrs: []refURLAttr{{"src", "url"}}},
+	"track": {attrs: []refURLAttr{{"src", "url"}}}, "embed": {attrs: []refURLAttr{{"src", "url"}}},
+	"object":     {attrs: []refURLAttr{{"data", "url"}}},
+	"img":        {attrs: []refURLAttr{{"src", "url"}, {"srcset", "srcset"}}},
+	"source":     {attrs: []refURLAttr{{"src", "url"}, {"srcset", "srcset"}}},
+	"video":      {attrs: []refURLAttr{{"src", "url"}, {"poster", "url"}}},
+	"input":      {attrs: []refURLAttr{{"src", "url"}}, cond: "type", value: "image"},
+	"meta":       {attrs: []refURLAttr{{"content", "refresh"}}, cond: "http-equiv", value: "refresh"},
+	"blockquote": {attrs: []refURLAttr{{"cite", "url"}}}, "q": {attrs: []refURLAttr{{"cite", "url"}}},
+	"del": {attrs: []refURLAttr{{"cite", "url"}}}, "ins": {attrs: []refURLAttr{{"cite", "url"}}},
+}
+
+// refScanTags lists the URLs of the start tags of the elements in
+// refElements with their offsets.
 func refScanTags(src []byte) []refTagAt {
 	var tags []refTagAt
 	z := html.NewTokenizer(bytes.NewReader(src))
@@ -189,29 +216,27 @@ func refScanTags(src []byte) []refTagAt {
 		}
 		raw := z.Raw()
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
-			if t, ok := refScanTag(raw); ok {
-				t.off += off
-				tags = append(tags, t)
-			}
+			tags = append(tags, refScanTag(raw, off)...)
 		}
 		off += len(raw)
 	}
 }
 
-// refScanTag reads a raw start tag ("<a\n href='x'>") the way the HTML
-// tokenizer does (HTML standard, 13.2.5.8 tag name state onwards) and
-// returns its URL attribute's offset within raw.
-func refScanTag(raw []byte) (refTagAt, bool) {
+// refScanTag reads a raw start tag ("<a\n href='x'>") at offset base the
+// way the HTML tokenizer does (HTML standard, 13.2.5.8 tag name state
+// onwards) and returns its URLs.
+func refScanTag(raw []byte, base int) []refTagAt {
 	i := 1 // past '<'
 	for i < len(raw) && !refIsSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
 	name := strings.ToLower(string(raw[1:i]))
-	spec, ok := refURLAttrByName[name]
+	spec, ok := refElements[name]
 	if !ok {
-		return refTagAt{}, false
+		return nil
 	}
-	t := refTagAt{element: name}
+	type span struct{ vs, ve int }
+	attrs := map[string]span{} // the first of duplicate attributes wins
 	for i < len(raw) {
 		for i < len(raw) && (refIsSpace(raw[i]) || raw[i] == '/') {
 			i++
@@ -253,23 +278,61 @@ func refScanTag(raw []byte) (refTagAt, bool) {
 				ve = i
 			}
 		}
-		if attr == spec && !t.has { // the first of duplicate attributes wins
-			t.has, t.off = true, vs
-			t.value = html.UnescapeString(string(raw[vs:ve]))
+		if _, dup := attrs[attr]; !dup {
+			attrs[attr] = span{vs, ve}
 		}
 	}
-	return t, true
+	if spec.cond != "" {
+		c, ok := attrs[spec.cond]
+		if !ok || !refASCIIFold(html.UnescapeString(string(raw[c.vs:c.ve])), spec.value) {
+			return nil
+		}
+	}
+	var out []refTagAt
+	add := func(attr string, vs, ve int) {
+		out = append(out, refTagAt{element: name, attr: attr, off: base + vs, value: html.UnescapeString(string(raw[vs:ve]))})
+	}
+	for _, a := range spec.attrs {
+		sp, ok := attrs[a.name]
+		if !ok {
+			continue
+		}
+		v := string(raw[sp.vs:sp.ve])
+		switch a.form {
+		case "srcset":
+			cands, _ := ParseSrcset(v)
+			for _, c := range cands {
+				add(a.name, sp.vs+c.Offset, sp.vs+c.Offset+len(c.URL))
+			}
+		case "refresh":
+			if r, ok := ParseRefresh(v); ok && r.HasURL {
+				add(a.name, sp.vs+r.Offset, sp.vs+r.Offset+len(r.URL))
+			}
+		default:
+			add(a.name, sp.vs, sp.ve)
+		}
+	}
+	return out
+}
+
+// refASCIIFold reports whether s equals the lower-case t but for the case
+// of ASCII letters.
+func refASCIIFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func refIsSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
-
-// refURLAttrByName is urlAttrs by element name.
-var refURLAttrByName = func() map[string]string {
-	m := make(map[string]string, len(urlAttrs))
-	for a, s := range urlAttrs {
-		m[a.String()] = s.attr
-	}
-	return m
-}()
