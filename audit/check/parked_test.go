@@ -360,3 +360,62 @@ func TestParkedPhrases_OwnName(t *testing.T) {
 		}
 	}
 }
+
+// pythonDocs is the HTML documentation of Python as Debian packages it
+// (python3.11-doc): a second real tree, with pages on urllib, http.server
+// and email that speak of domains, hosts, redirects and expiry.
+const pythonDocs = "/usr/share/doc/python3.11/html"
+
+// TestParked_DocumentationTrees reads every page of two real documentation
+// trees (Django's and Python's) with the parked-domain signals, as
+// documentation pages at their own URLs, and wants none of them anywhere
+// near parked: the highest parked score stays below 0.5. The trees are
+// installed by CI (.ci/run); without them the test is skipped, unless
+// LINKROT_REQUIRE_DOCS=1 makes their absence a failure.
+func TestParked_DocumentationTrees(t *testing.T) {
+	for _, tree := range []string{djangoDocs, pythonDocs} {
+		if _, err := os.Stat(tree); err != nil {
+			if os.Getenv("LINKROT_REQUIRE_DOCS") == "1" {
+				t.Fatalf("LINKROT_REQUIRE_DOCS=1 but %s is missing: %v", tree, err)
+			}
+			t.Skipf("%s not installed: %v", tree, err)
+		}
+	}
+	for _, tree := range []string{djangoDocs, pythonDocs} {
+		pages, signalled := 0, 0
+		best, bestPage := 0.0, ""
+		err := filepath.WalkDir(tree, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
+				return err
+			}
+			body, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			pages++
+			u := mustURL(t, "https://docs.example.org"+filepath.ToSlash(strings.TrimPrefix(path, tree)))
+			fp := fingerprintPage(body, "text/html", false, nil, false)
+			res := classifySoft404(&soft404Input{start: u, final: u, words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash})
+			if res.verdict == audit.VerdictParked {
+				t.Errorf("%s: %s", path, res.reason)
+			}
+			if res.ev != nil && signal(res.ev, "parked", "") != nil {
+				signalled++
+				if res.ev.Parked > best {
+					best, bestPage = res.ev.Parked, path
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pages < 100 {
+			t.Fatalf("%s: %d pages: not the tree this test is about", tree, pages)
+		}
+		if best >= 0.5 {
+			t.Errorf("%s: parked score %.2f for %s", tree, best, bestPage)
+		}
+		t.Logf("%s: %d pages, %d with a parked signal, highest parked score %.2f (%s)", tree, pages, signalled, best, bestPage)
+	}
+}
