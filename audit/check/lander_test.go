@@ -217,3 +217,25 @@ func FuzzParkedSignals(f *testing.F) {
 		}
 	})
 }
+
+// TestPageSignals_URLBounds: the URLs a page's fingerprints keep are cut,
+// without control characters, at most signalURLKinds of a kind, each once.
+func TestPageSignals_URLBounds(t *testing.T) {
+	long := "https://dan.com/buy-domain/x.com?" + strings.Repeat("a", 2*signalURLMax)
+	var b strings.Builder
+	for range 5 {
+		b.WriteString(`<a href="` + long + `">x</a><a href="https://sedo.com/search/details/?domain=x.com&#10;&#9;">y</a>`)
+	}
+	b.WriteString(`<a href="https://www.afternic.com/forsale/x.com">z</a>`)
+	fp := fingerprintPage([]byte(b.String()), "text/html", false, nil, false)
+	var offers []string
+	for _, p := range fp.signals.Parking {
+		if v, ok := strings.CutPrefix(p, "offer:"); ok {
+			offers = append(offers, v)
+		}
+	}
+	want := []string{cutText(long, signalURLMax), "https://sedo.com/search/details/?domain=x.com"}
+	if strings.Join(offers, " ") != strings.Join(want, " ") {
+		t.Errorf("offers %q, want %q", offers, want)
+	}
+}

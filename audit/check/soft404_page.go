@@ -50,18 +50,17 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 	seen := map[string]bool{}
 	perKind := map[string]int{}
 	park := func(kind, v string) {
-		if v == "" || len(ps.Parking) >= signalParkMax || seen[kind+":"+v] {
-			return
-		}
-		if kind == "goto" || kind == "offer" || kind == "renew" {
-			if perKind[kind] >= signalURLKinds {
-				return
-			}
-			perKind[kind]++
+		isURL := kind == "goto" || kind == "offer" || kind == "renew"
+		if isURL {
 			v = cutText(strings.Map(dropControl, v), signalURLMax)
 		}
-		seen[kind+":"+v] = true
-		ps.Parking = append(ps.Parking, kind+":"+v)
+		f := kind + ":" + v
+		if v == "" || len(ps.Parking) >= signalParkMax || seen[f] || isURL && perKind[kind] >= signalURLKinds {
+			return
+		}
+		perKind[kind]++
+		seen[f] = true
+		ps.Parking = append(ps.Parking, f)
 	}
 	gotoURL := func(u string) {
 		if gotoWorthKeeping(u) {
