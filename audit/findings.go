@@ -68,15 +68,19 @@ func AnchorSet(anchors []string) map[string]bool {
 }
 
 // VerdictMessage is a finding's message for a check: its reason, else
-// the verdict with the HTTP status.
+// the verdict with the HTTP status; then the verdict's FixAdvice, if any.
 func VerdictMessage(c *Check) string {
-	if c.Reason != "" {
-		return c.Reason
+	msg := string(c.Verdict)
+	switch {
+	case c.Reason != "":
+		msg = c.Reason
+	case c.Status > 0:
+		msg = fmt.Sprintf("%s (HTTP %d)", c.Verdict, c.Status)
 	}
-	if c.Status > 0 {
-		return fmt.Sprintf("%s (HTTP %d)", c.Verdict, c.Status)
+	if a := FixAdvice(c.Verdict); a != "" {
+		msg += ". Fix: " + a
 	}
-	return string(c.Verdict)
+	return msg
 }
 
 // FirstStatus is the status of a check's first response: the first

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -566,11 +567,25 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 			fmt.Fprintf(&b, "\n…and %s more broken targets in the full report.\n", fmtInt(len(top)-10))
 		}
 		b.WriteString("\n")
+		writeMarkdownAdvice(&b, ix, top[:min(len(top), 10)])
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+// writeMarkdownAdvice writes the fix of each verdict among the targets
+// listed that has advice of its own (audit.FixAdvice), once per verdict.
+func writeMarkdownAdvice(b *strings.Builder, ix *index, listed []int) {
+	var done []audit.Verdict
+	for _, ti := range listed {
+		v := ix.checkByTarget[ix.ds.Targets[ti].ID].Verdict
+		if a := audit.FixAdvice(v); a != "" && !slices.Contains(done, v) {
+			done = append(done, v)
+			fmt.Fprintf(b, "**%s**: %s\n\n", v, mdEscape(a))
+		}
+	}
 }
 
 // markdownLocations is how many broken link occurrences the Markdown

@@ -82,6 +82,10 @@ func scriptData(ix *index) []byte {
 		w.str(verdictClass(v))
 		w.comma()
 		w.bool(v.Broken())
+		if a := audit.FixAdvice(v); a != "" {
+			w.comma()
+			w.str(a)
+		}
 		w.raw("]")
 	}
 

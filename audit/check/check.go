@@ -211,6 +211,9 @@ func (rs *runState) judgeOK(ctx context.Context, c *audit.Check, t Target, start
 	}
 	switch {
 	case toRoot:
+		if isPage && rs.parkedRoot(c, t, start, ch, &fp) {
+			break
+		}
 		c.Verdict = audit.VerdictRedirectToRoot
 		c.Replacement = ""
 		c.Reason = "deep URL redirected to the site's home " + truncate(ch.final.String(), 300)

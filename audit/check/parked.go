@@ -35,6 +35,7 @@ var parkingHosts = []string{
 	"parkingpanel.com", "domainparkingserver.net", "namebrightstatic.com",
 	"parkingpage.namecheap.com", "dan.com", "afternic.com", "hugedomains.com",
 	"uniregistry.com", "undeveloped.com", "domainmarket.com", "buydomains.com",
+	"fabulous.com", "parked.com", "dsnextgen.com", "efty.com",
 }
 
 // parkingPaths are host+path prefixes of parking code on shared hosts
@@ -43,6 +44,12 @@ var parkingPaths = []string{
 	"wsimg.com/parking-lander", "img1.wsimg.com/parking-lander", "godaddy.com/park",
 	"sedo.com/park", "sedo.com/services/parking",
 }
+
+// parkedAdPaths are host+path prefixes of the ad code Google serves for
+// parked domains (AdSense for Domains, "caf.js"): the code of nearly every
+// parking service's lander, but not of the parking service alone (see
+// parkedSignals: it weighs less than a parking host).
+var parkedAdPaths = []string{"google.com/adsense/domains"}
 
 // marketplacePaths are host+path prefixes of domain marketplaces' pages
 // for one domain: "buy this domain" links.
@@ -71,6 +78,34 @@ func parkingHostOf(raw string) string {
 	hp := host + strings.ToLower(u.EscapedPath())
 	for _, p := range parkingPaths {
 		if hasHostPathPrefix(hp, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// parkedAdOf reports the ad code for parked domains (parkedAdPaths) a
+// script URL loads, or "".
+func parkedAdOf(raw string) string {
+	u := authorityURL(raw)
+	if u == nil {
+		return ""
+	}
+	hp := cleanHost(u) + strings.ToLower(u.EscapedPath())
+	for _, p := range parkedAdPaths {
+		if hasHostPathPrefix(hp, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// parkedAdInScript reports the ad code for parked domains an inline script
+// loads (a loader naming caf.js), or "".
+func parkedAdInScript(src string) string {
+	s := strings.ToLower(src)
+	for _, p := range parkedAdPaths {
+		if i := strings.Index(s, p); i >= 0 && (i == 0 || !isHostByte(s[i-1]) || s[i-1] == '.') {
 			return p
 		}
 	}

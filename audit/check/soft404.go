@@ -235,6 +235,25 @@ func (rs *runState) soft404(ctx context.Context, c *audit.Check, t Target, p *pr
 	}
 }
 
+// parkedRoot judges a target redirected to a home page by the
+// parked-domain signals alone (no probe is made for it): a parking service
+// sends every deep URL of a parked domain to its lander at "/", and a
+// marketplace may list the domain on its front page. It reports whether
+// the target is parked, c then holding the verdict and the evidence;
+// otherwise c is left as it was (the target is redirect-to-root).
+func (rs *runState) parkedRoot(c *audit.Check, t Target, start *url.URL, ch *chain, fp *pageFingerprint) bool {
+	res := classifySoft404(&soft404Input{
+		start: start, final: ch.final, redirects: ch.redirects,
+		words: fp.words, count: fp.count, page: fp.signals, simhash: fp.simhash,
+		reference: t.Previous, probeThreshold: rs.o.Soft404Threshold,
+	})
+	if res.verdict != audit.VerdictParked {
+		return false
+	}
+	c.Soft404, c.Verdict, c.Replacement, c.Reason = res.ev, res.verdict, "", res.reason
+	return true
+}
+
 // urlWords returns the words of the URLs' paths and queries.
 func urlWords(urls ...*url.URL) map[string]bool {
 	drop := map[string]bool{}

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/drift"
 )
 
 // The soft-404 classifier. A 2xx HTML target is judged by named signals,
@@ -49,14 +48,11 @@ import (
 // The target is a soft 404 when the sum of these scores reaches
 // audit.Soft404Threshold (1).
 //
-//   - parked and drift: parking-service fingerprints (parked.go) and
-//     for-sale phrases, together with a sharp drift from the target's
-//     earlier fingerprint (Target.Previous: SimHash and word count,
-//     measured with audit/drift's bands): off-topic adds weightDriftSharp,
-//     major weightDriftMajor; an earlier fingerprint that the page still
-//     matches (minor or unchanged) subtracts weightNoDrift, unless that
-//     check was already parked. Their sum reaching the threshold makes the
-//     target parked, which wins over soft-404.
+//   - parked and drift: a lander's own markers (parked_classify.go):
+//     parking-service code, marketplace redirects and links, for-sale
+//     offers, registrar notices, a script-only page; and the drift from
+//     the target's earlier fingerprint. Their sum reaching the threshold
+//     makes the target parked, which wins over soft-404.
 
 // Weights and bounds of the classifier (README "Soft-404 signals").
 const (
@@ -79,18 +75,6 @@ const (
 	midText   = 400
 
 	weightErrorURL = 1.0
-
-	weightParkInfra   = 0.8
-	weightParkLink    = 0.3
-	weightParkLinkMid = 0.1
-	weightParkTitle   = 0.5
-	weightParkShort   = 0.5
-	weightParkMid     = 0.2
-	weightParkLong    = 0.05
-	weightDriftSharp  = 0.4
-	weightDriftMajor  = 0.2
-	weightNoDrift     = -1.0
-	parkTextTokens    = 300 // words of the main text searched for for-sale phrases
 )
 
 // soft404Input is what the classifier reads of one 2xx HTML target.
@@ -145,7 +129,7 @@ func classifySoft404(in *soft404Input) soft404Result {
 	if s, ok := errorURLSignal(in); ok {
 		sigs = append(sigs, s)
 	}
-	parked := parkedSignals(in, toks, length)
+	parked, kinds := parkedSignals(in, toks, length)
 
 	for _, s := range sigs {
 		ev.Score += s.Score
@@ -166,7 +150,8 @@ func classifySoft404(in *soft404Input) soft404Result {
 	switch {
 	case ev.Parked >= audit.Soft404Threshold:
 		res.verdict = audit.VerdictParked
-		res.reason = fmt.Sprintf("parked domain (score %.2f ≥ %.0f): %s", ev.Parked, audit.Soft404Threshold, describe(parked))
+		res.reason = fmt.Sprintf("parked domain (score %.2f ≥ %.0f; %s): %s", ev.Parked, audit.Soft404Threshold,
+			strings.Join(kinds, ", "), describe(parked))
 	case ev.Score >= audit.Soft404Threshold:
 		res.verdict = audit.VerdictSoft404
 		res.reason = fmt.Sprintf("soft 404 (score %.2f ≥ %.0f): %s", ev.Score, audit.Soft404Threshold, describe(sigs))
@@ -512,98 +497,4 @@ func segmentName(s string) string {
 func isErrorStatus(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && len(s) == 3 && n >= 400 && n <= 599
-}
-
-// parkedSignals scores the parked-domain signals (see the comment at the
-// top); none when the page has no parking fingerprint at all.
-func parkedSignals(in *soft404Input, toks []string, length int) []audit.Soft404Signal {
-	var out []audit.Soft404Signal
-	var infra, links []string
-	if in.page != nil {
-		for _, f := range in.page.Parking {
-			kind, v, _ := strings.Cut(f, ":")
-			switch kind {
-			case "infra":
-				infra = append(infra, v)
-			case "link":
-				links = append(links, v)
-			}
-		}
-	}
-	if len(infra) > 0 {
-		out = append(out, audit.Soft404Signal{Name: "parked", Where: "html", Score: weightParkInfra,
-			Match: "parking code from " + strings.Join(infra, ", ")})
-	}
-	if len(links) > 0 {
-		w := 0.0
-		switch {
-		case length <= shortText:
-			w = weightParkLink
-		case length <= midText:
-			w = weightParkLinkMid
-		}
-		out = append(out, audit.Soft404Signal{Name: "parked", Where: "html", Score: w,
-			Match: "link to a domain marketplace: " + strings.Join(links, ", ")})
-	}
-	set := parkedSet()
-	if in.page != nil {
-		heads := append([]string{in.page.Title}, in.page.H1...)
-		for i, h := range heads {
-			if ms := set.find(phraseTokens(h)); len(ms) > 0 {
-				where := "h1"
-				if i == 0 {
-					where = "title"
-				}
-				out = append(out, audit.Soft404Signal{Name: "parked", Where: where, Score: weightParkTitle,
-					Match: quoteIn(ms[0].p.text, h)})
-				break
-			}
-		}
-	}
-	if ms := set.find(toks[:min(len(toks), parkTextTokens)]); len(ms) > 0 {
-		w := weightParkLong
-		switch {
-		case length <= shortText:
-			w = weightParkShort
-		case length <= midText:
-			w = weightParkMid
-		}
-		out = append(out, audit.Soft404Signal{Name: "parked", Where: "text", Score: w, Match: ms[0].p.text})
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	if s, ok := driftSignal(in); ok {
-		out = append(out, s)
-	}
-	return out
-}
-
-// driftSignal compares the page with its earlier fingerprint, if any.
-func driftSignal(in *soft404Input) (audit.Soft404Signal, bool) {
-	ref := in.reference
-	if ref == nil || ref.SHA256 == "" || ref.Words == 0 && ref.SimHash == 0 {
-		return audit.Soft404Signal{}, false
-	}
-	s := audit.Soft404Signal{Name: "drift", Where: "fingerprint"}
-	when := "the earlier check"
-	if ref.RunID != 0 {
-		when = fmt.Sprintf("run %d", ref.RunID)
-	}
-	if ref.Verdict == audit.VerdictParked {
-		s.Match = "already parked in " + when
-		return s, true
-	}
-	m := drift.CompareFingerprints(ref.SimHash, ref.Words, in.simhash, in.count)
-	band := drift.DefaultThresholds().Band(m)
-	s.Match = fmt.Sprintf("%s since %s (SimHash distance %d, %d → %d words)", band, when, m.SimHash, m.WordsReference, m.WordsLive)
-	switch band {
-	case audit.BandOffTopic:
-		s.Score = weightDriftSharp
-	case audit.BandMajor:
-		s.Score = weightDriftMajor
-	default:
-		s.Score = weightNoDrift
-	}
-	return s, true
 }

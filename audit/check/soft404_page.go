@@ -12,26 +12,60 @@ import (
 const (
 	signalTextMax   = 300 // bytes of a title or heading kept
 	signalH1Max     = 3   // headings kept
-	signalParkMax   = 8   // parking fingerprints kept
+	signalParkMax   = 12  // parking fingerprints kept
 	signalScriptMax = 64 << 10
+	// signalURLMax is the bytes kept of a URL a fingerprint records
+	// ("goto:", "offer:", "renew:"), signalURLKinds how many of each such
+	// kind.
+	signalURLMax   = 300
+	signalURLKinds = 2
 )
 
 // pageSignals reads, from a parsed HTML document, what the soft-404
 // classifier needs besides the main text: the title, the first <h1>
-// headings and the parking-service fingerprints (parked.go). A nil doc
-// gives nil.
+// headings and the parking-service fingerprints (parked.go), each
+// "kind:value":
+//
+//   - infra: a parking host a script, frame, object or refresh loads or an
+//     inline script names.
+//   - var: a parking variable an inline script sets (parkingScriptVar), or
+//     "data-adblockkey": the Adblock Plus site key on <html> that parking
+//     landers carry to have their ads shown to Adblock users.
+//   - ads: Google's ad code for parked domains (parkedAdPaths).
+//   - link: a marketplace's page for a domain an <a href> points at (the
+//     marketplacePaths prefix); offer: that href (the domain it names
+//     is compared with the target's at classification).
+//   - renew: an <a href> to a registrar's or marketplace's site that is no
+//     marketplace page for a domain (a renewal, a WHOIS record).
+//   - goto: where a <meta http-equiv=refresh> or an inline script sends
+//     the browser, when that is a domain marketplace or a "wwN." host
+//     (see gotoWorthKeeping).
+//
+// A nil doc gives nil.
 func pageSignals(doc *html.Node) *audit.PageSignals {
 	if doc == nil {
 		return nil
 	}
 	ps := &audit.PageSignals{}
 	seen := map[string]bool{}
+	perKind := map[string]int{}
 	park := func(kind, v string) {
-		if v == "" || len(ps.Parking) >= signalParkMax || seen[kind+":"+v] {
+		isURL := kind == "goto" || kind == "offer" || kind == "renew"
+		if isURL {
+			v = cutText(strings.Map(dropControl, v), signalURLMax)
+		}
+		f := kind + ":" + v
+		if v == "" || len(ps.Parking) >= signalParkMax || seen[f] || isURL && perKind[kind] >= signalURLKinds {
 			return
 		}
-		seen[kind+":"+v] = true
-		ps.Parking = append(ps.Parking, kind+":"+v)
+		perKind[kind]++
+		seen[f] = true
+		ps.Parking = append(ps.Parking, f)
+	}
+	gotoURL := func(u string) {
+		if gotoWorthKeeping(u) {
+			park("goto", strings.TrimSpace(u))
+		}
 	}
 	titleDone := false
 	// Iterative walk: a hostile page nests deeply.
@@ -54,12 +88,23 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 					}
 				}
 				continue
+			case atom.Html:
+				if attrOf(n, "data-adblockkey") != "" {
+					park("var", "data-adblockkey")
+				}
 			case atom.Script:
 				if src := attrOf(n, "src"); src != "" {
 					park("infra", parkingHostOf(src))
+					park("ads", parkedAdOf(src))
 				} else if n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
 					d := n.FirstChild.Data
-					park("infra", parkingInScript(d[:min(len(d), signalScriptMax)]))
+					d = d[:min(len(d), signalScriptMax)]
+					park("infra", parkingInScript(d))
+					park("var", parkingScriptVar(d))
+					park("ads", parkedAdInScript(d))
+					for _, u := range scriptRedirects(d) {
+						gotoURL(u)
+					}
 				}
 				continue
 			case atom.Iframe, atom.Frame, atom.Embed:
@@ -68,10 +113,18 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 				park("infra", parkingHostOf(attrOf(n, "data")))
 			case atom.Meta:
 				if strings.EqualFold(attrOf(n, "http-equiv"), "refresh") {
-					park("infra", parkingHostOf(refreshURL(attrOf(n, "content"))))
+					u := refreshURL(attrOf(n, "content"))
+					park("infra", parkingHostOf(u))
+					gotoURL(u)
 				}
 			case atom.A:
-				park("link", marketplaceOf(attrOf(n, "href")))
+				href := attrOf(n, "href")
+				if m := marketplaceOf(href); m != "" {
+					park("link", m)
+					park("offer", strings.TrimSpace(href))
+				} else if registrarLink(href) {
+					park("renew", strings.TrimSpace(href))
+				}
 			case atom.Template, atom.Style:
 				continue
 			}
@@ -84,6 +137,14 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 		return nil
 	}
 	return ps
+}
+
+// dropControl drops control characters from a URL kept as a fingerprint.
+func dropControl(r rune) rune {
+	if r < 0x20 || r == 0x7f {
+		return -1
+	}
+	return r
 }
 
 // hiddenNode reports an element with the hidden attribute.

@@ -178,30 +178,138 @@ var aboutTerms = []string{
 	"statuscode", "htaccess", "errordocument", "customize", "custom", "how to",
 }
 
-// parkedPhrases say that a domain is parked or for sale (parking-service
-// landers and marketplace pages: Sedo "This domain may be for sale!",
-// GoDaddy "This Web page is parked for FREE, courtesy of GoDaddy.com",
-// Bodis/ParkingCrew "Related Searches", HugeDomains "The domain name is
-// for sale", Dan.com "Buy this domain", Afternic "This domain is for
-// sale"), by language.
-var parkedPhrases = map[string][]string{
+// The parked-domain phrases, by what they say and by language. "{domain}"
+// stands for the domain's own name (the target's host without "www.", or
+// its registrable domain: domainNames.withOwnName), so that
+// "old-trails.com is for sale" is an offer of the page's own domain while
+// "example.com is for sale" on a blog about domain sales is not.
+//
+// saleOffers offer the domain for sale: Sedo "This domain may be for
+// sale!", HugeDomains "The domain name is for sale", Dan.com "Buy this
+// domain" / "Make an offer", Afternic "This domain is for sale", German
+// "Diese Domain steht zum Verkauf", French "Ce nom de domaine est à
+// vendre", Spanish "Este dominio está en venta", Japanese
+// "このドメインは売り出し中です".
+var saleOffers = map[string][]string{
 	"en": {
 		"this domain may be for sale", "domain may be for sale", "this domain is for sale",
 		"domain is for sale", "domain name is for sale", "domain for sale", "buy this domain",
-		"this domain is parked", "domain is parked", "parked domain", "parked free", "parked for free",
-		"courtesy of godaddy", "related searches", "sponsored listings", "inquire about this domain",
-		"get this domain", "make an offer on this domain", "this domain has expired",
-		"domain has expired", "the domain owner", "domain name is available",
+		"get this domain", "make an offer on this domain", "inquire about this domain",
+		"domain name is available", "this website is for sale", "this web site is for sale",
+		"website is for sale", "make an offer", "submit an offer", "domain is available for purchase",
+		"domain name is available for purchase", "{domain} is for sale", "{domain} may be for sale",
+		"{domain} might be for sale", "{domain} is available for purchase", "{domain} for sale",
+		"buy {domain}", "purchase {domain}", "get {domain}", "make an offer on {domain}",
 	},
-	"de": {"diese domain kaufen", "domain ist zu verkaufen", "diese domain steht zum verkauf", "domain steht zum verkauf", "domain kaufen", "domain zu verkaufen"},
-	"fr": {"ce domaine est à vendre", "ce nom de domaine est à vendre", "domaine est à vendre", "acheter ce domaine", "domaine à vendre"},
-	"es": {"este dominio está en venta", "dominio está en venta", "dominio en venta", "comprar este dominio", "este dominio puede estar en venta"},
+	"de": {
+		"diese domain kaufen", "domain ist zu verkaufen", "diese domain steht zum verkauf",
+		"domain steht zum verkauf", "domain kaufen", "domain zu verkaufen", "diese domain kann gekauft werden",
+		"angebot abgeben", "machen sie ein angebot", "{domain} steht zum verkauf", "{domain} kaufen",
+		"{domain} ist zu verkaufen", "{domain} zu verkaufen",
+	},
+	"fr": {
+		"ce domaine est à vendre", "ce nom de domaine est à vendre", "domaine est à vendre",
+		"acheter ce domaine", "domaine à vendre", "ce domaine est en vente", "nom de domaine à vendre",
+		"acheter ce nom de domaine", "faire une offre", "{domain} est à vendre", "{domain} est en vente",
+		"acheter {domain}",
+	},
+	"es": {
+		"este dominio está en venta", "dominio está en venta", "dominio en venta", "comprar este dominio",
+		"este dominio puede estar en venta", "este dominio se vende", "comprar este nombre de dominio",
+		"hacer una oferta", "haga una oferta", "{domain} está en venta", "{domain} se vende",
+		"{domain} en venta", "comprar {domain}",
+	},
 	"it": {"questo dominio è in vendita", "dominio è in vendita", "dominio in vendita", "acquista questo dominio"},
 	"nl": {"dit domein is te koop", "deze domeinnaam is te koop", "domeinnaam is te koop", "domeinnaam te koop", "domein te koop"},
 	"pt": {"este domínio está à venda", "domínio está à venda", "domínio à venda", "comprar este domínio"},
 	"ru": {"домен продается", "этот домен продается", "домен продаётся", "купить домен", "домен выставлен на продажу"},
-	"ja": {"このドメインは売り出し中", "ドメインは売り出し中", "ドメインは販売中", "このドメインを購入", "ドメイン販売"},
+	"ja": {
+		"このドメインは売り出し中", "ドメインは売り出し中", "ドメインは販売中", "このドメインを購入", "ドメイン販売",
+		"このドメインは購入できます", "{domain}は売り出し中", "{domain}は販売中", "{domain}を購入",
+	},
 	"zh": {"该域名正在出售", "此域名出售", "域名出售", "域名转让", "购买此域名", "該域名正在出售", "域名出售中"},
+}
+
+// registrarNotices are a registrar's notices on a domain whose
+// registration lapsed or that serves nothing yet: GoDaddy "expired on
+// … and is pending renewal or deletion", Network Solutions "This domain
+// name has expired", Namecheap "This domain is registered at Namecheap",
+// IONOS "Diese Domain ist bereits vergeben", お名前.com
+// "このドメインはお名前.comで取得されています".
+var registrarNotices = map[string][]string{
+	"en": {
+		"this domain has expired", "domain has expired", "this domain name has expired",
+		"domain name has expired", "this domain is expired", "domain is expired",
+		"pending renewal or deletion", "is pending renewal", "renew this domain",
+		"if you are the owner of this domain", "if you own this domain",
+		"if you are the registrant of this domain", "this domain is registered at",
+		"this domain is registered with", "this domain was recently registered",
+		"domain was recently registered", "this domain has been registered", "{domain} has expired",
+		"{domain} expired on", "{domain} is registered at", "{domain} is registered with",
+		"{domain} has been registered", "{domain} was recently registered",
+	},
+	"de": {
+		"diese domain ist abgelaufen", "domain ist abgelaufen", "diese domain ist bereits vergeben",
+		"domain ist bereits vergeben", "diese domain wurde registriert", "{domain} ist abgelaufen",
+		"{domain} wurde registriert",
+	},
+	"fr": {
+		"ce domaine a expiré", "ce nom de domaine a expiré", "nom de domaine a expiré", "domaine a expiré",
+		"ce nom de domaine est expiré", "ce domaine a été enregistré", "ce nom de domaine a été enregistré",
+		"{domain} a expiré", "{domain} a été enregistré",
+	},
+	"es": {
+		"este dominio ha expirado", "dominio ha expirado", "este dominio ha caducado", "dominio ha caducado",
+		"este dominio ha sido registrado", "renovar este dominio", "{domain} ha expirado",
+		"{domain} ha caducado", "{domain} ha sido registrado",
+	},
+	"it": {"questo dominio è scaduto", "dominio è scaduto"},
+	"nl": {"dit domein is verlopen", "domeinnaam is verlopen"},
+	"pt": {"este domínio expirou", "domínio expirou"},
+	"ru": {"срок регистрации домена истек", "домен не продлен"},
+	"ja": {
+		"このドメインは有効期限が切れています", "ドメインの有効期限が切れ", "で取得されています",
+		"{domain}は有効期限が切れ",
+	},
+	"zh": {"该域名已过期", "域名已过期", "該域名已過期", "域名已過期"},
+}
+
+// parkingWords are the wording of parking services' landers: GoDaddy
+// "This Web page is parked for FREE, courtesy of GoDaddy.com",
+// Bodis/ParkingCrew "Related Searches", the classic template's
+// "… is your first and best source for all of the information you're
+// looking for".
+var parkingWords = map[string][]string{
+	"en": {
+		"this domain is parked", "domain is parked", "parked domain", "parked free", "parked for free",
+		"this web page is parked", "this webpage is parked", "courtesy of godaddy", "related searches",
+		"sponsored listings", "the domain owner", "is your first and best source for",
+		"first and best source for all of the information",
+	},
+	"de": {"diese domain ist geparkt", "geparkte domain"},
+	"fr": {"ce domaine est parqué", "nom de domaine parqué"},
+	"es": {"este dominio está aparcado", "dominio aparcado"},
+}
+
+// Groups of parked-domain phrases, named as the verdict's reason names
+// the lander's kind.
+const (
+	groupSale      = "for sale"
+	groupRegistrar = "registrar notice"
+	groupParking   = "parking service"
+)
+
+// parkedPhraseTokens are the tokens of a parked-domain phrase, the token
+// ownNameToken for each "{domain}".
+func parkedPhraseTokens(text string) []string {
+	var toks []string
+	for i, part := range strings.Split(text, "{domain}") {
+		if i > 0 {
+			toks = append(toks, ownNameToken)
+		}
+		toks = append(toks, phraseTokens(part)...)
+	}
+	return toks
 }
 
 // fold removes diacritics: NFKD, combining marks dropped.
@@ -280,6 +388,7 @@ type phrase struct {
 	tokens []string
 	kind   phraseKind
 	lang   string
+	group  string // of a parked-domain phrase: groupSale ...
 }
 
 // phraseSet finds phrases in token sequences: phrases indexed by their
@@ -289,11 +398,15 @@ type phraseSet struct {
 }
 
 func (ps *phraseSet) add(text string, kind phraseKind, lang string) {
-	toks := phraseTokens(text)
+	ps.addTokens(&phrase{text: text, tokens: phraseTokens(text), kind: kind, lang: lang})
+}
+
+// addTokens adds p, its tokens already made.
+func (ps *phraseSet) addTokens(p *phrase) {
+	toks, kind := p.tokens, p.kind
 	if len(toks) == 0 {
 		return
 	}
-	p := &phrase{text: text, tokens: toks, kind: kind, lang: lang}
 	list := ps.byFirst[toks[0]]
 	// Keep longest first, and a stronger kind first among equal lengths.
 	i := 0
@@ -368,9 +481,13 @@ var (
 	})
 	parkedSet = sync.OnceValue(func() *phraseSet {
 		ps := &phraseSet{byFirst: map[string][]*phrase{}}
-		for lang, list := range parkedPhrases {
-			for _, w := range list {
-				ps.add(w, kindParked, lang)
+		for group, table := range map[string]map[string][]string{
+			groupSale: saleOffers, groupRegistrar: registrarNotices, groupParking: parkingWords,
+		} {
+			for lang, list := range table {
+				for _, w := range list {
+					ps.addTokens(&phrase{text: w, tokens: parkedPhraseTokens(w), kind: kindParked, lang: lang, group: group})
+				}
 			}
 		}
 		return ps

@@ -5,7 +5,8 @@
 
    DATA (arrays of rows; a row field holding an index refers to another
    array, -1 meaning none; times are Unix seconds, 0 meaning none):
-   verdicts    [name, colour class, broken]
+   verdicts    [name, colour class, broken, fix advice (only for a verdict
+                with advice of its own)]
    pages       [url, title, status, depth, links, broken links, fetch error, content type]
    targets     [url, host, verdict, status, reason, redirect chain, links, pages,
                 replacement, memento, Robust Link snippet, total ms, checked at,
@@ -479,6 +480,10 @@
   }
   function fixBlock(t) {
     var r = T[t], box = el('div');
+    if (V[r[2]] && V[r[2]][3]) {
+      add(box, el('h3', '', 'Fix: ' + vname(r[2])));
+      add(box, el('p', 'advice', V[r[2]][3]));
+    }
     if (r[8]) {
       add(box, el('h3', '', 'Fix: update the link'));
       add(box, kv([['Replacement', urlNode(r[8])], ['Why', 'The target answers with a permanent redirect: link to the new URL directly.']]));
