@@ -51,7 +51,7 @@ type WindowError struct {
 }
 
 func (e *WindowError) Error() string {
-	return fmt.Sprintf("%s: not requested, the server asked not to be asked for it before %s", e.URL, e.Until.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s: not requested inside the window its server announced; retry after %s", e.URL, e.Until.UTC().Format(time.RFC3339))
 }
 
 // Unwrap returns ErrWindow.

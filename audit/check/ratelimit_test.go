@@ -361,7 +361,7 @@ func TestRun_LongWindowOneURL(t *testing.T) {
 	// A later run sharing the scheduler does not ask again inside the
 	// window: the target is rate-limited without a request.
 	again := collect(t, New(o), []Target{{URL: s.URL + "/busy"}})
-	if c := again[s.URL+"/busy"]; c.Verdict != audit.VerdictRateLimited || c.Attempts != 0 || !strings.Contains(c.Reason, "not requested") {
+	if c := again[s.URL+"/busy"]; c.Verdict != audit.VerdictRateLimited || c.Attempts != 0 || !strings.Contains(c.Reason, "not requested") || !strings.Contains(c.Reason, "retry after ") {
 		t.Errorf("/busy inside its window: %+v", c)
 	}
 	if bad429.Load() != 1 {
