@@ -735,7 +735,7 @@ func (s *Scheduler) longWindow(k *key, sl *Slot, refused bool, res string, wait 
 		k.pausedUntil, k.pause429 = until, false
 	}
 	if k.kept {
-		k.waiting = fmt.Sprintf("%s; the site's own key waits until %s", why, until.UTC().Format(time.RFC3339))
+		k.waiting = why
 	} else {
 		s.giveUp(k, why)
 	}
