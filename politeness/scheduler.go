@@ -663,7 +663,7 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 	case hasRA:
 		wait = ra
 	case o.Status == http.StatusTooManyRequests:
-		wait = k.noRAPause
+		wait = min(k.noRAPause, s.o.MaxRetryWait)
 		k.noRAPause = min(2*k.noRAPause, s.o.MaxRetryWait)
 	}
 	retryAt := time.Time{}

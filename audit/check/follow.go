@@ -176,7 +176,7 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 			if hasRA && ra > o.MaxRetryWait {
 				note = fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
 			}
-			if time.Until(s.retryAt) > o.MaxRetryWait {
+			if announced(r.header, o.MaxRetryWait) && time.Until(s.retryAt) > o.MaxRetryWait {
 				// The answer's own window (its Retry-After, or a quota's
 				// reset) runs past the cap: nobody waits for it. The
 				// target is rate-limited, with the time to retry.
@@ -214,6 +214,17 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 			return r, ""
 		}
 	}
+}
+
+// announced reports whether an answer names a window longer than max: a
+// Retry-After, or a quota with nothing remaining until its reset.
+func announced(h http.Header, max time.Duration) bool {
+	now := time.Now()
+	if ra, ok := politeness.ParseRetryAfter(h.Get("Retry-After"), now); ok && ra > max {
+		return true
+	}
+	q, ok := politeness.ParseRateLimit(h, now)
+	return ok && q.Remaining <= 0 && q.Reset > max
 }
 
 // backoff returns the wait before retry number attempt+1: base·2^attempt,
