@@ -277,6 +277,9 @@ func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) e
 		if !errors.Is(err, context.Canceled) {
 			err = stopped(ctx)
 		}
+		if we, ok := errors.AsType[*WaitingError](err); ok {
+			msg = we.Reason() // why the run could not finish
+		}
 	case err != nil:
 		status, msg = audit.RunFailed, err.Error()
 	}

@@ -843,7 +843,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	r.cmu.Unlock()
 	switch {
 	case ctx.Err() != nil:
-		return counts, nil, st, stopped(ctx)
+		return counts, nil, st, waiting(stopped(ctx), sched)
 	case crawlErr != nil:
 		return counts, nil, st, crawlErr
 	case werr != nil:

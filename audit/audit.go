@@ -34,7 +34,9 @@ type Run struct {
 	// Args are the command-line arguments, kept for provenance.
 	Args    []string
 	Version string
-	// Error holds the message of the failure that ended a RunFailed run.
+	// Error holds the message of the failure that ended a RunFailed run,
+	// or why a RunInterrupted run could not finish (the hosts of the
+	// audited site it was waiting for, see linkrot.WaitingError).
 	Error string
 }
 

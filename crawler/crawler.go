@@ -80,7 +80,9 @@ type Options struct {
 	// Scheduler is the per-host budget every request of the crawl runs
 	// within (robots.txt and sitemaps included), shared with the checks of
 	// the same run so that one host has one budget (see package
-	// politeness); the seeds' Crawl-delay is set on it. nil: a private one
+	// politeness); the seeds' Crawl-delay is set on it, and a recursive
+	// crawl keeps the seeds' keys (Scheduler.Keep): the site's own pages
+	// wait out any limit instead of being given up. nil: a private one
 	// from PerHost, Delay and Hosts. A shared Scheduler brings its own
 	// limits: PerHost, Delay and the Hosts rules' limits are then its
 	// Options, not these.
@@ -392,6 +394,13 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	}
 	if len(seedURLs) == 0 {
 		return Stats{}, errors.New("crawl: no seed URLs")
+	}
+	if follow {
+		// The audited site's pages are never given up wholesale: a limit
+		// covering its host pauses it, and the crawl waits.
+		for _, u := range seedURLs {
+			o.Scheduler.Keep(politeness.Key(u))
+		}
 	}
 	cr := &crawl{
 		Crawler: c,

@@ -70,10 +70,35 @@
 // quota refuses everything after it runs dry and so never looks like
 // that; the key stays paused as a whole.
 //
+// # Long windows
+//
+// A window longer than Options.MaxRetryWait (a Retry-After, or a RateLimit
+// reset with nothing remaining) is more than anyone waits for. When the
+// answer names its resource (Outcome.Resource), the window is that
+// resource's first: Slot.RetryNotBefore is its end, the resource is
+// remembered (RetryAt; a bounded number per key) and not asked for again
+// inside it, and the caller records it rate-limited with the time to
+// retry. Whether it also covers the key is decided from the evidence
+// (decideLong):
+//
+//   - With no evidence yet, the key pauses for MaxRetryWait (the longest
+//     pause accepted) and then takes one request at a time. The first
+//     answer to a request started after the pause tells: a success means
+//     the window covered its resource (further long windows then cover
+//     theirs, and the key goes on at once); a long window on another
+//     resource means the limit covers the key.
+//   - Refusals seen to cover single resources (the controller's scope
+//     evidence above), or a success after an earlier long window's pause,
+//     make a long window cover its resource at once, unless it is the
+//     second in a row with no success between: the scope is then unknown
+//     again.
+//   - Long windows of requests that were in flight together count once.
+//   - An answer that does not name its resource (an archive's pool, for
+//     instance) can only be read as covering the key.
+//
 // # Giving up
 //
-// A key is given up when a Retry-After (or a RateLimit reset with nothing
-// remaining) is longer than Options.MaxRetryWait, or after
+// A key is given up when a long window covers it (above), or after
 // Options.GiveUpStreak refusals (429, or 503 with Retry-After) in a row
 // with no success in between, counting one refusal per round trip as for
 // the cut. A 503 without Retry-After cuts the limit but never gives a key
@@ -82,6 +107,12 @@
 // the key's remaining work once more at the end of their run (Reprieve)
 // and record what still fails as rate-limited: not checked, never broken.
 //
+// A kept key (Keep: the audited site's own) is never given up: a long
+// window that covers it pauses it until the window's end, a refusal
+// streak pauses it for MaxRetryWait, and its requests wait (State.Waiting
+// says why; Waiting lists the kept keys paused now).
+//
 // A Scheduler is safe for concurrent use. It starts no goroutines; its
-// memory per key is constant (no per-request history is kept).
+// memory per key is bounded (no per-request history is kept; at most
+// 16384 resource windows).
 package politeness

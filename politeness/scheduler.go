@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,25 @@ const (
 // ErrGivenUp is wrapped by the error Acquire and TryAcquire return for a
 // key that was given up.
 var ErrGivenUp = errors.New("rate-limited: given up")
+
+// ErrWindow is wrapped by the error of a request not made because its
+// resource is inside a window its server announced (see WindowError).
+var ErrWindow = errors.New("inside a window the server announced")
+
+// WindowError is the error of a request not made because the server asked
+// not to be asked for its resource before Until (a Retry-After, or a
+// quota's reset, longer than MaxRetryWait).
+type WindowError struct {
+	URL   string
+	Until time.Time
+}
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("%s: not requested inside the window its server announced; retry after %s", e.URL, e.Until.UTC().Format(time.RFC3339))
+}
+
+// Unwrap returns ErrWindow.
+func (e *WindowError) Unwrap() error { return ErrWindow }
 
 // Options configure a Scheduler. The zero value is useful.
 type Options struct {
@@ -79,6 +99,12 @@ type Outcome struct {
 	Header http.Header
 	// Err is the transport error, when there was no response.
 	Err error
+	// Resource is the URL the request asked for ("" when the caller does
+	// not say). A window longer than MaxRetryWait on an answer that names
+	// its resource is taken to cover that resource until the evidence says
+	// it covers the key (see the package doc, "Long windows"); without a
+	// resource it gives the key up at once.
+	Resource string
 }
 
 // State is a key's current state, for logs, tests and summaries.
@@ -94,6 +120,20 @@ type State struct {
 	// PerResource is true when the key's refusals are taken to cover
 	// single resources (see the package doc).
 	PerResource bool
+	// LongScoped is true when a success after the pause of a long window
+	// showed that such windows cover single resources of the key.
+	LongScoped bool
+	// Suspect is the resource whose long window awaits evidence of its
+	// scope ("" when none).
+	Suspect string
+	// Kept is true for a key that is never given up (Keep).
+	Kept bool
+	// Waiting says why a kept key waits beyond MaxRetryWait ("" when it
+	// does not).
+	Waiting string
+	// Windows is the number of resources of the key inside a window of
+	// their own.
+	Windows int
 	// GivenUp is why the key was given up ("" when it was not).
 	GivenUp string
 	// Refusals counts 429 and 503 answers; Successes the other answers.
@@ -150,6 +190,24 @@ type key struct {
 	quotaUntil   time.Time
 	quotaSeq     uint64
 	refusals, ok int
+
+	// long windows (see the package doc)
+	kept       bool
+	waiting    string     // why a kept key waits beyond MaxRetryWait
+	suspect    *suspicion // a long window whose scope is not known yet
+	longScoped bool       // long windows cover single resources
+	longRun    int        // long windows in a row, one per round trip
+	longSeq    uint64     // k.seq at the last counted long window
+	windows    map[string]time.Time
+}
+
+// suspicion is a long window on one resource, taken to cover the whole key
+// until an answer to a request started after its pause says otherwise.
+type suspicion struct {
+	resource string
+	what     string        // the answer, for messages ("429 with Retry-After 24h0m0s")
+	seq      uint64        // k.seq when it arrived
+	pause    time.Duration // the pause it imposed (MaxRetryWait)
 }
 
 // controller is what a cut changes.
@@ -429,7 +487,7 @@ func (s *Scheduler) tryLocked(name string) (*Slot, time.Time, error) {
 
 // cap is the key's concurrency limit now.
 func (k *key) cap() int {
-	if k.crawl > 0 {
+	if k.crawl > 0 || k.suspect != nil {
 		return 1
 	}
 	return max(1, min(k.ceiling, int(k.limit)))
@@ -504,20 +562,35 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 		// No answer: says nothing about the server's limits.
 		return time.Time{}
 	}
+	// A window longer than the cap: a quota exhausted until a distant
+	// reset, or a refusal's Retry-After (the longer of the two).
+	var long time.Duration
+	var what string
 	if q, ok := ParseRateLimit(o.Header, now); ok && sl.seq >= k.quotaSeq {
-		k.quotaSeq = sl.seq
-		k.quotaLeft = q.Remaining - int(k.seq-sl.seq) // starts since this one
-		k.quotaUntil = now.Add(q.Reset)
-		if q.Remaining <= 0 {
-			if q.Reset > s.o.MaxRetryWait {
-				s.giveUp(k, fmt.Sprintf("key %s: quota exhausted for %s, which exceeds the %s wait cap", k.name, q.Reset.Round(time.Second), s.o.MaxRetryWait))
-			}
-			if until := now.Add(q.Reset); until.After(k.pausedUntil) {
+		if q.Remaining <= 0 && q.Reset > s.o.MaxRetryWait {
+			long, what = q.Reset, fmt.Sprintf("%d with its quota exhausted for %s", o.Status, q.Reset.Round(time.Second))
+		} else {
+			k.quotaSeq = sl.seq
+			k.quotaLeft = q.Remaining - int(k.seq-sl.seq) // starts since this one
+			k.quotaUntil = now.Add(q.Reset)
+			if until := now.Add(q.Reset); q.Remaining <= 0 && until.After(k.pausedUntil) {
 				k.pausedUntil, k.pause429 = until, false
 			}
 		}
 	}
 	refused := o.Status == http.StatusTooManyRequests || o.Status == http.StatusServiceUnavailable
+	var ra time.Duration
+	var hasRA bool
+	if refused {
+		ra, hasRA = ParseRetryAfter(o.Header.Get("Retry-After"), now)
+		if hasRA && ra > s.o.MaxRetryWait && ra >= long {
+			long, what = ra, fmt.Sprintf("%d with Retry-After %s", o.Status, ra.Round(time.Second))
+		}
+	}
+	res := ""
+	if o.Resource != "" {
+		res = resourceID(o.Resource)
+	}
 	inFlightAtRefusal := sl.seq <= k.refusalSeq
 	if !refused {
 		k.ok++
@@ -536,7 +609,18 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 			}
 		}
 		k.updateScope()
-		return time.Time{}
+		if long == 0 {
+			k.longRun = 0
+			k.waiting = ""
+			if k.suspect != nil && sl.seq > k.suspect.seq {
+				// Answered after the pause: the long window covered
+				// its resource, not the key.
+				k.suspect = nil
+				k.longScoped = true
+			}
+			return time.Time{}
+		}
+		return s.longWindow(k, sl, false, res, long, what, now)
 	}
 
 	k.refusals++
@@ -548,13 +632,8 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 	k.refusalSeq = k.seq
 	k.okRun = 0
 	k.updateScope()
-	ra, hasRA := ParseRetryAfter(o.Header.Get("Retry-After"), now)
-	if hasRA && ra > s.o.MaxRetryWait {
-		s.giveUp(k, fmt.Sprintf("key %s answered %d with Retry-After %s, which exceeds the %s wait cap", k.name, o.Status, ra.Round(time.Second), s.o.MaxRetryWait))
-		if until := now.Add(ra); until.After(k.pausedUntil) {
-			k.pausedUntil, k.pause429 = until, false
-		}
-		return now.Add(ra)
+	if long > 0 {
+		return s.longWindow(k, sl, true, res, long, what, now)
 	}
 	// One signal per round trip: a refusal to a request started before the
 	// previous counted one was answered is part of the same wave. A 503
@@ -565,7 +644,18 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 		k.streak++
 		k.streakSeq = k.seq
 		if k.streak >= s.o.GiveUpStreak {
-			s.giveUp(k, fmt.Sprintf("key %s answered %d refusals (429/503) in a row", k.name, k.streak))
+			why := fmt.Sprintf("key %s answered %d refusals (429/503) in a row", k.name, k.streak)
+			if k.kept {
+				// Never given up: it waits the longest pause accepted,
+				// and one more refusal after it waits again.
+				k.streak = s.o.GiveUpStreak - 1
+				k.waiting = why
+				if until := now.Add(s.o.MaxRetryWait); until.After(k.pausedUntil) {
+					k.pausedUntil, k.pause429 = until, false
+				}
+			} else {
+				s.giveUp(k, why)
+			}
 		}
 	}
 	var wait time.Duration
@@ -573,12 +663,17 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 	case hasRA:
 		wait = ra
 	case o.Status == http.StatusTooManyRequests:
-		wait = k.noRAPause
+		wait = min(k.noRAPause, s.o.MaxRetryWait)
 		k.noRAPause = min(2*k.noRAPause, s.o.MaxRetryWait)
 	}
 	retryAt := time.Time{}
 	if wait > 0 {
 		retryAt = now.Add(wait)
+		if res != "" {
+			// The resource's own window outlives a pause of the key
+			// that scope evidence may lift.
+			s.setWindow(k, res, retryAt, now)
+		}
 	}
 	if k.perResource {
 		return retryAt // the resource waits, the key goes on
@@ -590,6 +685,217 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 		s.cut(k, now)
 	}
 	return retryAt
+}
+
+// longWindow applies a window longer than MaxRetryWait (a Retry-After, or
+// a quota exhausted until its reset) announced by an answer to a request
+// for res, per the scope decision (decideLong), and returns its end.
+// s.mu is held.
+func (s *Scheduler) longWindow(k *key, sl *Slot, refused bool, res string, wait time.Duration, what string, now time.Time) time.Time {
+	until := now.Add(wait)
+	if res != "" && !s.setWindow(k, res, until, now) {
+		res = "" // no room to remember it: only the key can honour it
+	}
+	if sl.seq > k.longSeq {
+		k.longRun++
+		k.longSeq = k.seq
+	}
+	ev := longEvidence{
+		resource:    res != "",
+		perResource: k.perResource,
+		longScoped:  k.longScoped,
+		longRun:     k.longRun,
+	}
+	if sp := k.suspect; sp != nil {
+		ev.suspect = true
+		ev.sameResource = sp.resource == res
+		ev.afterPause = sl.seq > sp.seq
+	}
+	switch decideLong(ev) {
+	case scopeResource:
+		return until
+	case scopeUnknown:
+		k.suspect = &suspicion{resource: res, what: what, seq: k.seq, pause: s.o.MaxRetryWait}
+		k.longScoped = false
+		if p := now.Add(s.o.MaxRetryWait); p.After(k.pausedUntil) {
+			k.pausedUntil, k.pause429 = p, true
+		}
+		if refused && sl.seq > k.cutSeq {
+			s.cut(k, now)
+		}
+		return until
+	}
+	why := fmt.Sprintf("key %s answered %s, which exceeds the %s wait cap", k.name, what, s.o.MaxRetryWait)
+	if sp := k.suspect; sp != nil && res != "" {
+		why = fmt.Sprintf("key %s answered %s for %s and, after a %s pause, %s for %s too: the limit covers the host and exceeds the %s wait cap",
+			k.name, sp.what, sp.resource, sp.pause, what, res, s.o.MaxRetryWait)
+	}
+	k.suspect = nil
+	if until.After(k.pausedUntil) {
+		k.pausedUntil, k.pause429 = until, false
+	}
+	if k.kept {
+		k.waiting = why
+	} else {
+		s.giveUp(k, why)
+	}
+	return until
+}
+
+// longScope is what a window longer than MaxRetryWait covers.
+type longScope int
+
+const (
+	// scopeResource: the resource asked for; the key goes on.
+	scopeResource longScope = iota + 1
+	// scopeUnknown: not known yet. The key pauses MaxRetryWait, then
+	// takes one request at a time until an answer tells.
+	scopeUnknown
+	// scopeKey: the whole key. It is given up (or, kept, waits the
+	// window out).
+	scopeKey
+)
+
+// longEvidence is what the scope decision of a long window looks at.
+type longEvidence struct {
+	// resource: the answer named the resource it was for.
+	resource bool
+	// perResource: the controller's scope evidence (answers around
+	// refusals were successes).
+	perResource bool
+	// longScoped: an answer after the pause of an earlier long window was
+	// a success.
+	longScoped bool
+	// longRun: long windows in a row with no success in between, this
+	// one included, one per round trip.
+	longRun int
+	// suspect: an earlier long window's scope is still unknown;
+	// sameResource: it was this resource's; afterPause: this request
+	// started after that window's pause began.
+	suspect, sameResource, afterPause bool
+}
+
+// decideLong decides what a long window covers, from the evidence:
+//
+//   - An answer that does not name its resource can only be read as
+//     covering the key.
+//   - While an earlier long window's scope is unknown, a long window on
+//     another resource, asked for after that window's pause, shows the
+//     limit covers the key; one asked for before (in flight when it
+//     arrived), or on the same resource, covers its resource: the request
+//     after the pause decides.
+//   - When answers have shown that refusals (or long windows) cover single
+//     resources, a long window covers its resource, unless it is the
+//     second in a row with no success between: the server may have
+//     changed its mind, and the scope is unknown again.
+//   - Otherwise the scope is unknown: the key pauses as long as the cap
+//     allows, and one request then tells.
+func decideLong(e longEvidence) longScope {
+	switch {
+	case !e.resource:
+		return scopeKey
+	case e.suspect && e.sameResource:
+		return scopeResource
+	case e.suspect && e.afterPause:
+		return scopeKey
+	case e.suspect:
+		return scopeResource
+	case (e.perResource || e.longScoped) && e.longRun < 2:
+		return scopeResource
+	}
+	return scopeUnknown
+}
+
+// maxWindows bounds the resources of one key remembered inside a window
+// of their own.
+const maxWindows = 1 << 14
+
+// setWindow remembers that res may not be asked for before until. It
+// reports false when the key has no room left for it. s.mu is held.
+func (s *Scheduler) setWindow(k *key, res string, until, now time.Time) bool {
+	if cur, ok := k.windows[res]; ok {
+		if until.After(cur) {
+			k.windows[res] = until
+		}
+		return true
+	}
+	if k.windows == nil {
+		k.windows = map[string]time.Time{}
+	}
+	if len(k.windows) >= maxWindows {
+		for r, t := range k.windows {
+			if !t.After(now) {
+				delete(k.windows, r)
+			}
+		}
+		if len(k.windows) >= maxWindows {
+			return false
+		}
+	}
+	k.windows[res] = until
+	return true
+}
+
+// resourceID is the form resources are remembered in: audit.NormalizeURL's,
+// so that the crawl and the checks name a URL alike.
+func resourceID(raw string) string {
+	if n, err := audit.NormalizeURL(raw); err == nil {
+		return n
+	}
+	return raw
+}
+
+// RetryAt returns the end of the window a server announced for the
+// resource u (a refusal's Retry-After, or a quota exhausted until its
+// reset, on an answer to a request for u), zero when none is open. A
+// caller asks before requesting u: inside the window, the request is the
+// very thing the server asked not to receive. A window that covers the
+// whole key is a pause of the key instead (Paused, Acquire).
+func (s *Scheduler) RetryAt(u *url.URL) time.Time {
+	name := Key(u)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.keys[name]
+	if k == nil || len(k.windows) == 0 {
+		return time.Time{}
+	}
+	res := resourceID(u.String())
+	until, ok := k.windows[res]
+	if !ok {
+		return time.Time{}
+	}
+	if !until.After(s.clock.Now()) {
+		delete(k.windows, res)
+		return time.Time{}
+	}
+	return until
+}
+
+// Keep marks a key whose requests must all be made: the audited site's
+// own. It is never given up: a limit that would give another key up
+// (GiveUpStreak refusals in a row, a window longer than MaxRetryWait that
+// covers the key) pauses it instead, for MaxRetryWait or as long as the
+// window runs, and its requests wait (State.Waiting says why).
+func (s *Scheduler) Keep(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.get(name).kept = true
+}
+
+// Waiting returns the state of each kept key (Keep) that is paused now,
+// for a run that must say why it could not finish.
+func (s *Scheduler) Waiting() []State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	var out []State
+	for _, k := range s.keys {
+		if k.kept && k.pausedUntil.After(now) {
+			out = append(out, s.stateLocked(k, now))
+		}
+	}
+	slices.SortFunc(out, func(a, b State) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // cut is the multiplicative decrease: the concurrency limit halves (floor
@@ -693,12 +999,19 @@ func (s *Scheduler) GivenUp(name string) string {
 func (s *Scheduler) State(name string) State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := s.get(name)
-	now := s.clock.Now()
+	return s.stateLocked(s.get(name), s.clock.Now())
+}
+
+// stateLocked is State. s.mu is held.
+func (s *Scheduler) stateLocked(k *key, now time.Time) State {
 	st := State{
-		Key: name, Limit: k.cap(), Ceiling: k.ceiling, InFlight: k.inFlight,
-		Rate: k.rate(now), PerResource: k.perResource, GivenUp: k.givenUp,
+		Key: k.name, Limit: k.cap(), Ceiling: k.ceiling, InFlight: k.inFlight,
+		Rate: k.rate(now), PerResource: k.perResource, LongScoped: k.longScoped,
+		Kept: k.kept, Waiting: k.waiting, Windows: len(k.windows), GivenUp: k.givenUp,
 		Refusals: k.refusals, Successes: k.ok,
+	}
+	if k.suspect != nil {
+		st.Suspect = k.suspect.resource
 	}
 	if k.pausedUntil.After(now) {
 		st.PausedUntil = k.pausedUntil

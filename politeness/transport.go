@@ -15,11 +15,15 @@ const transportRetries = 2
 // Transport returns a RoundTripper that runs every round trip of next
 // within a slot of its key (keyOf(req); nil keyOf: Key(req.URL)). The slot
 // is released when the response body is closed or read to its end (or at
-// once when the round trip fails), with the outcome fed back. A GET or
-// HEAD without a body refused with 429, or 503 with Retry-After, is
-// retried up to twice, each retry waiting for the key's pause and the
-// answer's Retry-After; the last refusal is returned as the answer. A key
-// given up fails the round trip with an error wrapping ErrGivenUp.
+// once when the round trip fails), with the outcome fed back (the request's
+// URL as its Resource). A GET or HEAD without a body refused with 429, or
+// 503 with Retry-After, is retried up to twice, each retry waiting for the
+// key's pause and the answer's Retry-After; the last refusal is returned as
+// the answer, and so is a refusal whose window runs longer than
+// MaxRetryWait (nobody waits for it). A request for a resource inside a
+// window of its own (RetryAt) waits for its end, or, when that is further
+// than MaxRetryWait, fails with a *WindowError. A key given up fails the
+// round trip with an error wrapping ErrGivenUp.
 func (s *Scheduler) Transport(next http.RoundTripper, keyOf func(*http.Request) string) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
@@ -41,7 +45,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	retriable := (req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == "") &&
 		(req.Body == nil || req.Body == http.NoBody)
 	for attempt := 0; ; attempt++ {
-		sl, err := t.s.Acquire(req.Context(), name)
+		sl, err := t.acquire(req, name)
 		if err != nil {
 			return nil, err
 		}
@@ -53,21 +57,48 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		_, hasRA := ParseRetryAfter(resp.Header.Get("Retry-After"), t.s.clock.Now())
 		refused := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable && hasRA
-		o := Outcome{Status: resp.StatusCode, Header: resp.Header}
+		o := Outcome{Status: resp.StatusCode, Header: resp.Header, Resource: req.URL.String()}
 		if refused && retriable && attempt < transportRetries {
 			sl.Release(o)
-			if t.s.GivenUp(name) == "" {
+			at := sl.RetryNotBefore()
+			if t.s.GivenUp(name) == "" && at.Sub(t.s.clock.Now()) <= t.s.o.MaxRetryWait {
 				io.CopyN(io.Discard, resp.Body, 4<<10)
 				resp.Body.Close()
-				if !t.wait(req.Context(), sl.RetryNotBefore()) {
+				if !t.wait(req.Context(), at) {
 					return nil, req.Context().Err()
 				}
 				continue
 			}
-			// Given up: the refusal is the answer (its slot is released).
+			// Given up, or a window longer than the cap: the refusal is
+			// the answer (its slot is released).
 		}
 		resp.Body = OnDone(resp.Body, func() { sl.Release(o) })
 		return resp, nil
+	}
+}
+
+// acquire waits for the end of a window the request's resource is inside
+// (failing with a *WindowError when it ends beyond MaxRetryWait), then for
+// a slot of its key. A window opened meanwhile (another user's answer) is
+// waited for in turn, without holding the slot.
+func (t *transport) acquire(req *http.Request, name string) (*Slot, error) {
+	for {
+		if at := t.s.RetryAt(req.URL); !at.IsZero() {
+			if at.Sub(t.s.clock.Now()) > t.s.o.MaxRetryWait {
+				return nil, &WindowError{URL: req.URL.String(), Until: at}
+			}
+			if !t.wait(req.Context(), at) {
+				return nil, req.Context().Err()
+			}
+		}
+		sl, err := t.s.Acquire(req.Context(), name)
+		if err != nil {
+			return nil, err
+		}
+		if t.s.RetryAt(req.URL).IsZero() {
+			return sl, nil
+		}
+		sl.Release(Outcome{})
 	}
 }
 

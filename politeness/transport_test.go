@@ -89,8 +89,12 @@ func TestTransport(t *testing.T) {
 	}
 }
 
-// TestTransport_GivenUp: a key given up fails the round trip with
-// ErrGivenUp; the refusal that gave it up is returned as the answer.
+// TestTransport_GivenUp: a refusal with a window longer than MaxRetryWait
+// is returned as the answer at once, and its resource is not asked for
+// again inside the window (a *WindowError, no request). The key pauses
+// MaxRetryWait; another URL refused the same way after the pause shows the
+// limit covers the host: the key is given up, the later round trips fail
+// with ErrGivenUp.
 func TestTransport_GivenUp(t *testing.T) {
 	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,8 +103,9 @@ func TestTransport_GivenUp(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	defer srv.Close()
-	s := New(Options{})
+	s := New(Options{MaxRetryWait: 100 * time.Millisecond})
 	client := &http.Client{Transport: s.Transport(nil, nil)}
+	start := time.Now()
 	resp, err := client.Get(srv.URL + "/x")
 	if err != nil {
 		t.Fatal(err)
@@ -109,11 +114,42 @@ func TestTransport_GivenUp(t *testing.T) {
 	if resp.StatusCode != 429 {
 		t.Errorf("status %d, want the 429", resp.StatusCode)
 	}
-	_, err = client.Get(srv.URL + "/y")
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("the refusal took %v: its hour-long window was waited for", time.Since(start))
+	}
+	_, err = client.Get(srv.URL + "/x")
+	var we *WindowError
+	if !errors.As(err, &we) || !errors.Is(err, ErrWindow) || we.Until.Sub(time.Now()) < 59*time.Minute {
+		t.Errorf("/x again inside its window: %v, want a WindowError ending in an hour", err)
+	}
+	if g := s.GivenUp(Key(mustParse(t, srv.URL))); g != "" {
+		t.Fatalf("given up after one URL's refusal: %s", g)
+	}
+	resp, err = client.Get(srv.URL + "/y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 429 {
+		t.Errorf("/y: status %d, want the 429", resp.StatusCode)
+	}
+	if time.Since(start) < 100*time.Millisecond {
+		t.Errorf("/y sent %v after the refusal of /x, inside the key's pause", time.Since(start))
+	}
+	_, err = client.Get(srv.URL + "/z")
 	if !errors.Is(err, ErrGivenUp) {
 		t.Errorf("after giving up: %v, want ErrGivenUp", err)
 	}
-	if n := served.Load(); n != 1 {
-		t.Errorf("%d requests served, want 1", n)
+	if n := served.Load(); n != 2 {
+		t.Errorf("%d requests served, want 2 (/x, then /y after the pause)", n)
 	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -100,6 +101,10 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 		c.Verdict = audit.VerdictTooManyRedirects
 		c.Reason = fmt.Sprintf("more than %d redirects", rs.o.MaxRedirects)
 		return
+	case errors.As(r.err, new(*politeness.WindowError)):
+		c.Verdict = audit.VerdictRateLimited
+		c.Reason = "not checked: " + truncate(r.err.Error(), 400)
+		return
 	case r.err != nil:
 		c.Verdict, c.ErrorClass = classifyErr(r.err, r.tlsErr)
 		c.Reason = truncate(r.err.Error(), 300)
@@ -131,9 +136,12 @@ func (rs *runState) judge(ctx context.Context, c *audit.Check, t Target, start *
 	case status == 999:
 		c.Verdict = audit.VerdictBlocked
 		c.Reason = "status 999: bot wall (LinkedIn and others)"
-	case status == http.StatusTooManyRequests:
+	case status == http.StatusTooManyRequests,
+		status == http.StatusServiceUnavailable && !r.notBefore.IsZero():
+		// A 503 whose Retry-After was not waited for asked to be asked
+		// later: not checked, not broken.
 		c.Verdict = audit.VerdictRateLimited
-		c.Reason = joinReason(fmt.Sprintf("status 429 after %d attempts", c.Attempts), ch.retryNote)
+		c.Reason = joinReason(fmt.Sprintf("status %d after %d attempts", status, c.Attempts), ch.retryNote)
 	case status >= 400 && status <= 499:
 		c.Verdict = audit.VerdictClientError
 	case status >= 500 && status <= 599:

@@ -88,8 +88,10 @@ type Options struct {
 	// with jitter (between half and all of the step) (default 500ms).
 	RetryBase time.Duration
 	// MaxRetryWait caps every wait before a retry. A Retry-After header
-	// (429, 503) longer than it gives the host up (see Scheduler) (default
-	// 60s).
+	// (429, 503) longer than it is not waited for: its target is
+	// rate-limited with the time to retry, and the host is given up only
+	// when the limit is seen to cover it (see package politeness, "Long
+	// windows") (default 60s).
 	MaxRetryWait time.Duration
 
 	// Timeout bounds one attempt: connect, headers and body together

@@ -26,4 +26,7 @@
 // while other hosts could be served: a refused target goes back to the
 // dispatcher until its pause is over, and the targets of a host given up
 // are tried once more at the end of the run, then recorded rate-limited.
+// A target whose own window (Retry-After, or a quota's reset) runs longer
+// than MaxRetryWait is recorded rate-limited at once, its reason ending
+// "retry after <RFC 3339 time>", and is not requested inside that window.
 package check

@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/netguard"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // NewTransport returns an HTTP transport that dials only addresses passing
@@ -95,9 +96,12 @@ func ReadBody(resp *http.Response, max int64) (body []byte, truncated bool, err 
 
 // ParseRetryAfter reads a Retry-After value (RFC 9110 10.2.3), a number of
 // seconds or an HTTP date, and returns the wait from now (0 for a date in
-// the past) and whether the value was valid.
+// the past) and whether the value was valid. It is
+// politeness.ParseRetryAfter, the one reading every stage shares (a
+// decimal number of seconds is accepted and rounded up to the
+// millisecond).
 func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	return parseRetryAfter(v, now)
+	return politeness.ParseRetryAfter(v, now)
 }
 
 // ClassifyError maps a failed request to the verdict and error class a

@@ -46,6 +46,10 @@ type response struct {
 	decodeErr error  // Content-Encoding could not be decoded
 	tlsErr    bool   // the TLS handshake failed
 	timings   audit.Timings
+	// notBefore is the end of the answer's own window (a refusal's
+	// Retry-After, or a quota's reset) when it runs past MaxRetryWait and
+	// so was not waited for: when to retry.
+	notBefore time.Time
 }
 
 // session is the state of one check (or probe): its cookies, so that
@@ -119,8 +123,8 @@ func (s *session) open(key string) bool {
 
 // observe feeds an answer back to the Scheduler and notes when the
 // request may be retried.
-func (s *session) observe(key string, resp *http.Response) {
-	o := politeness.Outcome{Status: resp.StatusCode, Header: resp.Header}
+func (s *session) observe(key string, u *url.URL, resp *http.Response) {
+	o := politeness.Outcome{Status: resp.StatusCode, Header: resp.Header, Resource: u.String()}
 	if s.slot != nil && key == s.key {
 		s.slot.Observe(o)
 		s.retryAt = s.slot.RetryNotBefore()
@@ -129,12 +133,32 @@ func (s *session) observe(key string, resp *http.Response) {
 	s.retryAt = s.rs.sched.Observe(key, o)
 }
 
+// window reports whether u may be asked for now: not inside a window its
+// server announced for it (politeness.Scheduler.RetryAt). A window that
+// ends within MaxRetryWait defers the check to its end (s.deferred); a
+// longer one is returned as the error of the attempt not made.
+func (s *session) window(u *url.URL) (bool, error) {
+	at := s.rs.sched.RetryAt(u)
+	switch {
+	case at.IsZero():
+		return true, nil
+	case time.Until(at) > s.rs.o.MaxRetryWait:
+		return false, &politeness.WindowError{URL: u.String(), Until: at}
+	}
+	s.deferred = &deferral{at: at}
+	return false, errDeferred
+}
+
 // attempt makes one GET request to u within Timeout and reads what the
 // verdict needs of the body.
 func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *response {
 	o := s.rs.o
 	r := &response{url: u}
 	key := politeness.Key(u)
+	if ok, err := s.window(u); !ok {
+		r.err = err
+		return r
+	}
 	if !s.gate(ctx, key) {
 		r.err = errDeferred
 		if s.deferred == nil {
@@ -172,10 +196,15 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 		}
 	}
 	// Once more, as late as can be: a refusal may have paused the key
-	// while the request was being built.
+	// (or opened a window on u) while the request was being built.
 	if !s.open(key) {
 		s.attempts--
 		r.err = errDeferred
+		return r
+	}
+	if ok, err := s.window(u); !ok {
+		s.attempts--
+		r.err = err
 		return r
 	}
 	if s.slot != nil && key == s.key {
@@ -187,7 +216,7 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 		return r
 	}
 	defer resp.Body.Close()
-	s.observe(key, resp)
+	s.observe(key, u, resp)
 	r.status = resp.StatusCode
 	r.header = resp.Header
 	if cs := resp.Cookies(); len(cs) > 0 {

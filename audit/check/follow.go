@@ -2,11 +2,11 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -151,7 +151,7 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 	key := politeness.Key(u)
 	for attempt := 0; ; attempt++ {
 		r := s.attempt(ctx, u, extra)
-		if s.deferred != nil {
+		if s.deferred != nil || errors.As(r.err, new(*politeness.WindowError)) {
 			return r, ""
 		}
 		transient := false
@@ -175,6 +175,16 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 			var note string
 			if hasRA && ra > o.MaxRetryWait {
 				note = fmt.Sprintf("Retry-After %s exceeds the %s cap", ra.Round(time.Second), o.MaxRetryWait)
+			}
+			if announced(r.header, o.MaxRetryWait) && time.Until(s.retryAt) > o.MaxRetryWait {
+				// The answer's own window (its Retry-After, or a quota's
+				// reset) runs past the cap: nobody waits for it. The
+				// target is rate-limited, with the time to retry.
+				r.notBefore = s.retryAt
+				if note == "" {
+					note = fmt.Sprintf("window of %s exceeds the %s cap", time.Until(s.retryAt).Round(time.Second), o.MaxRetryWait)
+				}
+				return r, joinReason(note, "retry after "+s.retryAt.UTC().Format(time.RFC3339))
 			}
 			if why := s.rs.sched.GivenUp(key); why != "" {
 				if s.t == nil || s.t.last {
@@ -206,6 +216,17 @@ func (s *session) fetch(ctx context.Context, u *url.URL, extra http.Header, retr
 	}
 }
 
+// announced reports whether an answer names a window longer than max: a
+// Retry-After, or a quota with nothing remaining until its reset.
+func announced(h http.Header, max time.Duration) bool {
+	now := time.Now()
+	if ra, ok := politeness.ParseRetryAfter(h.Get("Retry-After"), now); ok && ra > max {
+		return true
+	}
+	q, ok := politeness.ParseRateLimit(h, now)
+	return ok && q.Remaining <= 0 && q.Reset > max
+}
+
 // backoff returns the wait before retry number attempt+1: base·2^attempt,
 // jittered to between half and all of it, capped at limit.
 func backoff(base time.Duration, attempt int, limit time.Duration) time.Duration {
@@ -231,36 +252,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// parseRetryAfter reads a Retry-After value (RFC 9110 10.2.3): a number
-// of seconds or an HTTP date. It returns the wait from now (0 for a date
-// in the past) and whether the value was valid. Absurd numbers saturate
-// instead of overflowing.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if v[0] >= '0' && v[0] <= '9' {
-		for i := 0; i < len(v); i++ {
-			if v[i] < '0' || v[i] > '9' {
-				return 0, false
-			}
-		}
-		const maxSecs = 1 << 32 // ~136 years: longer than any cap
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n > maxSecs {
-			n = maxSecs
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	if d := t.Sub(now); d > 0 {
-		return d, true
-	}
-	return 0, true
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linkrot/linkrot/politeness"
 )
 
 func FuzzParseRetryAfter(f *testing.F) {
@@ -17,16 +19,22 @@ func FuzzParseRetryAfter(f *testing.F) {
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, s string) {
-		d, ok := parseRetryAfter(s, now)
+		d, ok := ParseRetryAfter(s, now)
 		if d < 0 {
-			t.Fatalf("parseRetryAfter(%q) = %v, negative", s, d)
+			t.Fatalf("ParseRetryAfter(%q) = %v, negative", s, d)
 		}
 		if !ok && d != 0 {
-			t.Fatalf("parseRetryAfter(%q) = %v, false", s, d)
+			t.Fatalf("ParseRetryAfter(%q) = %v, false", s, d)
+		}
+		if pd, pok := politeness.ParseRetryAfter(s, now); pd != d || pok != ok {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v; the scheduler reads %v, %v", s, d, ok, pd, pok)
 		}
 	})
 }
 
+// TestParseRetryAfter: the checker reads Retry-After as the scheduler
+// does (one parser): a decimal number of seconds is accepted, rounded up
+// to the millisecond, where the checker's own parser used to reject it.
 func TestParseRetryAfter(t *testing.T) {
 	now := time.Date(2015, 10, 21, 7, 28, 0, 0, time.UTC)
 	tests := []struct {
@@ -38,15 +46,17 @@ func TestParseRetryAfter(t *testing.T) {
 		{" 0 ", 0, true},
 		{"Wed, 21 Oct 2015 07:29:00 GMT", time.Minute, true},
 		{"Wed, 21 Oct 2015 07:00:00 GMT", 0, true}, // in the past
-		{"99999999999999999999999", (1 << 32) * time.Second, true},
+		{"99999999999999999999999", 100 * 365 * 24 * time.Hour, true},
 		{"-5", 0, false},
-		{"1.5", 0, false},
+		{"1.5", 1500 * time.Millisecond, true},
+		{"0.0001", time.Millisecond, true},
+		{"1.", 0, false},
 		{"soon", 0, false},
 		{"", 0, false},
 	}
 	for _, tt := range tests {
-		if got, ok := parseRetryAfter(tt.in, now); got != tt.want || ok != tt.ok {
-			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		if got, ok := ParseRetryAfter(tt.in, now); got != tt.want || ok != tt.ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

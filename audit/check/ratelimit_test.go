@@ -33,10 +33,13 @@ func TestRun_RateLimitedHostGivenUp(t *testing.T) {
 		// Waves while the limit halves (4, 2, 1, ...), one counted
 		// refusal each, up to the streak; then one try at the end.
 		{"Always429", "", 4 + 2 + politeness.DefaultGiveUpStreak + 1},
-		// A Retry-After beyond MaxRetryWait gives the host up at once, and
-		// the end-of-run try would fall inside that window: only the first
-		// wave is sent.
-		{"RetryAfterBeyondCap", "3600", 4},
+		// A Retry-After beyond MaxRetryWait makes its URL rate-limited
+		// with its retry time and pauses the host for MaxRetryWait; the
+		// one request after the pause is refused the same way: the limit
+		// covers the host, which is given up, and the end-of-run try
+		// would fall inside the window: the first wave and that one
+		// request are sent.
+		{"RetryAfterBeyondCap", "3600", 4 + 1},
 		{"RetryAfterWithinCap", "0", 4 + 2 + politeness.DefaultGiveUpStreak + 1},
 	}
 	for _, tt := range tests {
@@ -76,6 +79,8 @@ func TestRun_RateLimitedHostGivenUp(t *testing.T) {
 					if !strings.Contains(c.Reason, "given up") {
 						t.Errorf("%s: reason %q", c.URL, c.Reason)
 					}
+				} else if tt.retryAfter == "3600" && !strings.Contains(c.Reason, "retry after ") {
+					t.Errorf("%s: refused for an hour, reason %q lacks the retry time", c.URL, c.Reason)
 				}
 				if f := got[fmt.Sprintf("%s/%d", fine.URL, i)]; f.Verdict != audit.VerdictOK || f.Attempts != 1 {
 					t.Errorf("%s: %q after %d attempts, want ok after 1", f.URL, f.Verdict, f.Attempts)
@@ -286,4 +291,115 @@ func TestRun_FivePercent429Once(t *testing.T) {
 		}
 	}
 	t.Logf("%d targets in %v, %d requests", len(targets), time.Since(start), s.requests.Load())
+}
+
+// TestRun_LongWindowOneURL: on a host whose other URLs are fine, one URL
+// answers 429 with a day-long Retry-After and another 503 with a
+// Retry-After a day away (an HTTP date). Those two end rate-limited with
+// their retry time, each requested once (no request inside its window:
+// not even the targets that link to them under another spelling); every
+// other target is checked ok, and the host is not given up. A shared
+// scheduler shows what the checks left: two resource windows.
+func TestRun_LongWindowOneURL(t *testing.T) {
+	s := newServer(t)
+	var bad429, bad503 atomic.Int64
+	day := time.Now().Add(24 * time.Hour).UTC()
+	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/busy":
+			bad429.Add(1)
+			w.Header().Set("Retry-After", "86400")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/maintenance":
+			bad503.Add(1)
+			w.Header().Set("Retry-After", day.Format(http.TimeFormat))
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+		}
+	})
+	targets := []Target{{URL: s.URL + "/busy"}, {URL: s.URL + "/maintenance"}}
+	for i := range 200 {
+		targets = append(targets, Target{URL: fmt.Sprintf("%s/p%d", s.URL, i)})
+	}
+	o := testOptions()
+	o.Workers = 16
+	o.PerHost = 4
+	o.MaxRetryWait = 300 * time.Millisecond
+	sched := politeness.New(politeness.Options{PerHost: o.PerHost, MaxRetryWait: o.MaxRetryWait})
+	o.Scheduler = sched
+	got := collect(t, New(o), targets)
+	for u, c := range got {
+		switch strings.TrimPrefix(u, s.URL) {
+		case "/busy", "/maintenance":
+			if c.Verdict != audit.VerdictRateLimited || c.Verdict.Broken() {
+				t.Errorf("%s: %q (%s), want rate-limited", u, c.Verdict, c.Reason)
+			}
+			i := strings.Index(c.Reason, "retry after ")
+			if i < 0 {
+				t.Errorf("%s: reason %q lacks the retry time", u, c.Reason)
+				continue
+			}
+			at, err := time.Parse(time.RFC3339, strings.Fields(c.Reason[i+len("retry after "):])[0])
+			if err != nil || at.Before(day.Add(-time.Minute)) || at.After(day.Add(time.Minute)) {
+				t.Errorf("%s: retry time %v (%v), want about %v", u, at, err, day)
+			}
+		default:
+			if c.Verdict != audit.VerdictOK {
+				t.Errorf("%s: %q (%s)", u, c.Verdict, c.Reason)
+			}
+		}
+	}
+	if bad429.Load() != 1 || bad503.Load() != 1 {
+		t.Errorf("refused URLs requested %d and %d times, want once each", bad429.Load(), bad503.Load())
+	}
+	st := sched.State(politeness.Key(mustURL(t, s.URL)))
+	if st.GivenUp != "" || st.Windows != 2 {
+		t.Errorf("host state %+v, want not given up, two resource windows", st)
+	}
+
+	// A later run sharing the scheduler does not ask again inside the
+	// window: the target is rate-limited without a request.
+	again := collect(t, New(o), []Target{{URL: s.URL + "/busy"}})
+	if c := again[s.URL+"/busy"]; c.Verdict != audit.VerdictRateLimited || c.Attempts != 0 || !strings.Contains(c.Reason, "not requested") || !strings.Contains(c.Reason, "retry after ") {
+		t.Errorf("/busy inside its window: %+v", c)
+	}
+	if bad429.Load() != 1 {
+		t.Errorf("/busy requested %d times, want once", bad429.Load())
+	}
+}
+
+// TestRun_LongWindowHostWide: every URL of a host answers 429 with a
+// day-long Retry-After: after the pause the cap allows, one more request
+// is refused the same way and the host is given up, the reason saying the
+// limit covers the host.
+func TestRun_LongWindowHostWide(t *testing.T) {
+	s := newServer(t)
+	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "86400")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	var targets []Target
+	for i := range 30 {
+		targets = append(targets, Target{URL: fmt.Sprintf("%s/p%d", s.URL, i)})
+	}
+	o := testOptions()
+	o.PerHost = 2
+	o.MaxRetryWait = 100 * time.Millisecond
+	got := collect(t, New(o), targets)
+	givenUp := 0
+	for u, c := range got {
+		if c.Verdict != audit.VerdictRateLimited {
+			t.Errorf("%s: %q", u, c.Verdict)
+		}
+		if strings.Contains(c.Reason, "covers the host") && strings.Contains(c.Reason, "given up") {
+			givenUp++
+		}
+	}
+	if givenUp < 30-3 {
+		t.Errorf("%d targets not checked with the host-wide reason, want at least %d", givenUp, 30-3)
+	}
+	if n := s.requests.Load(); n > 3 {
+		t.Errorf("%d requests, want at most 3 (a wave of 2, one after the pause)", n)
+	}
 }

@@ -37,7 +37,7 @@ func (f *checkFlags) register(fs *flag.FlagSet, s *linkrot.Settings, withShared 
 	}
 	fs.DurationVar(&c.HostDelay, "host-delay", 0, "pause between requests to the same host while checking")
 	fs.IntVar(&c.Retries, "retries", 2, "retries of transient failures (timeouts, 5xx, resets, 429), with exponential backoff and jitter")
-	fs.DurationVar(&c.MaxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one gives the host up")
+	fs.DurationVar(&c.MaxRetryWait, "max-retry-wait", time.Minute, "longest Retry-After (or rate-limit reset) linkrot waits for; a longer one makes its URL rate-limited with the time to retry, and gives the host up when it covers the host (docs/politeness.md)")
 	c.MaxBody = 2 << 20
 	fs.Var((*sizeFlag)(&c.MaxBody), "check-max-body", "read at most this many decoded `bytes` of a checked HTML target (soft-404 and fingerprints; at most 64MiB)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", false, "allow every loopback and private address (without it, only the audited site's own origin and --allow-domain hosts may be there); link-local addresses are never allowed")
