@@ -19,11 +19,10 @@ import (
 //     (browsers do not send it; "#%_sec_6.2" is a fine fragment);
 //   - RequestURI and RequestURL, the request target exactly as a browser
 //     sends it for the same href: the path and query as the parser
-//     serialised them, "%" not followed by two hex digits kept as "%",
-//     "|" and "^" in a path kept as they are.
+//     serialised them, "%" not followed by two hex digits kept as "%".
 //
 // net/url cannot hold every such URL in its Path and RawPath ("/a%zz" does
-// not parse, "/a|b" is written back "/a%7Cb"). NetURL returns a *url.URL
+// not parse). NetURL returns a *url.URL
 // whose String is Unfragmented for any URL; RequestURL returns one whose
 // RequestURI is RequestURI, which is what net/http sends.
 //
@@ -151,8 +150,8 @@ func (u URL) RequestURI() string {
 // u.Unfragmented(), and whose Scheme, User, Host, Hostname and Port are u's,
 // for code that carries net/url values. When net/url parses the
 // serialisation back to itself, that is the result. Otherwise (a "%" not
-// before two hex digits, "|" or "^" in the path, ...) the authority and
-// path are held in Opaque ("//host/a%zz|b"), which net/url writes back
+// before two hex digits in the path, "[" in a path, ...) the authority and
+// path are held in Opaque ("//host/a%zz"), which net/url writes back
 // verbatim, and Path holds the path with its valid escapes decoded, for
 // code that matches paths (robots.txt rules, trap guards); the request is
 // built by RequestURL, never from such a value directly.
@@ -188,7 +187,7 @@ func (u URL) NetURL() *url.URL {
 // the request line) is u.RequestURI(). When NetURL cannot carry the path,
 // the path is held in Opaque, which net/http sends verbatim; a path that
 // starts with "//" cannot be held that way (net/http would read it as an
-// authority) and is then sent in absolute form ("http://host//a|b"), which
+// authority) and is then sent in absolute form ("http://host//a%zz"), which
 // every HTTP/1.1 server must accept as the same target (RFC 9112, 3.2.2).
 func (u URL) RequestURL() *url.URL {
 	n := u.NetURL()
