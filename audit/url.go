@@ -195,8 +195,7 @@ func (u URL) RequestURL() *url.URL {
 	if n.Opaque == "" {
 		return n
 	}
-	n.Path, n.RawPath = "", ""
-	p := u.Path()
+	p := u.Path() // n.Path stays NetURL's, for code that matches paths
 	if strings.HasPrefix(p, "//") || !strings.HasPrefix(p, "/") {
 		n.Opaque = "//" + u.Host() + p
 	} else {
