@@ -305,29 +305,21 @@ func (r *router) key(u string) urlKey {
 // targetURL is the target a link's href makes (as the store makes it:
 // sqlite SavePages), or "".
 func targetURL(href string) string {
-	n, err := audit.NormalizeURL(href)
+	u, err := audit.ParseURL(href)
 	if err != nil {
 		return ""
 	}
-	u, err := url.Parse(n)
-	if err != nil || u.Scheme == "" {
-		return ""
-	}
-	return n
+	return u.Key()
 }
 
 // HostOf returns the host[:port] of a URL as audit.NormalizeURL writes
 // it, or "".
 func HostOf(raw string) string {
-	n, err := audit.NormalizeURL(raw)
+	u, err := audit.ParseURL(raw)
 	if err != nil {
 		return ""
 	}
-	u, err := url.Parse(n)
-	if err != nil {
-		return ""
-	}
-	return u.Host
+	return u.Host()
 }
 
 // wantAnchors says whether a target's anchors are collected for

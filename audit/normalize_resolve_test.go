@@ -241,20 +241,35 @@ func FuzzResolve(f *testing.F) {
 		if err != nil || again != n {
 			t.Fatalf("NormalizeURL(%q) = %q, then %q, %v", u, n, again, err)
 		}
-		nu, err := url.Parse(n)
-		if err != nil {
-			t.Fatalf("net/url cannot read %q: %v", n, err)
+		if n != u.Key() {
+			t.Fatalf("NormalizeURL(%q) = %q, Key %q", u, n, u.Key())
 		}
-		if nu.Hostname() != u.Hostname() {
-			t.Fatalf("host %q became %q", u.Hostname(), nu.Hostname())
-		}
-		if p, ok := u.User.Password(); ok && len(p) > 3 && p != RedactedPassword && strings.Contains(n, ":"+p+"@") {
+		if p, ok := u.Password(); ok && len(p) > 3 && p != RedactedPassword && strings.Contains(n, ":"+p+"@") {
 			t.Fatalf("NormalizeURL(%q) = %q keeps the password", u, n)
 		}
-		if nu.String() != n && nu.User == nil {
-			// What net/http sends is what was normalised (userinfo aside:
-			// net/url escapes "***").
-			t.Fatalf("net/url re-serialises %q as %q", n, nu.String())
+		// net/url carries every URL: its String is the serialisation,
+		// its host the parser's, and what net/http sends is the request
+		// target a browser sends.
+		nu := u.NetURL()
+		if nu.String() != u.Unfragmented() {
+			t.Fatalf("NetURL(%q).String() = %q", u, nu.String())
+		}
+		if nu.Hostname() != u.Hostname() || nu.Port() != u.Port() || nu.Scheme != u.Scheme() {
+			t.Fatalf("NetURL(%q): scheme, host, port %q %q %q", u, nu.Scheme, nu.Hostname(), nu.Port())
+		}
+		if s := u.Scheme(); s != "http" && s != "https" {
+			return
+		}
+		ru := u.RequestURL()
+		if ru.User != nil || ru.Host != u.Host() {
+			t.Fatalf("RequestURL(%q) = %#v", u, ru)
+		}
+		want := u.RequestURI()
+		if strings.HasPrefix(want, "//") {
+			want = u.Scheme() + "://" + u.Host() + want // absolute form
+		}
+		if got := ru.RequestURI(); got != want {
+			t.Fatalf("RequestURL(%q).RequestURI() = %q, want %q", u, got, want)
 		}
 	})
 }

@@ -51,7 +51,7 @@ func TestNormalizeURL(t *testing.T) {
 		{name: "encoded slash is one segment", in: "http://h/x/a%2Fb/../c", want: "http://h/x/c"},
 		{name: "encoded slash next to a raw space", in: "http://h/a%2Fb/c d", want: "http://h/a%2Fb/c%20d"},
 		{name: "encoded semicolon next to braces", in: "http://h/a%3Bb/{x}|y", want: "http://h/a%3Bb/%7Bx%7D%7Cy"},
-		{name: "caret and backslash in a non-special path", in: "foo://h/a^b\\c", want: "foo://h/a%5Eb%5Cc"},
+		{name: "caret and backslash in a non-special path", in: "foo://h/a^b\\c", want: "foo://h/a%5Eb\\c"},
 		{name: "raw space encoded", in: "http://h/a b", want: "http://h/a%20b"},
 		{name: "raw non-ASCII next to an encoded slash", in: "http://h/caf\u00e9/a%2Fb", want: "http://h/caf%C3%A9/a%2Fb"},
 		{name: "encoded slash next to a raw space, empty host", in: "file:///a%2Fb/c d", want: "file:///a%2Fb/c%20d"},
@@ -120,10 +120,13 @@ func TestNormalizeURL(t *testing.T) {
 
 		// Errors.
 		{name: "unclosed IPv6 literal", in: "http://[::1", wantErr: true},
-		// Changed: WHATWG accepts a lone "%" (in a path linkrot writes it
-		// "%25", so that net/url carries the URL unchanged) and
-		// percent-encodes control characters.
-		{name: "invalid escape in path", in: "http://h/%zz", want: "http://h/%25zz"},
+		// Changed: WHATWG accepts a lone "%" and keeps it (browsers send
+		// "/%zz"), and percent-encodes control characters.
+		{name: "invalid escape in path", in: "http://h/%zz", want: "http://h/%zz"},
+		{name: "lone percent at the end of the path", in: "http://h/a%", want: "http://h/a%"},
+		{name: "invalid escape in fragment removed", in: "https://schemers.org/r5rs-Z-H-9.html#%_sec_6.2", want: "https://schemers.org/r5rs-Z-H-9.html"},
+		// As Chromium sends them.
+		{name: "pipe and caret in a path encoded", in: "http://h/a|b^c", want: "http://h/a%7Cb%5Ec"},
 		{name: "non-numeric port", in: "http://h:port/", wantErr: true},
 		{name: "control character", in: "http://h/a\x7fb", want: "http://h/a%7Fb"},
 		{name: "relative reference", in: "a/b", wantErr: true},

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"net/url"
 	"strings"
 
 	wurl "github.com/nlnwa/whatwg-url/url"
@@ -21,10 +20,8 @@ import (
 // scheme, userinfo, host and port, its path without the last segment (or
 // no path for "/..."; the base's path, and its query, for "?..." and
 // "#..."), and apply the path state to the reference's segments. resolveFast
-// does exactly that, and builds the *url.URL that net/url's Parse makes
-// of the result (toNetURL) field by field, with net/url's own rules for
-// Path, RawPath, Fragment, RawFragment and ForceQuery, without writing
-// the serialisation. A "//host..." reference is the absolute URL with the
+// does exactly that, and builds the URL the parser's result makes
+// (urlOf) from the parts. A "//host..." reference is the absolute URL with the
 // base's scheme: the parser reaches the same state for both.
 //
 // It declines (ok false, and Resolve runs the parser, unchanged) for
@@ -38,9 +35,7 @@ import (
 // decides); an absolute URL whose scheme is not "http://" or "https://" in
 // lower case, that has userinfo, a "." or ".." segment, or a host or port
 // not in canonical form (canonicalHTTPParts); and any relative reference
-// when the base is not http or https (file:, mailto:, ws:, ...) or its
-// serialisation does not parse with net/url to the same host (toNetURL
-// would fail on every result). Warnings are nil on the fast path: none of
+// when the base is not http or https (file:, mailto:, ws:, ...). Warnings are nil on the fast path: none of
 // the parser's validation errors can occur for such input; in particular
 // "!", which the parser keeps as it is but reports as "not a URL unit"
 // (whatwg-url v0.6.2 leaves it out of its URL code points, the Standard
@@ -58,12 +53,11 @@ import (
 // fastBase is what resolveFast needs of a Resolver's base, computed once
 // by NewResolver.
 type fastBase struct {
-	// scheme, user and host are those of the base as net/url reads its
-	// serialisation; user is shared by the results, which is safe since a
-	// *url.Userinfo cannot be changed.
-	scheme string
-	user   *url.Userinfo
-	host   string
+	// scheme, user, pass and host are those of the base as serialised
+	// (host with its port, if any).
+	scheme     string
+	user, pass string
+	host       string
 	// path is the base's serialised path, starting with "/"; query is its
 	// query (hasQuery false: none).
 	path     string
@@ -72,20 +66,16 @@ type fastBase struct {
 }
 
 // newFastBase returns the fast path's view of b, or nil when b is not an
-// http or https URL that net/url carries with the same host.
+// http or https URL.
 func newFastBase(b *wurl.Url) *fastBase {
 	if s := b.Scheme(); s != "http" && s != "https" {
 		return nil
 	}
-	u, err := toNetURL(b)
-	if err != nil || u.Host == "" || u.Opaque != "" {
-		return nil
-	}
 	p := b.Pathname()
-	if !strings.HasPrefix(p, "/") {
+	if b.Hostname() == "" || !strings.HasPrefix(p, "/") {
 		return nil
 	}
-	fb := &fastBase{scheme: u.Scheme, user: u.User, host: u.Host, path: p}
+	fb := &fastBase{scheme: b.Scheme(), user: b.Username(), pass: b.Password(), host: b.Host(), path: p}
 	if href := b.Href(true); strings.Contains(href, "?") {
 		fb.hasQuery = true
 		_, fb.query, _ = strings.Cut(href, "?")
@@ -103,15 +93,15 @@ func (p httpParts) fastBase() *fastBase {
 // resolveFast resolves ref against fb (nil: no base, only absolute URLs)
 // as the parser and toNetURL would, or returns ok false. See the comment
 // at the top of this file for its exact scope.
-func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
+func resolveFast(fb *fastBase, ref string) (u URL, ok bool) {
 	if len(ref) >= 512 {
-		return nil, false
+		return URL{}, false
 	}
 	if strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://") {
 		return absoluteFast(ref)
 	}
 	if fb == nil {
-		return nil, false
+		return URL{}, false
 	}
 	if strings.HasPrefix(ref, "//") {
 		// A reference without a scheme takes the base's: the parser
@@ -120,18 +110,18 @@ func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
 		return absoluteFast(fb.scheme + ":" + ref)
 	}
 	if strings.IndexByte(ref, '!') >= 0 {
-		return nil, false // reported by the parser (see the top of this file)
+		return URL{}, false // reported by the parser (see the top of this file)
 	}
 	rest, frag, hasFrag := strings.Cut(ref, "#")
 	if hasFrag && !cleanChars(frag, true) { // a second '#' is not clean either
-		return nil, false
+		return URL{}, false
 	}
 	refPath, query, hasQuery := strings.Cut(rest, "?")
 	if hasQuery && !cleanChars(query, true) {
-		return nil, false
+		return URL{}, false
 	}
 	if !cleanChars(refPath, false) || strings.Contains(refPath, "%2e") || strings.Contains(refPath, "%2E") {
-		return nil, false
+		return URL{}, false
 	}
 	var path string
 	switch {
@@ -145,21 +135,28 @@ func resolveFast(fb *fastBase, ref string) (u *url.URL, ok bool) {
 		path = dotSegments("", refPath[1:])
 	default:
 		if first, _, _ := strings.Cut(refPath, "/"); strings.IndexByte(first, ':') >= 0 {
-			return nil, false // a scheme, a drive letter, or neither: the parser decides
+			return URL{}, false // a scheme, a drive letter, or neither: the parser decides
 		}
 		path = dotSegments(fb.path[:strings.LastIndexByte(fb.path, '/')], refPath)
 	}
-	return netURL(fb.scheme, fb.user, fb.host, path, query, hasQuery, frag)
+	return fastURL(fb.scheme, fb.user, fb.pass, fb.host, path, query, hasQuery, frag, hasFrag), true
 }
 
-// absoluteFast returns the *url.URL of an absolute http(s) URL already in
+// absoluteFast returns the URL of an absolute http(s) URL already in
 // canonical form (canonicalHTTPParts), or ok false.
-func absoluteFast(raw string) (*url.URL, bool) {
+func absoluteFast(raw string) (URL, bool) {
 	p, ok := canonicalHTTPParts(raw)
 	if !ok || strings.IndexByte(raw, '!') >= 0 {
-		return nil, false // reported by the parser (see the top of this file)
+		return URL{}, false // reported by the parser (see the top of this file)
 	}
-	return netURL(p.scheme, nil, p.host, p.parsedPath(), p.query, p.hasQuery, p.frag)
+	n, frag, hasFrag := strings.Cut(raw, "#")
+	u := URL{href: p.withPath(n), frag: frag, hasFrag: hasFrag, scheme: p.scheme, query: -1}
+	u.host, u.port = splitHostPort(p.host)
+	u.path = len(p.scheme) + len("://") + len(p.host)
+	if p.hasQuery {
+		u.query = u.path + len(p.parsedPath())
+	}
+	return u, true
 }
 
 // dotSegments applies the URL parser's path state to the segments of ref
@@ -200,26 +197,40 @@ func dotSegments(dir, ref string) string {
 	}
 }
 
-// netURL returns what url.Parse makes of scheme "://" [user "@"] host path
-// ["?" query] ["#" frag] for a path and fragment of cleanChars, with its
-// rules for Path and RawPath (setPath), ForceQuery, and Fragment and
-// RawFragment (setFragment), or ok false.
-func netURL(scheme string, user *url.Userinfo, host, path, query string, hasQuery bool, frag string) (*url.URL, bool) {
-	u := &url.URL{Scheme: scheme, User: user, Host: host, RawQuery: query, ForceQuery: hasQuery && query == ""}
-	var err error
-	if u.Path, err = url.PathUnescape(path); err != nil {
-		return nil, false
-	}
-	if (&url.URL{Path: u.Path}).EscapedPath() != path {
-		u.RawPath = path
-	}
-	if frag != "" {
-		if u.Fragment, err = url.PathUnescape(frag); err != nil {
-			return nil, false
+// fastURL returns the URL of scheme "://" [user [":" pass] "@"] host path
+// ["?" query] ["#" frag], all of them as the parser serialises them.
+func fastURL(scheme, user, pass, host, path, query string, hasQuery bool, frag string, hasFrag bool) URL {
+	var b strings.Builder
+	b.Grow(len(scheme) + 3 + len(user) + len(pass) + 2 + len(host) + len(path) + 1 + len(query))
+	b.WriteString(scheme)
+	b.WriteString("://")
+	if user != "" || pass != "" {
+		b.WriteString(user)
+		if pass != "" {
+			b.WriteByte(':')
+			b.WriteString(pass)
 		}
-		if (&url.URL{Fragment: u.Fragment}).EscapedFragment() != frag {
-			u.RawFragment = frag
-		}
+		b.WriteByte('@')
 	}
-	return u, true
+	b.WriteString(host)
+	u := URL{scheme: scheme, user: user, pass: pass, frag: frag, hasFrag: hasFrag, path: b.Len(), query: -1}
+	u.host, u.port = splitHostPort(host)
+	b.WriteString(path)
+	if hasQuery {
+		u.query = b.Len()
+		b.WriteByte('?')
+		b.WriteString(query)
+	}
+	u.href = b.String()
+	return u
+}
+
+// splitHostPort splits a serialised host[:port] (an IPv6 address in
+// brackets).
+func splitHostPort(hp string) (host, port string) {
+	i := strings.LastIndexByte(hp, ':')
+	if i < 0 || strings.IndexByte(hp[i:], ']') >= 0 {
+		return hp, ""
+	}
+	return hp[:i], hp[i+1:]
 }

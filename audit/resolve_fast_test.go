@@ -75,8 +75,8 @@ var fastRefs = []string{
 }
 
 // TestResolveFast compares the fast path with the parser on every base
-// and reference of the tables: where it does not decline, the *url.URL
-// (every field), the warnings and the error must be the parser's.
+// and reference of the tables: where it does not decline, the URL (every
+// field), the warnings and the error must be the parser's.
 func TestResolveFast(t *testing.T) {
 	type pair struct{ r, parsed Resolver }
 	resolvers := []pair{{}}
@@ -143,7 +143,8 @@ func TestResolveFast_Takes(t *testing.T) {
 }
 
 // TestResolveFast_Mutable checks that results share nothing a caller can
-// change: changing one result leaves the next one as it was.
+// change: changing the net/url value of one result leaves the next one as
+// it was.
 func TestResolveFast_Mutable(t *testing.T) {
 	r, err := NewResolver("https://user:pass@example.com/dir/page.html?x=1")
 	if err != nil {
@@ -153,13 +154,17 @@ func TestResolveFast_Mutable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.Host, u.Path, u.RawQuery, u.User = "evil.example", "/evil", "evil", url.User("evil")
+	nu := u.NetURL()
+	nu.Host, nu.Path, nu.RawQuery, nu.User = "evil.example", "/evil", "evil", url.User("evil")
 	v, _, err := r.Resolve("#f")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := v.String(), "https://user:pass@example.com/dir/page.html?x=1#f"; got != want {
 		t.Errorf("after changing a result, Resolve = %q, want %q", got, want)
+	}
+	if got, want := u.NetURL().String(), "https://user:pass@example.com/dir/page.html?x=1"; got != want {
+		t.Errorf("after changing a NetURL, NetURL = %q, want %q", got, want)
 	}
 }
 
@@ -209,9 +214,9 @@ func checkNewResolver(t *testing.T, base string) (r, parsed Resolver, err error)
 func checkResolveFast(t *testing.T, r, parsed Resolver, ref string) bool {
 	t.Helper()
 	su, swarn, serr := parsed.resolve(ref)
-	for _, resolve := range []func(string) (*url.URL, []string, error){r.Resolve, r.resolve} {
+	for _, resolve := range []func(string) (URL, []string, error){r.Resolve, r.resolve} {
 		u, warn, err := resolve(ref)
-		if !reflect.DeepEqual(u, su) || !reflect.DeepEqual(warn, swarn) || !reflect.DeepEqual(err, serr) {
+		if u != su || !reflect.DeepEqual(warn, swarn) || !reflect.DeepEqual(err, serr) {
 			t.Fatalf("base %q, ref %q: Resolve = %#v, %q, %v; the parser: %#v, %q, %v", r.Base(), ref, u, warn, err, su, swarn, serr)
 		}
 	}
@@ -267,7 +272,7 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name    string
-		resolve func(string) (*url.URL, []string, error)
+		resolve func(string) (URL, []string, error)
 	}{{"fast", r.Resolve}, {"parser", r.resolve}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -329,9 +329,9 @@ func (c *Crawler) CrawlSitemaps(ctx context.Context, sitemaps []string, extraSee
 		if len(urls) == 0 && err != nil && len(sitemaps) == 1 && len(extraSeeds) == 0 {
 			return Stats{}, fmt.Errorf("read sitemap: %w", err)
 		}
-		su, _ := url.Parse(s)
+		su, _ := parseURL(s)
 		for _, u := range urls {
-			pu, perr := url.Parse(u)
+			pu, perr := parseURL(u)
 			if perr != nil || su == nil || hostPort(pu) != hostPort(su) {
 				c.opts.Logger.Warn("sitemap URL on another host skipped", "sitemap", s, "url", u)
 				continue
@@ -385,11 +385,10 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 	o := c.opts
 	var seedURLs []*url.URL
 	for _, s := range seeds {
-		u, err := url.Parse(strings.TrimSpace(s))
+		u, err := parseURL(strings.TrimSpace(s))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return Stats{}, fmt.Errorf("crawl: seed %q is not an absolute http(s) URL", s)
 		}
-		u.Fragment = ""
 		seedURLs = append(seedURLs, u)
 	}
 	if len(seedURLs) == 0 {
@@ -487,7 +486,7 @@ func (c *Crawler) runScoped(ctx context.Context, seeds []string, follow bool, tr
 		return Stats{}, err
 	}
 	for _, p := range pending {
-		if u, err := url.Parse(p.URL); err == nil {
+		if u, err := parseURL(p.URL); err == nil {
 			cr.schedule(u, p.Depth)
 		}
 	}
@@ -659,7 +658,15 @@ func (cr *crawl) schedule(u *url.URL, depth int) {
 	ctx := colly.NewContext()
 	ctx.Put("orig", u.String())
 	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
-	if err := cr.q.AddRequest(&colly.Request{URL: u, Method: http.MethodGet, Depth: depth, Ctx: ctx}); err != nil {
+	req := &colly.Request{URL: u, Method: http.MethodGet, Depth: depth, Ctx: ctx}
+	if u.Opaque != "" {
+		// A URL net/url cannot carry (audit.URL.NetURL): Colly's queue
+		// re-parses it with net/url, so it gets a stand-in, and
+		// urlTransport requests the URL itself (headerTarget).
+		req.URL = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery}
+		req.Headers = &http.Header{headerTarget: []string{u.String()}}
+	}
+	if err := cr.q.AddRequest(req); err != nil {
 		cr.opts.Logger.Error("queue", "url", u.String(), "err", err)
 	}
 }
@@ -776,7 +783,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 			if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
 				continue
 			}
-			u, err := url.Parse(l.Href)
+			u, err := parseURL(l.Href)
 			if err != nil {
 				continue
 			}
@@ -885,6 +892,18 @@ func classify(err error) string {
 	default:
 		return err.Error()
 	}
+}
+
+// parseURL parses s by the one URL parser (audit.ParseURL, WHATWG) and
+// returns it without its fragment as net/url carries it (audit.URL.NetURL):
+// a link whose fragment or path net/url would reject ("#%_sec",
+// "/a%zz") is crawled as browsers follow it.
+func parseURL(s string) (*url.URL, error) {
+	u, err := audit.ParseURL(s)
+	if err != nil {
+		return nil, err
+	}
+	return u.NetURL(), nil
 }
 
 func stripFragment(u *url.URL) *url.URL {

@@ -72,7 +72,7 @@ func (cr *crawl) restore(ctx context.Context) ([]audit.FrontierEntry, error) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	for _, v := range visited {
-		if u, err := url.Parse(v); err == nil {
+		if u, err := parseURL(v); err == nil {
 			if key, _, ok := cr.key(u); ok {
 				cr.seen[key] = true
 			}
@@ -81,7 +81,7 @@ func (cr *crawl) restore(ctx context.Context) ([]audit.FrontierEntry, error) {
 	counted := map[string]bool{}
 	var pending []audit.FrontierEntry
 	for _, q := range queued {
-		u, err := url.Parse(q.URL)
+		u, err := parseURL(q.URL)
 		if err != nil {
 			continue
 		}

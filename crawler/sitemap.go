@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
@@ -58,10 +57,10 @@ func (s *sitemapReader) read(ctx context.Context, sitemapURL string, depth int) 
 		return pages, fmt.Errorf("sitemap %s: %w", sitemapURL, err)
 	}
 	pages = s.locs(sitemapURL, pages)
-	base, _ := audit.ParseURL(sitemapURL)
+	base, berr := audit.ParseURL(sitemapURL)
 	for _, c := range s.locs(sitemapURL, children) {
-		cu, err := url.Parse(c)
-		if err != nil || base == nil || hostPort(cu) != hostPort(base) {
+		cu, err := audit.ParseURL(c)
+		if err != nil || berr != nil || hostPort(cu.NetURL()) != hostPort(base.NetURL()) {
 			s.log.Warn("sitemap index child on another host skipped", "index", audit.RedactText(sitemapURL), "child", c)
 			continue
 		}
@@ -86,7 +85,7 @@ func (s *sitemapReader) locs(sitemapURL string, raw []string) []string {
 	out := raw[:0]
 	for _, r := range raw {
 		u, err := audit.ParseURL(r)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		if err != nil || (u.Scheme() != "http" && u.Scheme() != "https") {
 			reason := "not an absolute http(s) URL"
 			if err != nil {
 				reason = err.Error()

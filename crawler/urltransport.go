@@ -23,9 +23,31 @@ import (
 //     browser (and linkrot's checker) would, instead of net/url failing or
 //     reading it differently. A Location that does not parse is left as
 //     sent.
+//   - A URL that net/url cannot carry ("/a%zz": audit.URL.NetURL holds it
+//     in Opaque) reaches Colly as a stand-in it can carry (schedule), with
+//     the URL itself in headerTarget: the request is sent to the URL's
+//     request target, exactly as a browser sends it, and the response's
+//     Request names the URL itself, so that the page is recorded under
+//     it. headerTarget is never sent.
 type urlTransport struct{ next http.RoundTripper }
 
+// headerTarget carries, from schedule to urlTransport, the URL a
+// stand-in request is for.
+const headerTarget = "X-Linkrot-Target"
+
 func (t urlTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var target *audit.URL
+	if v := req.Header.Get(headerTarget); v != "" {
+		r := req.Clone(req.Context())
+		r.Header.Del(headerTarget)
+		// Only the request Colly made from the stand-in: net/http copies
+		// the field onto the requests of redirects (Response set).
+		if p, err := audit.ParseURL(v); err == nil && req.Response == nil && p.Scheme() == req.URL.Scheme && p.Host() == req.URL.Host {
+			r.URL = p.RequestURL()
+			target = &p
+		}
+		req = r
+	}
 	if req.URL != nil && req.URL.User != nil {
 		r := req.Clone(req.Context())
 		pass, _ := req.URL.User.Password()
@@ -36,12 +58,19 @@ func (t urlTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.URL.User = nil
 		req = r
 	}
+	base := req.URL.String()
 	resp, err := t.next.RoundTrip(req)
+	if target != nil && resp != nil {
+		r := *req
+		r.URL = target.NetURL()
+		resp.Request = &r
+		base = target.Unfragmented()
+	}
 	if err != nil || resp.StatusCode < 300 || resp.StatusCode > 399 {
 		return resp, err
 	}
 	if loc := resp.Header.Get("Location"); loc != "" {
-		if res, rerr := audit.NewResolver(req.URL.String()); rerr == nil {
+		if res, rerr := audit.NewResolver(base); rerr == nil {
 			if u, _, perr := res.Resolve(loc); perr == nil {
 				resp.Header.Set("Location", audit.RedactText(u.String()))
 			}

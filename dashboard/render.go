@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -98,11 +97,11 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 // (html/template would also pass mailto:, and neutralise javascript:, but
 // a crawled URL of any other scheme is shown as text).
 func linkable(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
+	u, err := audit.ParseURL(s) // the one URL parser ("/a%zz" is a link)
+	if err != nil || u.Hostname() == "" {
 		return false
 	}
-	switch strings.ToLower(u.Scheme) {
+	switch u.Scheme() {
 	case "http", "https":
 		return true
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -425,13 +424,15 @@ func linkable(u string) bool {
 	if u == "" || strings.ContainsFunc(u, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return false
 	}
-	p, err := url.Parse(u)
+	// The one URL parser judges (a URL net/url rejects, "/a%zz", is a
+	// link like any other).
+	p, err := audit.ParseURL(u)
 	if err != nil {
 		return false
 	}
-	switch strings.ToLower(p.Scheme) {
+	switch p.Scheme() {
 	case "http", "https":
-		return p.Host != ""
+		return p.Hostname() != ""
 	case "mailto":
 		return true
 	}

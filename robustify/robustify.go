@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/linkrot/linkrot/audit"
 )
 
 // Memento is a capture a link can name as its version.
@@ -389,11 +390,13 @@ func (o Options) outbound(t Tag) (string, bool) {
 	if href == "" {
 		return "", false
 	}
-	u, err := url.Parse(href)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	// The URL parser of the audit (WHATWG): a link robustify protects is
+	// a link the audit checks.
+	u, err := audit.ParseURL(href)
+	if err != nil || (u.Scheme() != "http" && u.Scheme() != "https") || u.Hostname() == "" {
 		return "", false
 	}
-	if o.SiteHosts[strings.ToLower(u.Host)] {
+	if o.SiteHosts[u.Host()] {
 		return "", false
 	}
 	return href, true // as written (data-originalurl repeats the href)
@@ -402,7 +405,7 @@ func (o Options) outbound(t Tag) (string, bool) {
 // originalOf is a link's data-originalurl when absolute, else u.
 func originalOf(t Tag, u string) string {
 	if o := strings.TrimSpace(t.Attrs[AttrOriginal]); o != "" {
-		if ou, err := url.Parse(o); err == nil && (ou.Scheme == "http" || ou.Scheme == "https") && ou.Host != "" {
+		if ou, err := audit.ParseURL(o); err == nil && (ou.Scheme() == "http" || ou.Scheme() == "https") && ou.Hostname() != "" {
 			return o
 		}
 	}

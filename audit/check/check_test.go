@@ -482,8 +482,13 @@ func TestCheckOne_Skipped(t *testing.T) {
 		{"data:text/html,<p>x</p>", "data: URL, not fetched"},
 		{"ftp://example.org/file", `unsupported scheme "ftp"`},
 		{"/relative", "relative URL"},
-		{"http:///nohost", "URL without host"},
 		{s.URL + "/private/x", "excluded by pattern /private/"},
+		// Invalid for the WHATWG parser (browsers read "http:///nohost"
+		// as http://nohost/, which is fetched): the reason is the
+		// parser's.
+		{"http:///", "invalid URL: The input has a special scheme, but does not contain a host"},
+		{"http://example.org:99999/", "invalid URL: The input's port is outside the range [0-65535]"},
+		{"http://[::1", "invalid URL: An IPv6 address is missing the closing U+005D (])"},
 	}
 	for _, tt := range tests {
 		got := c.CheckOne(context.Background(), Target{URL: tt.url})

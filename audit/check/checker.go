@@ -385,11 +385,17 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 // precheck parses a target URL and returns it, or the reason it is not
 // fetched.
 func (c *Checker) precheck(raw string) (*url.URL, string) {
-	u, err := url.Parse(raw)
+	// The one URL parser (WHATWG) judges the target; its fragment, if
+	// any, is no part of what is fetched.
+	p, err := audit.ParseURL(raw)
 	if err != nil {
+		if ru, rerr := url.Parse(raw); rerr == nil && ru.Scheme == "" {
+			return nil, "relative URL"
+		}
 		return nil, "invalid URL: " + truncate(err.Error(), 200)
 	}
-	switch scheme := strings.ToLower(u.Scheme); scheme {
+	u := p.NetURL()
+	switch scheme := p.Scheme(); scheme {
 	case "http", "https":
 	case "":
 		return nil, "relative URL"

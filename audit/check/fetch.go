@@ -174,11 +174,15 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	actx = httptrace.WithClientTrace(actx, rec.trace())
 	defer func() { r.timings, r.tlsErr = rec.result() }()
 
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, u.String(), nil)
+	// The request target is the one a browser sends for the URL
+	// (audit.RequestURL): net/url alone would rewrite "/a%zz" or "/a|b".
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, "/", nil)
 	if err != nil {
 		r.err = err
 		return r
 	}
+	req.URL = audit.RequestURL(u)
+	req.Host = req.URL.Host
 	req.Header.Set("User-Agent", o.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	req.Header.Set("Accept-Language", "en-US,en;q=0.9,*;q=0.5")

@@ -78,8 +78,7 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			ch.stop = "invalid Location: " + truncate(err.Error(), 200)
 			return ch
 		}
-		next.Fragment, next.RawFragment = "", ""
-		if sc := strings.ToLower(next.Scheme); sc != "http" && sc != "https" {
+		if sc := next.Scheme(); sc != "http" && sc != "https" {
 			ch.stop = fmt.Sprintf("redirect to unsupported scheme %q", truncate(sc, 40))
 			return ch
 		}
@@ -87,11 +86,11 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			ch.stop = "redirect to a URL without host"
 			return ch
 		}
-		nextStr := audit.RedactText(next.String())
-		if n, err := audit.NormalizeURL(next.String()); err == nil {
-			if nu, err := url.Parse(n); err == nil {
-				next, nextStr = nu, n
-			}
+		// The hop is carried without its fragment and with its password
+		// redacted (as a target is stored).
+		nextStr := next.Key()
+		if k, err := audit.ParseURL(nextStr); err == nil {
+			next = k
 		}
 		ch.redirects = append(ch.redirects, audit.Redirect{From: curStr, To: nextStr, Status: r.status})
 		if len(ch.redirects) > o.MaxRedirects {
@@ -106,20 +105,21 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			return ch
 		}
 		seen[nextStr] = s.cookies
-		if why := s.rs.robotsSkip(ctx, next); why != "" {
+		nu := next.NetURL()
+		if why := s.rs.robotsSkip(ctx, nu); why != "" {
 			ch.stop = "redirect not followed: " + why
 			return ch
 		}
-		cur, curStr = next, nextStr
+		cur, curStr = nu, nextStr
 	}
 }
 
 // resolveLocation resolves a Location field value against the URL of the
 // response that carried it.
-func resolveLocation(cur *url.URL, loc string) (*url.URL, error) {
+func resolveLocation(cur *url.URL, loc string) (audit.URL, error) {
 	res, err := audit.NewResolver(cur.String())
 	if err != nil {
-		return nil, err
+		return audit.URL{}, err
 	}
 	next, _, err := res.Resolve(loc)
 	return next, err

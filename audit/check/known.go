@@ -327,7 +327,7 @@ func (rs *runState) planKnown(t Target, u *url.URL) *knownPlan {
 	k := t.Known
 	p := &knownPlan{}
 	if k.Status >= 200 && k.Status <= 299 && k.Evidence.HTML && k.Evidence.Challenge == "" && !rs.o.DisableSoft404 && !k.Offline {
-		if final, err := url.Parse(k.FinalURL); err == nil && !redirectToRoot(u, final, k.Redirects) {
+		if final, err := netURL(k.FinalURL); err == nil && !redirectToRoot(u, final, k.Redirects) {
 			p.probeKey, _ = probeFor(u)
 		}
 	}
@@ -386,7 +386,7 @@ func (rs *runState) checkKnown(ctx context.Context, s *session, t Target, u *url
 		return audit.Check{}, false
 	}
 	k := t.Known
-	final, err := url.Parse(k.FinalURL)
+	final, err := netURL(k.FinalURL)
 	if err != nil {
 		return audit.Check{}, false
 	}
@@ -533,4 +533,15 @@ func (ix *KnownIndex) Lookup(target string) *Known {
 		seen[o.location] = true
 		cur = o.location
 	}
+}
+
+// netURL parses s by the one URL parser (audit.ParseURL) into the net/url
+// value code here works on (audit.URL.NetURL): a crawled page at "/a%zz"
+// is a final URL like any other.
+func netURL(s string) (*url.URL, error) {
+	u, err := audit.ParseURL(s)
+	if err != nil {
+		return nil, err
+	}
+	return u.NetURL(), nil
 }

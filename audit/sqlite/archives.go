@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -148,8 +147,8 @@ func (db *DB) SaveSnapshotChecks(ctx context.Context, checks []audit.SnapshotChe
 // SaveSnapshotChecks).
 func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, now any) error {
 	var target any
-	if norm, err := audit.NormalizeURL(c.URL); err == nil {
-		if u, err := url.Parse(norm); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+	if p, err := audit.ParseURL(c.URL); err == nil {
+		if norm, u := p.Key(), p.NetURL(); u.Scheme == "http" || u.Scheme == "https" {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
 				VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`, norm, u.Host, u.Scheme, c.RunID, now); err != nil {
 				return fmt.Errorf("pwid snapshot target: %w", err)

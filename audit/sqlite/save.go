@@ -338,14 +338,13 @@ func targetURLOf(raw string, httpOnly bool) (norm string, u *url.URL, ok bool) {
 	if strings.TrimSpace(raw) == "" {
 		return "", nil, false
 	}
-	norm, err := audit.NormalizeURL(raw)
+	// The one URL parser (WHATWG) judges: a URL net/url would reject
+	// ("/a%zz", "#%_sec") is a target like any other.
+	p, err := audit.ParseURL(raw)
 	if err != nil {
 		return "", nil, false // not a URL: data, not an error
 	}
-	u, err = url.Parse(norm)
-	if err != nil || u.Scheme == "" {
-		return "", nil, false
-	}
+	norm, u = p.Key(), p.NetURL()
 	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
 		return "", nil, false
 	}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -50,10 +49,8 @@ func (db *DB) SiteHosts(ctx context.Context, runID int64) ([]string, error) {
 			return err
 		}
 		for _, s := range splitJSONStrings(seeds) {
-			if n, err := audit.NormalizeURL(s); err == nil {
-				if u, err := url.Parse(n); err == nil {
-					add(u.Host)
-				}
+			if u, err := audit.ParseURL(s); err == nil {
+				add(u.Host())
 			}
 		}
 		return each(ctx, tx, `

@@ -162,6 +162,9 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	// Exact SSRF scope: the audited origins and --allow-domain hosts may
 	// be private, nothing else (--allow-private opens the rest).
 	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
+	if testCheckTransport != nil {
+		kopts.Transport = testCheckTransport
+	}
 	lk.setRun(ctx, run.ID)
 	if resumed {
 		printResuming(e.stdout, run)

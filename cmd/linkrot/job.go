@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,12 @@ import (
 // into place. Tests replace it to stop a child process at a chosen point;
 // it does nothing otherwise.
 var stageHook = func(stage string) {}
+
+// testCheckTransport, when set, replaces the checker's transport of
+// linkrot audit (check.Options.Transport): tests answer external hosts
+// from it, so that a real documentation tree is audited without the
+// internet. It is nil otherwise.
+var testCheckTransport http.RoundTripper
 
 // jobFlags are the flags of scheduled runs.
 type jobFlags struct {

@@ -104,13 +104,14 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 			Links:       []audit.Link{},
 			Parsed:      true,
 		},
-		pageURL: pageURL,
-		base:    pageURL,
+		pageURL:  pageURL,
+		base:     pageURL,
+		baseHref: pageURL.String(),
 	}
 	x.docRes = resolverFor(pageURL)
 	x.res = x.docRes
 	x.findBase(root)
-	x.ex.Base = x.base.String()
+	x.ex.Base = x.baseHref
 	x.headerLinks(header)
 	x.walk(root, nil, false)
 	x.textPWIDs(root)
@@ -126,6 +127,8 @@ type extractor struct {
 	ex      audit.Extraction
 	pageURL *url.URL
 	base    *url.URL
+	// baseHref is the base URL's serialisation, its fragment included.
+	baseHref string
 	// docRes resolves against the document URL, res against the base URL
 	// (the same unless a <base href> applies).
 	docRes, res audit.Resolver
@@ -184,8 +187,8 @@ func (x *extractor) setBase(v string) {
 		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: not a valid URL (%s); links resolve against the document URL", quote(v), errText(err))
 		return
 	}
-	if !fetchable(u.Scheme) {
-		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: a %s: URL cannot be a base URL (HTML ignores a base whose scheme is not fetchable); links resolve against the document URL", quote(v), truncate(u.Scheme, 40))
+	if !fetchable(u.Scheme()) {
+		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: a %s: URL cannot be a base URL (HTML ignores a base whose scheme is not fetchable); links resolve against the document URL", quote(v), truncate(u.Scheme(), 40))
 		return
 	}
 	x.ex.Diagnostics = append(x.ex.Diagnostics, urlDiags("base", v, u, warnings)...)
@@ -194,7 +197,7 @@ func (x *extractor) setBase(v string) {
 		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: %s", quote(v), errText(err))
 		return
 	}
-	x.base, x.res = u, r
+	x.base, x.baseHref, x.res = u.NetURL(), u.Href(), r
 }
 
 // linkText is the raw anchor text of the link at index idx.

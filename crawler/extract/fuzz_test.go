@@ -113,9 +113,11 @@ func checkAbsolute(t *testing.T, what, s string) {
 	if isPWIDRef(s) {
 		return
 	}
-	u, err := url.Parse(s)
-	if err != nil || !u.IsAbs() {
-		t.Errorf("%s %q is not an absolute URL (err %v)", what, s, err)
+	// The one URL parser judges (audit.ParseURL takes absolute URLs
+	// only), and the value is its own serialisation.
+	u, err := audit.ParseURL(s)
+	if err != nil || u.String() != s {
+		t.Errorf("%s %q is not an absolute URL in its serialised form (%q, err %v)", what, s, u, err)
 	}
 }
 

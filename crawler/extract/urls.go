@@ -38,7 +38,7 @@ func fetchable(scheme string) bool {
 // urlDiags are the diagnostics of a URL that parsed: how it was read
 // leniently (tab or newline removed, "\" read as "/") and a password in
 // it (redacted). raw is the value as written, out the resolved URL.
-func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnostic {
+func urlDiags(field, raw string, u audit.URL, warnings []string) []audit.Diagnostic {
 	var diags []audit.Diagnostic
 	var fixes []string
 	if strings.ContainsAny(raw, "\t\n\r") {
@@ -57,19 +57,17 @@ func urlDiags(field, raw string, u *url.URL, warnings []string) []audit.Diagnost
 		fixes = append(fixes, fmt.Sprintf("the host is the IPv4 address %s written in another form", h))
 	}
 	if hasLonePercent(raw) {
-		fixes = append(fixes, `a "%" not followed by two hex digits kept (written "%25" in a path)`)
+		fixes = append(fixes, `a "%" not followed by two hex digits kept as written`)
 	}
 	if len(fixes) > 0 {
 		diags = append(diags, newDiag(field, CodeLenientURL,
 			"%s=%s is read as browsers read it (WHATWG URL Standard): %s; it resolves to %s",
 			field, quoteValue(raw), strings.Join(fixes, ", "), quoteValue(u.String())))
 	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			diags = append(diags, newDiag(field, CodeCredentialsInURL,
-				"%s holds a password in its URL; it is redacted (%s) everywhere and never sent: linkrot checks the URL without credentials",
-				field, audit.RedactedPassword))
-		}
+	if _, ok := u.Password(); ok {
+		diags = append(diags, newDiag(field, CodeCredentialsInURL,
+			"%s holds a password in its URL; it is redacted (%s) everywhere and never sent: linkrot checks the URL without credentials",
+			field, audit.RedactedPassword))
 	}
 	return diags
 }

@@ -58,7 +58,7 @@ func resolveURL(field, what, tok string, base *url.URL, relativeValid bool) (str
 	}
 	var diags []audit.Diagnostic
 	u, warnings, err := audit.ParseURLWarn(tok)
-	if err == nil && fetchable(u.Scheme) && !hasAuthoritySlashes(tok) {
+	if err == nil && fetchable(u.Scheme()) && !hasAuthoritySlashes(tok) {
 		// Browsers read "https:foo" as https://foo/; an attribute that
 		// must hold an absolute URI (RFC 3986 "//" authority) does not.
 		return "", []audit.Diagnostic{newDiag(field, CodeInvalidURL,
@@ -85,9 +85,9 @@ func resolveURL(field, what, tok string, base *url.URL, relativeValid bool) (str
 		}
 	}
 	diags = append(diags, urlDiags(field, tok, u, warnings)...)
-	if !fetchable(u.Scheme) {
+	if !fetchable(u.Scheme()) {
 		diags = append(diags, newDiag(field, CodeUnexpectedScheme,
-			"%s %s has scheme %s; expected http, https or pwid", what, quoteValue(tok), quoteValue(u.Scheme)))
+			"%s %s has scheme %s; expected http, https or pwid", what, quoteValue(tok), quoteValue(u.Scheme())))
 	}
 	return u.String(), diags, true
 }

@@ -153,9 +153,9 @@ var versionURLTests = []versionURLTest{
 		[]string{"https://b.example/y"}, "invalid-url"},
 	{"unparsable URI dropped with its datetime", "https://[::1 2024-11-21 https://b.example/y", testBase,
 		[]string{"https://b.example/y"}, "invalid-url"},
-	// A lone "%" is kept by WHATWG parsing (linkrot writes it "%25").
+	// A lone "%" is kept by WHATWG parsing, as browsers send it.
 	{"bad percent escape", "https://a.example/%zz https://b.example/y", testBase,
-		[]string{"https://a.example/%25zz", "https://b.example/y"}, "lenient-url"},
+		[]string{"https://a.example/%zz", "https://b.example/y"}, "lenient-url"},
 	{"bad port", "https://a.example:99999/ https://b.example/y", testBase,
 		[]string{"https://b.example/y"}, "invalid-url"},
 	// "https:///baz" has its two slashes: WHATWG skips the third.
