@@ -140,8 +140,11 @@ func runSuffix(run int64) string {
 // an old occurrence it says so and gives the target's history.
 func (ix *index) findingText(f *audit.Finding) string {
 	msg := "Link to " + f.Target + " is broken: " + f.Message
-	if f.Verdict == audit.VerdictFragmentMissing {
+	switch f.Verdict {
+	case audit.VerdictFragmentMissing:
 		msg = "Link to " + f.Target + "#" + f.Fragment + ": " + f.Message
+	case audit.VerdictInvalidURL:
+		msg = "Link " + f.Target + " cannot be followed: " + f.Message
 	}
 	if ix.old(f) {
 		note := ix.historyNote(f.Target)
