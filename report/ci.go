@@ -634,6 +634,9 @@ func writeMarkdownLocations(b *strings.Builder, ix *index) {
 		if f.Fragment != "" {
 			target += "#" + f.Fragment
 		}
+		if f.Verdict == audit.VerdictInvalidURL {
+			target += " (" + f.Message + ")"
+		}
 		fmt.Fprintf(b, "| `%s` | %s | %s |", strings.ReplaceAll(mdCode(ix.location(f.LinkID, f.PageURL).String()), "|", "\\|"), f.Verdict, mdEscape(target))
 		if ds.Baseline != nil {
 			if ix.old(f) {
