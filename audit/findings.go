@@ -82,6 +82,17 @@ func InvalidURLFinding(runID int64, l LinkRef, d Diagnostic) Finding {
 		Message: "invalid URL: " + reason}
 }
 
+// InvalidURLOccurrencePrefix starts the Occurrence target of a link whose
+// URL does not parse (InvalidURLOccurrence). It holds a space, which no
+// normalized URL does.
+const InvalidURLOccurrencePrefix = "invalid-url "
+
+// InvalidURLOccurrence is the Occurrence target of a link whose URL does
+// not parse, which has no normalized URL: its href as extraction wrote it
+// (and the store keeps it), after InvalidURLOccurrencePrefix. An old
+// invalid link is then old under --fail-on introduced like any other.
+func InvalidURLOccurrence(href string) string { return InvalidURLOccurrencePrefix + href }
+
 // AnchorSet turns a list of anchors into the set LinkFindings reads; nil
 // stays nil (anchors unknown).
 func AnchorSet(anchors []string) map[string]bool {
