@@ -910,6 +910,10 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 // it.
 type FindingsStore interface {
 	FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error
+	// InvalidURLLinks streams the run's links whose URL did not parse,
+	// which have no target and so no check, each with the diagnostic
+	// saying why.
+	InvalidURLLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, audit.Diagnostic) error) error
 	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
 	SaveFindings(ctx context.Context, findings []audit.Finding) error
 	SaveMaintenance(ctx context.Context, records []audit.Maintenance) error
@@ -932,8 +936,9 @@ func DeriveFindings(ctx context.Context, store FindingsStore, run *audit.Run, an
 
 // deriveFindings applies the findings rule (audit.LinkFindings) to the
 // links of the run that can have a finding, streamed from the store one
-// target at a time, and stores findings and link-maintenance records in
-// batches, replacing what an earlier pass stored.
+// target at a time, adds the finding of each link whose URL is invalid
+// (audit.InvalidURLFinding), and stores findings and link-maintenance
+// records in batches, replacing what an earlier pass stored.
 func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
 	run := cfg.Run
 	site := SiteHosts(run)
@@ -964,7 +969,7 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		}
 		return nil
 	}
-	counts.Findings, counts.Fixes, counts.Fragments = 0, 0, 0
+	counts.Findings, counts.Fixes, counts.Fragments, counts.InvalidURLs = 0, 0, 0, 0
 	// What the rule needs of a link's target, known once per target: if
 	// its fragments are judged (the audited site's, or all with
 	// ExternalFragments; a link's host is its target's), and its anchors,
@@ -1033,6 +1038,17 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 			counts.Fixes++
 			fixes = append(fixes, *fix)
 		}
+		return flush(false)
+	})
+	if err != nil {
+		return err
+	}
+	// A link whose URL does not parse has no target: its finding comes
+	// from the diagnostic extraction recorded.
+	err = store.InvalidURLLinks(ctx, run.ID, func(l audit.LinkRef, d audit.Diagnostic) error {
+		counts.Findings++
+		counts.InvalidURLs++
+		findings = append(findings, audit.InvalidURLFinding(run.ID, l, d))
 		return flush(false)
 	})
 	if err != nil {

@@ -29,6 +29,11 @@ const (
 	VerdictSkipped          Verdict = "skipped"            // not fetched: scheme or pattern
 	VerdictFragmentMissing  Verdict = "fragment-missing"   // #fragment not in the target page
 	VerdictRefused          Verdict = "refused"            // linkrot refused to connect (SSRF policy)
+	// VerdictInvalidURL is a link's own verdict, never a target's: its
+	// URL could not be parsed (an out-of-range port, an unterminated IPv6
+	// host, ...), so it has no target and nothing was requested; a browser
+	// cannot follow it either.
+	VerdictInvalidURL Verdict = "invalid-url"
 )
 
 // Verdicts lists every verdict in report order.
@@ -38,6 +43,7 @@ var Verdicts = []Verdict{
 	VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
 	VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
 	VerdictRedirectToRoot, VerdictParked, VerdictSkipped, VerdictFragmentMissing, VerdictRefused,
+	VerdictInvalidURL,
 }
 
 // Transient reports whether the verdict may go away on its own (and so is
@@ -58,7 +64,7 @@ func (v Verdict) Broken() bool {
 	case VerdictNotFound, VerdictGone, VerdictClientError, VerdictServerError,
 		VerdictTimeout, VerdictDNSError, VerdictConnectionError, VerdictTLSError,
 		VerdictTooManyRedirects, VerdictRedirectLoop, VerdictSoft404,
-		VerdictRedirectToRoot, VerdictParked, VerdictFragmentMissing:
+		VerdictRedirectToRoot, VerdictParked, VerdictFragmentMissing, VerdictInvalidURL:
 		return true
 	}
 	return false

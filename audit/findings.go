@@ -54,6 +54,45 @@ func LinkFindings(runID int64, l LinkUse, c *Check, anchors map[string]bool) ([]
 	return out, fix
 }
 
+// CodeInvalidURL is the code of the diagnostic extraction records on a
+// link whose URL attribute does not parse as a URL (crawler/extract and
+// crawler/markdown write it; such a link is stored without a target).
+const CodeInvalidURL = "invalid-url"
+
+// invalidURLPhrase separates, in the message of a CodeInvalidURL
+// diagnostic, the attribute as written from the parser's reason
+// (`href="http://[::1" is not a valid URL: <reason>`).
+const invalidURLPhrase = " is not a valid URL: "
+
+// InvalidURLFinding is the finding of a link whose URL is not valid,
+// made from the CodeInvalidURL diagnostic extraction recorded on it: the
+// link's own verdict VerdictInvalidURL, its target the href as written,
+// and the message "invalid URL: " followed by the parser's reason (the
+// diagnostic's message after the attribute it quotes, or all of it when
+// it does not have that form). It is pure.
+func InvalidURLFinding(runID int64, l LinkRef, d Diagnostic) Finding {
+	reason := d.Message
+	if i := strings.LastIndex(reason, invalidURLPhrase); i >= 0 && i+len(invalidURLPhrase) < len(reason) {
+		reason = reason[i+len(invalidURLPhrase):]
+	}
+	if reason == "" {
+		reason = "the URL does not parse"
+	}
+	return Finding{RunID: runID, PageURL: l.PageURL, LinkID: l.LinkID, Target: l.Href, Verdict: VerdictInvalidURL,
+		Message: "invalid URL: " + reason}
+}
+
+// InvalidURLOccurrencePrefix starts the Occurrence target of a link whose
+// URL does not parse (InvalidURLOccurrence). It holds a space, which no
+// normalized URL does.
+const InvalidURLOccurrencePrefix = "invalid-url "
+
+// InvalidURLOccurrence is the Occurrence target of a link whose URL does
+// not parse, which has no normalized URL: its href as extraction wrote it
+// (and the store keeps it), after InvalidURLOccurrencePrefix. An old
+// invalid link is then old under --fail-on introduced like any other.
+func InvalidURLOccurrence(href string) string { return InvalidURLOccurrencePrefix + href }
+
 // AnchorSet turns a list of anchors into the set LinkFindings reads; nil
 // stays nil (anchors unknown).
 func AnchorSet(anchors []string) map[string]bool {
@@ -103,8 +142,9 @@ type CheckCounts struct {
 	// (a verdict of links, not of targets).
 	Verdicts map[Verdict]int
 	// Findings and Fixes are the findings and link-maintenance records
-	// derived; Fragments the fragment-missing findings among Findings.
-	Findings, Fixes, Fragments int
+	// derived; Fragments the fragment-missing findings among Findings,
+	// InvalidURLs the invalid-url ones.
+	Findings, Fixes, Fragments, InvalidURLs int
 }
 
 // Tally counts one check into the summary.
@@ -121,8 +161,9 @@ func (s *CheckCounts) Tally(c *Check) {
 }
 
 // WithVerdicts returns the counts with the verdict counts of the run's
-// targets, adding fragment-missing findings as their own verdict (so that
-// the summary and --fail-on count them). byTarget is not modified.
+// targets, adding fragment-missing and invalid-url findings as their own
+// verdicts (so that the summary and --fail-on count them). byTarget is not
+// modified.
 func (s CheckCounts) WithVerdicts(byTarget map[Verdict]int) CheckCounts {
 	s.Verdicts = maps.Clone(byTarget)
 	if s.Verdicts == nil {
@@ -130,6 +171,9 @@ func (s CheckCounts) WithVerdicts(byTarget map[Verdict]int) CheckCounts {
 	}
 	if s.Fragments > 0 {
 		s.Verdicts[VerdictFragmentMissing] += s.Fragments
+	}
+	if s.InvalidURLs > 0 {
+		s.Verdicts[VerdictInvalidURL] += s.InvalidURLs
 	}
 	return s
 }

@@ -11,8 +11,8 @@ func TestClassify(t *testing.T) {
 		VerdictNotFound: OutcomeHard, VerdictGone: OutcomeHard, VerdictClientError: OutcomeHard,
 		VerdictDNSError: OutcomeHard, VerdictTLSError: OutcomeHard, VerdictTooManyRedirects: OutcomeHard,
 		VerdictRedirectLoop: OutcomeHard, VerdictSoft404: OutcomeHard, VerdictRedirectToRoot: OutcomeHard, VerdictParked: OutcomeHard,
-		VerdictFragmentMissing: OutcomeHard,
-		VerdictTimeout:         OutcomeTransient, VerdictServerError: OutcomeTransient,
+		VerdictFragmentMissing: OutcomeHard, VerdictInvalidURL: OutcomeHard,
+		VerdictTimeout: OutcomeTransient, VerdictServerError: OutcomeTransient,
 		VerdictConnectionError: OutcomeTransient,
 		// Not broken: linkrot could not tell.
 		VerdictRateLimited: OutcomeUnknown, VerdictBlocked: OutcomeUnknown,

@@ -127,12 +127,21 @@ func WriteJUnit(w io.Writer, ds *Dataset) error {
 	}
 	for i := range ds.Findings {
 		f := &ds.Findings[i]
-		if f.Verdict != audit.VerdictFragmentMissing {
+		var tc junitCase
+		switch f.Verdict {
+		case audit.VerdictFragmentMissing:
+			tc = junitCase{
+				Name: f.Target + "#" + f.Fragment + " on " + f.PageURL, Classname: "fragments", Time: "0.000",
+				Failure: &junitFailure{Message: f.Message, Type: string(f.Verdict), Text: "linked from " + f.PageURL},
+			}
+		case audit.VerdictInvalidURL:
+			// The link has no target: it is a case of its own.
+			tc = junitCase{
+				Name: f.Target + " on " + f.PageURL, Classname: "invalid-urls", Time: "0.000",
+				Failure: &junitFailure{Message: f.Message, Type: string(f.Verdict), Text: "linked from " + f.PageURL},
+			}
+		default:
 			continue
-		}
-		tc := junitCase{
-			Name: f.Target + "#" + f.Fragment + " on " + f.PageURL, Classname: "fragments", Time: "0.000",
-			Failure: &junitFailure{Message: f.Message, Type: string(f.Verdict), Text: "linked from " + f.PageURL},
 		}
 		if loc := ix.location(f.LinkID, f.PageURL); loc.File {
 			tc.File, tc.Line = loc.Path, loc.Line
@@ -518,15 +527,21 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 			drift++
 		}
 	}
+	invalid := ix.invalidURLs()
 	site := strings.Join(siteOf(&ds.Run), ", ")
 	fmt.Fprintf(&b, "## linkrot: run #%d of %s\n\n", ds.Run.ID, mdEscape(site))
 	switch {
-	case len(ds.Checks) == 0:
+	case len(ds.Checks) == 0 && invalid == 0:
 		b.WriteString("No target was checked in this run.\n\n")
-	case broken == 0:
+	case broken == 0 && invalid == 0:
 		b.WriteString("No broken links. ✅\n\n")
-	default:
+	case broken == 0:
+		fmt.Fprintf(&b, "**%s links with an invalid URL** (%s findings on pages). ❌\n\n", fmtInt(invalid), fmtInt(len(ds.Findings)))
+	case invalid == 0:
 		fmt.Fprintf(&b, "**%s broken targets** (%s findings on pages). ❌\n\n", fmtInt(broken), fmtInt(len(ds.Findings)))
+	default:
+		fmt.Fprintf(&b, "**%s broken targets**, **%s links with an invalid URL** (%s findings on pages). ❌\n\n",
+			fmtInt(broken), fmtInt(invalid), fmtInt(len(ds.Findings)))
 	}
 	b.WriteString("| Pages | Links | Targets | Broken | Moved | Drifted |\n|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n\n", fmtInt(ds.Stats.Pages), fmtInt(ds.Stats.Links),
@@ -536,6 +551,9 @@ func WriteMarkdown(w io.Writer, ds *Dataset) error {
 		if n := counts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", v, fmtInt(n)))
 		}
+	}
+	if invalid > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s", audit.VerdictInvalidURL, fmtInt(invalid)))
 	}
 	if len(parts) > 0 {
 		b.WriteString("Verdicts: " + strings.Join(parts, " · ") + "\n\n")
@@ -633,6 +651,9 @@ func writeMarkdownLocations(b *strings.Builder, ix *index) {
 		target := f.Target
 		if f.Fragment != "" {
 			target += "#" + f.Fragment
+		}
+		if f.Verdict == audit.VerdictInvalidURL {
+			target += " (" + f.Message + ")"
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s |", strings.ReplaceAll(mdCode(ix.location(f.LinkID, f.PageURL).String()), "|", "\\|"), f.Verdict, mdEscape(target))
 		if ds.Baseline != nil {

@@ -143,8 +143,11 @@ func runSuffix(run int64) string {
 func (ix *index) findingText(f *audit.Finding) string {
 	subject := linkSubject(ix.findingLink(f))
 	msg := subject + " " + f.Target + " is broken: " + f.Message
-	if f.Verdict == audit.VerdictFragmentMissing {
+	switch f.Verdict {
+	case audit.VerdictFragmentMissing:
 		msg = subject + " " + f.Target + "#" + f.Fragment + ": " + f.Message
+	case audit.VerdictInvalidURL:
+		msg = strings.TrimSuffix(subject, " to") + " " + f.Target + " cannot be followed: " + f.Message
 	}
 	if ix.old(f) {
 		note := ix.historyNote(f.Target)

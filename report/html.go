@@ -94,6 +94,10 @@ type htmlView struct {
 	Runs         int
 	Since        *sinceView
 	Traps        []trapView
+	// InvalidURLs are links whose URL does not parse (at most
+	// maxInvalidRows; InvalidMore counts the rest).
+	InvalidURLs []invalidURLView
+	InvalidMore int
 	// Partial: the report details DetailLinks of the run's TotalLinks
 	// links; LinkPages lists the link pages that hold them all.
 	Partial                 bool
@@ -245,6 +249,7 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 	for p := 1; p <= linkPages; p++ {
 		v.LinkPages = append(v.LinkPages, pagerItem{Page: p, Href: LinksDir + "/" + linkPageName(p)})
 	}
+	v.InvalidURLs, v.InvalidMore = invalidURLViews(ix)
 	v.LookupFailed = lookupFailed(ds.Mementos)
 	v.Title = "linkrot report"
 	if len(v.Site) > 0 {

@@ -310,11 +310,11 @@ func (ix *index) keepLink(l *Link, perTarget map[int64]int) bool {
 	return false
 }
 
-// linkVerdict is the verdict of one link: a missing fragment is the link's
-// own; otherwise it is its target's, or Unchecked.
+// linkVerdict is the verdict of one link: an invalid URL or a missing
+// fragment is the link's own; otherwise it is its target's, or Unchecked.
 func (ix *index) linkVerdict(l *Link) audit.Verdict {
 	for _, f := range ix.findingsByLink[l.ID] {
-		if f.Verdict == audit.VerdictFragmentMissing {
+		if f.Verdict == audit.VerdictFragmentMissing || f.Verdict == audit.VerdictInvalidURL {
 			return f.Verdict
 		}
 	}
@@ -407,6 +407,17 @@ func (ix *index) brokenTargets() []int {
 			cmp.Compare(ta.URL, tb.URL))
 	})
 	return out
+}
+
+// invalidURLs counts the run's invalid-url findings (links, not targets).
+func (ix *index) invalidURLs() int {
+	n := 0
+	for i := range ix.ds.Findings {
+		if ix.ds.Findings[i].Verdict == audit.VerdictInvalidURL {
+			n++
+		}
+	}
+	return n
 }
 
 // verdictCounts counts the run's targets per verdict.

@@ -44,8 +44,10 @@ func (db *DB) TargetsAfter(ctx context.Context, runID, after int64, limit int) (
 
 // linksInRange is the condition on the links aliased l of a run (?1) to
 // the targets of a range (?2, ?3), or without a target when ?3 is 0;
-// "+l.run_id" keeps SQLite on links_target_id.
-const linksInRange = ` ((?3 = 0 AND l.target_id IS NULL) OR l.target_id BETWEEN ?2 AND ?3) AND +l.run_id = ?1 `
+// "+l.run_id" keeps SQLite on links_target_id. The CAST keeps PostgreSQL
+// from typing ?3 as an integer (int4) after the literal 0: the last chunk
+// ends at the largest int64.
+const linksInRange = ` ((CAST(?3 AS BIGINT) = 0 AND l.target_id IS NULL) OR l.target_id BETWEEN ?2 AND ?3) AND +l.run_id = ?1 `
 
 // EachTargetLink calls fn for each link of a run to a target with ID in
 // [from, to] (to = 0: each link without a target), in link ID order, with

@@ -354,7 +354,9 @@ func TestChecks_EveryVerdict(t *testing.T) { forEachBackend(t, testChecks_EveryV
 
 func testChecks_EveryVerdict(t *testing.T) {
 	// The verdict CHECK constraints of the schema must accept exactly
-	// audit.Verdicts: a new verdict needs a migration.
+	// audit.Verdicts: a new verdict needs a migration. invalid-url is a
+	// link's own verdict (the link has no target, so no check): findings
+	// take it, checks refuse it.
 	db := MustOpen(t)
 	var urls []string
 	for _, v := range audit.Verdicts {
@@ -364,7 +366,9 @@ func testChecks_EveryVerdict(t *testing.T) {
 	var checks []audit.Check
 	var findings []audit.Finding
 	for i, v := range audit.Verdicts {
-		checks = append(checks, audit.Check{RunID: runID, TargetID: ids[urls[i]], Verdict: v})
+		if v != audit.VerdictInvalidURL {
+			checks = append(checks, audit.Check{RunID: runID, TargetID: ids[urls[i]], Verdict: v})
+		}
 		findings = append(findings, audit.Finding{RunID: runID, PageURL: "https://example.org/", Target: urls[i], Verdict: v})
 	}
 	if err := db.SaveChecks(context.Background(), checks); err != nil {
@@ -373,8 +377,15 @@ func testChecks_EveryVerdict(t *testing.T) {
 	if err := db.SaveFindings(context.Background(), findings); err != nil {
 		t.Fatalf("a verdict of audit.Verdicts is refused by the findings table (add a migration): %v", err)
 	}
-	if got := count(t, db, `SELECT count(DISTINCT verdict) FROM checks`); got != len(audit.Verdicts) {
-		t.Errorf("distinct verdicts stored = %d, want %d", got, len(audit.Verdicts))
+	if got := count(t, db, `SELECT count(DISTINCT verdict) FROM checks`); got != len(checks) {
+		t.Errorf("distinct verdicts stored = %d, want %d", got, len(checks))
+	}
+	if got := count(t, db, `SELECT count(DISTINCT verdict) FROM findings`); got != len(audit.Verdicts) {
+		t.Errorf("distinct finding verdicts stored = %d, want %d", got, len(audit.Verdicts))
+	}
+	linkOnly := audit.Check{RunID: runID, TargetID: ids[urls[slices.Index(audit.Verdicts, audit.VerdictInvalidURL)]], Verdict: audit.VerdictInvalidURL}
+	if err := db.SaveChecks(context.Background(), []audit.Check{linkOnly}); err == nil || !strings.Contains(err.Error(), "checks_verdict") {
+		t.Errorf("a check with the link verdict invalid-url: %v, want the checks_verdict constraint", err)
 	}
 
 	bogus := checks[0]

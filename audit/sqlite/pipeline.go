@@ -231,9 +231,11 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		}
 		// The fragment links, from the partial index links_fragment
 		// (0014) alone.
+		// A link without a target (its URL did not parse) has no check:
+		// InvalidURLLinks hands it over.
 		frags, err := tx.QueryContext(ctx, `
 			SELECT l.target_id, l.id, l.fragment FROM links l
-			WHERE l.run_id = ? AND l.fragment <> ''
+			WHERE l.run_id = ? AND l.fragment <> '' AND l.target_id IS NOT NULL
 			ORDER BY l.target_id, l.id`, runID)
 		if err != nil {
 			return err
@@ -362,10 +364,57 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 // (scanFindingLink), from links l, pages p and linkTargetJoin.
 const findingLinkColumns = `l.id, l.page_id, p.url, l.target_id, ` + hrefSQL + `, l.fragment, l.element, l.attr, l.text, l.resource`
 
-func scanFindingLink(rows *sql.Rows) (audit.LinkRef, error) {
-	var r audit.LinkRef
-	err := rows.Scan(&r.LinkID, &r.PageID, &r.PageURL, &r.TargetID, &r.Href, &r.Fragment, &r.Element, &r.Attr, &r.Text, &r.Resource)
+// scanFindingLink reads a row of findingLinkColumns (and dest after
+// them); a link without a target (links.target_id NULL) has TargetID 0.
+func scanFindingLink(rows *sql.Rows, dest ...any) (audit.LinkRef, error) {
+	var (
+		r      audit.LinkRef
+		target sql.NullInt64
+	)
+	err := rows.Scan(append([]any{&r.LinkID, &r.PageID, &r.PageURL, &target, &r.Href, &r.Fragment, &r.Element, &r.Attr, &r.Text, &r.Resource}, dest...)...)
+	r.TargetID = target.Int64
 	return r, err
+}
+
+// InvalidURLLinks streams the links of a run whose URL did not parse: those
+// stored without a target that carry a diagnostic of code
+// audit.CodeInvalidURL on their URL attribute, each with that diagnostic
+// (the first, should there be several), in link ID order. fn may write to
+// the store (the rows are read in a read transaction of their own). An
+// unknown run yields an error wrapping audit.ErrNotFound.
+func (db *DB) InvalidURLLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, audit.Diagnostic) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `
+			SELECT `+findingLinkColumns+`, d.field, d.code, d.message
+			FROM diagnostics d JOIN links l ON l.id = d.link_id
+			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
+			WHERE d.run_id = ? AND d.code = ? AND d.field = l.attr AND l.target_id IS NULL
+			ORDER BY l.id, d.ord`, runID, audit.CodeInvalidURL)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var last int64
+		for rows.Next() {
+			var d audit.Diagnostic
+			r, err := scanFindingLink(rows, &d.Field, &d.Code, &d.Message)
+			if err != nil {
+				return err
+			}
+			if r.LinkID == last {
+				continue
+			}
+			last = r.LinkID
+			if err := fn(r, d); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("links with an invalid URL in run %d: %w", runID, err)
+	}
+	return nil
 }
 
 // HasChecksBefore reports whether the database holds checks of runs other

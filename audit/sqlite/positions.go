@@ -63,7 +63,8 @@ func (db *DB) PageFiles(ctx context.Context, runID int64) (map[string]string, er
 }
 
 // Occurrences returns the distinct occurrences of the links of the
-// latest complete (else latest) run in the database, of the runs before
+// latest complete (else latest) run in the database (those without a
+// target as audit.InvalidURLOccurrence), of the runs before
 // run before when it is not 0: the baseline of --baseline-db. It returns
 // the run it read. A database without such a run yields an error wrapping
 // audit.ErrNotFound.
@@ -81,10 +82,16 @@ func (db *DB) Occurrences(ctx context.Context, before int64) (map[audit.Occurren
 	}
 	out := map[audit.Occurrence]bool{}
 	err = db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		// A link without a target (its URL does not parse) occurs as
+		// audit.InvalidURLOccurrence of its href, stored as written.
 		return each(ctx, tx, `
 			SELECT DISTINCT t.url, l.line_hash
 			FROM links l JOIN targets t ON t.id = l.target_id
-			WHERE l.run_id = ? AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
+			WHERE l.run_id = ?1 AND l.line_hash != ''
+			UNION
+			SELECT DISTINCT '`+audit.InvalidURLOccurrencePrefix+`' || l.href, l.line_hash
+			FROM links l
+			WHERE l.run_id = ?1 AND l.target_id IS NULL AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
 			var o audit.Occurrence
 			if err := rows.Scan(&o.Target, &o.LineHash); err != nil {
 				return err

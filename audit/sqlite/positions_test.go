@@ -17,6 +17,8 @@ func testStore_Positions(t *testing.T) {
 	p := &audit.Page{Extraction: audit.Extraction{URL: "http://localhost/docs/a.md", Parsed: true, Links: []audit.Link{
 		{Element: "a", Href: "https://example.org/x", Line: 3, Column: 7, LineHash: audit.LineHash([]byte("see [x](https://example.org/x)"))},
 		{Element: "a", Href: "https://example.org/y"}, // no position
+		// No target: its URL does not parse.
+		{Element: "a", Href: "http://[::1", RawHref: "http://[::1", Line: 4, Column: 1, LineHash: audit.LineHash([]byte("[v6](http://[::1)"))},
 	}}, RequestURL: "http://localhost/docs/a.md", File: "docs/a.md"}
 	web := &audit.Page{Extraction: audit.Extraction{URL: "https://site.example/"}, RequestURL: "https://site.example/"}
 	mustSave(t, db, run, p, web)
@@ -31,14 +33,17 @@ func testStore_Positions(t *testing.T) {
 	if err := db.EachLink(ctx, run, func(l *StoredLink) error { got = append(got, l.Link); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Line != 3 || got[0].Column != 7 || got[0].LineHash != p.Links[0].LineHash || got[1].Line != 0 {
+	if len(got) != 3 || got[0].Line != 3 || got[0].Column != 7 || got[0].LineHash != p.Links[0].LineHash || got[1].Line != 0 {
 		t.Errorf("streamed links: %+v", got)
 	}
 	occ, from, err := db.Occurrences(ctx, 0)
 	if err != nil || from != run {
 		t.Fatal(from, err)
 	}
-	want := map[audit.Occurrence]bool{{Target: "https://example.org/x", LineHash: p.Links[0].LineHash}: true}
+	want := map[audit.Occurrence]bool{
+		{Target: "https://example.org/x", LineHash: p.Links[0].LineHash}:                   true,
+		{Target: audit.InvalidURLOccurrence("http://[::1"), LineHash: p.Links[2].LineHash}: true,
+	}
 	if !reflect.DeepEqual(occ, want) {
 		t.Errorf("occurrences %+v, want %+v", occ, want)
 	}

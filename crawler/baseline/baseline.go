@@ -36,16 +36,17 @@ type Occurrence struct {
 // Set is the occurrences of a baseline.
 type Set map[Occurrence]bool
 
-// Key returns the occurrence of a link (ok false when it has no target or
-// no position, and so cannot be compared: such a link counts as
-// introduced).
+// Key returns the occurrence of a link (ok false when it has no position,
+// and so cannot be compared: such a link counts as introduced). A link
+// whose URL does not parse occurs as audit.InvalidURLOccurrence of its
+// href.
 func Key(l *audit.Link) (Occurrence, bool) {
 	if l.LineHash == "" {
 		return Occurrence{}, false
 	}
 	t, err := audit.NormalizeURL(l.Href)
 	if err != nil {
-		return Occurrence{}, false
+		t = audit.InvalidURLOccurrence(l.Href)
 	}
 	return Occurrence{Target: t, LineHash: l.LineHash}, true
 }

@@ -53,7 +53,7 @@ func TestFromGit(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
 	write(t, dir, "docs/a.md", "# A\n\nRead [the spec](https://ex.org/spec) first.\n\nAnd [b](b.md).\n")
-	write(t, dir, "docs/page.html", "<p>\n  <a href=\"https://ex.org/html\">h</a>\n</p>\n")
+	write(t, dir, "docs/page.html", "<p>\n  <a href=\"https://ex.org/html\">h</a>\n</p>\n<p><a href=\"http://[::1\">invalid</a></p>\n")
 	write(t, dir, "other/x.md", "[out of the audited directory](https://ex.org/outside)\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "base")
@@ -73,6 +73,11 @@ func TestFromGit(t *testing.T) {
 		// The same target on an edited line is introduced.
 		{"EditedLine", "a.md", "Read [the spec](https://ex.org/spec) first, please.\n", []bool{false}},
 		{"NewTarget", "a.md", "Read [the spec](https://ex.org/spec2) first.\n", []bool{false}},
+		// A URL that does not parse has no target; its occurrence is the
+		// URL as written on the same line.
+		{"InvalidURLUnchanged", "page.html", "<p><a href=\"http://[::1\">invalid</a></p>", []bool{true}},
+		{"InvalidURLMoved", "w.html", "<div>x</div>\n<p><a href=\"http://[::1\">invalid</a></p>", []bool{true}},
+		{"InvalidURLEdited", "page.html", "<p><a href=\"http://[::2\">invalid</a></p>", []bool{false}},
 		// Another directory of the repository is not the baseline.
 		{"OutsideAuditedDir", "y.md", "[out of the audited directory](https://ex.org/outside)\n", []bool{false}},
 	} {
