@@ -373,7 +373,7 @@ const pythonDocs = "/usr/share/doc/python3.11/html"
 // is installed by CI (.ci/run); without it the test is skipped, unless
 // LINKROT_REQUIRE_DOCS=1 makes its absence a failure. The Python tree is
 // read when it is installed (python3.11-doc), and required by
-// LINKROT_REQUIRE_PYTHON_DOCS=1.
+// LINKROT_REQUIRE_PYDOCS=1.
 func TestParked_DocumentationTrees(t *testing.T) {
 	if _, err := os.Stat(djangoDocs); err != nil {
 		if os.Getenv("LINKROT_REQUIRE_DOCS") == "1" {
@@ -384,8 +384,8 @@ func TestParked_DocumentationTrees(t *testing.T) {
 	trees := []string{djangoDocs}
 	if _, err := os.Stat(pythonDocs); err == nil {
 		trees = append(trees, pythonDocs)
-	} else if os.Getenv("LINKROT_REQUIRE_PYTHON_DOCS") == "1" {
-		t.Fatalf("LINKROT_REQUIRE_PYTHON_DOCS=1 but %s is missing: %v", pythonDocs, err)
+	} else if os.Getenv("LINKROT_REQUIRE_PYDOCS") == "1" {
+		t.Fatalf("LINKROT_REQUIRE_PYDOCS=1 but %s is missing: %v", pythonDocs, err)
 	} else {
 		t.Logf("%s not installed (python3.11-doc): only the Django tree is read", pythonDocs)
 	}
