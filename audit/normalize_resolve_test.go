@@ -237,8 +237,10 @@ func FuzzResolve(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Resolve(%q) = %q, which does not normalise: %v", s, u, err)
 		}
-		again, err := NormalizeURL(n)
-		if err != nil || again != n {
+		// A fixed point, but for a raw trailing space that the fragment
+		// kept in an opaque path or a query ("a:x #f" gives "a:x "),
+		// which NormalizeURL trims from its input (see FuzzNormalizeURL).
+		if again, err := NormalizeURL(n); (err != nil || again != n) && strings.TrimSpace(n) == n {
 			t.Fatalf("NormalizeURL(%q) = %q, then %q, %v", u, n, again, err)
 		}
 		if n != u.Key() {
@@ -265,8 +267,8 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("RequestURL(%q) = %#v", u, ru)
 		}
 		want := u.RequestURI()
-		if strings.HasPrefix(want, "//") {
-			want = u.Scheme() + "://" + u.Host() + want // absolute form
+		if strings.HasPrefix(want, "//") && nu.Opaque != "" {
+			want = u.Scheme() + "://" + u.Host() + want // absolute form (see RequestURL)
 		}
 		if got := ru.RequestURI(); got != want {
 			t.Fatalf("RequestURL(%q).RequestURI() = %q, want %q", u, got, want)

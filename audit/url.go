@@ -78,12 +78,7 @@ func (u URL) Unfragmented() string { return u.href }
 
 // Key returns Unfragmented with the password redacted: NormalizeURL's
 // result, under which targets are deduplicated and stored.
-func (u URL) Key() string {
-	if u.pass == "" {
-		return u.href
-	}
-	return redactHref(u.href)
-}
+func (u URL) Key() string { return redactHref(u.href) }
 
 // Fragment returns the fragment as serialised (without "#") and whether
 // there is one ("#" alone is an empty fragment).
