@@ -41,6 +41,10 @@ func TestPage_WHATWGHrefs(t *testing.T) {
 		{"unclosed IPv6", "http://[::1/", "http://[::1/", []string{"invalid-url"}},
 		{"space in host", "https://exa mple.com/", "https://exa mple.com/", []string{"invalid-url"}},
 		{"bad port", "http://h:99999/", "http://h:99999/", []string{"invalid-url"}},
+		// Issue 24: net/url rejects these; browsers follow them.
+		{"stray % in the fragment", "https://schemers.org/r5rs-Z-H-9.html#%_sec_6.2", "https://schemers.org/r5rs-Z-H-9.html#%_sec_6.2", []string{"lenient-url"}},
+		{"stray % in path and query", "/a%zz/b%?q=%", "https://ex.org/a%zz/b%?q=%", []string{"lenient-url"}},
+		{"pipe in a path, as Chromium sends it", "/a|b", "https://ex.org/a%7Cb", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,6 +194,24 @@ func TestPage_RelativeOnIPv4Site(t *testing.T) {
 	for i, l := range ex.Links {
 		if got := codes(l.Diagnostics); !slices.Equal(got, want[i]) {
 			t.Errorf("%s: codes = %q, want %q", l.RawHref, got, want[i])
+		}
+	}
+}
+
+// TestPage_InvalidURLReason: an href the URL parser rejects is an
+// invalid-url diagnostic that gives the parser's reason.
+func TestPage_InvalidURLReason(t *testing.T) {
+	for href, reason := range map[string]string{
+		"http://h:99999/": "port is outside the range",
+		"http://[::1":     "IPv6 address is missing the closing",
+	} {
+		ex := extractString(t, "https://ex.org/dir/page.html", `<a href="`+html.EscapeString(href)+`">x</a>`, nil)
+		if len(ex.Links) != 1 || len(ex.Links[0].Diagnostics) != 1 {
+			t.Fatalf("%q: links %+v", href, ex.Links)
+		}
+		d := ex.Links[0].Diagnostics[0]
+		if d.Code != CodeInvalidURL || !strings.Contains(d.Message, reason) {
+			t.Errorf("%q: diagnostic %+v, want %s with %q", href, d, CodeInvalidURL, reason)
 		}
 	}
 }
