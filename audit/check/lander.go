@@ -193,14 +193,7 @@ func pageFor(u *url.URL, n domainNames, hosts []string) string {
 	if m == "" || registrable(host) == n.site {
 		return ""
 	}
-	p, err := url.PathUnescape(u.EscapedPath())
-	if err != nil {
-		p = u.EscapedPath()
-	}
-	q, err := url.QueryUnescape(u.RawQuery)
-	if err != nil {
-		q = u.RawQuery
-	}
+	p, q := pathAndQuery(u)
 	words := strings.FieldsFunc(strings.ToLower(p+" "+q), func(r rune) bool {
 		return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})

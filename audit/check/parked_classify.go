@@ -85,28 +85,15 @@ const (
 // top) and names the kinds of lander they found, in the order found. None
 // when the page shows no marker of a lander at all.
 func parkedSignals(in *soft404Input, toks []string, length int) ([]audit.Soft404Signal, []string) {
-	var infra, vars, ads, links, offers, renews, gotos []string
+	found := map[string][]string{} // parking features by kind (PageEvidence.Parking "kind:value")
 	if in.page != nil {
 		for _, f := range in.page.Parking {
 			kind, v, _ := strings.Cut(f, ":")
-			switch kind {
-			case "infra":
-				infra = append(infra, v)
-			case "var":
-				vars = append(vars, v)
-			case "ads":
-				ads = append(ads, v)
-			case "link":
-				links = append(links, v)
-			case "offer":
-				offers = append(offers, v)
-			case "renew":
-				renews = append(renews, v)
-			case "goto":
-				gotos = append(gotos, v)
-			}
+			found[kind] = append(found[kind], v)
 		}
 	}
+	infra, vars, ads, links := found["infra"], found["var"], found["ads"], found["link"]
+	offers, renews, gotos := found["offer"], found["renew"], found["goto"]
 	names := namesOf(in.start, in.final)
 	var (
 		out   []audit.Soft404Signal
@@ -162,22 +149,10 @@ func parkedSignals(in *soft404Input, toks []string, length int) ([]audit.Soft404
 			}
 		}
 		if own != "" {
-			w := weightParkOwnLinkLon
-			switch {
-			case length <= shortText:
-				w = weightParkOwnLink
-			case length <= midText:
-				w = weightParkOwnLinkMid
-			}
+			w := byLength(length, weightParkOwnLink, weightParkOwnLinkMid, weightParkOwnLinkLon)
 			add("html", "link to a marketplace's listing of this domain: "+truncate(own, 200), w, groupSale)
 		} else {
-			w := 0.0
-			switch {
-			case length <= shortText:
-				w = weightParkLink
-			case length <= midText:
-				w = weightParkLinkMid
-			}
+			w := byLength(length, weightParkLink, weightParkLinkMid, 0.0)
 			add("html", "link to a domain marketplace: "+strings.Join(links, ", "), w, groupSale)
 		}
 	}
@@ -185,13 +160,7 @@ func parkedSignals(in *soft404Input, toks []string, length int) ([]audit.Soft404
 	// A link to a registrar's page for this domain (renew it, look it up).
 	for _, r := range renews {
 		if reg := registrarPageOf(authorityURL(r), names); reg != "" {
-			w := 0.0
-			switch {
-			case length <= shortText:
-				w = weightParkLink
-			case length <= midText:
-				w = weightParkLinkMid
-			}
+			w := byLength(length, weightParkLink, weightParkLinkMid, 0.0)
 			add("html", "link to "+reg+"'s page for this domain: "+truncate(r, 200), w, groupRegistrar)
 			break
 		}
@@ -213,13 +182,7 @@ func parkedSignals(in *soft404Input, toks []string, length int) ([]audit.Soft404
 		}
 	}
 	if ms := set.find(names.withOwnName(toks[:min(len(toks), parkTextTokens)])); len(ms) > 0 {
-		w := weightParkLong
-		switch {
-		case length <= shortText:
-			w = weightParkShort
-		case length <= midText:
-			w = weightParkMid
-		}
+		w := byLength(length, weightParkShort, weightParkMid, weightParkLong)
 		var shown []string
 		for _, m := range ms {
 			if t := names.show(m.p.text); !slices.Contains(shown, t) && len(shown) < parkedPhrasesShown {

@@ -261,14 +261,7 @@ func urlWords(urls ...*url.URL) map[string]bool {
 		if u == nil {
 			continue
 		}
-		p, err := url.PathUnescape(u.EscapedPath())
-		if err != nil {
-			p = u.EscapedPath()
-		}
-		q, err := url.QueryUnescape(u.RawQuery)
-		if err != nil {
-			q = u.RawQuery
-		}
+		p, q := pathAndQuery(u)
 		for _, w := range textsim.Words(p + " " + q) {
 			drop[w] = true
 		}
@@ -376,4 +369,18 @@ func jaccardSorted(a, b []uint64) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// pathAndQuery returns u's path and query unescaped (each as written when
+// its escapes are invalid).
+func pathAndQuery(u *url.URL) (path, query string) {
+	path, err := url.PathUnescape(u.EscapedPath())
+	if err != nil {
+		path = u.EscapedPath()
+	}
+	query, err = url.QueryUnescape(u.RawQuery)
+	if err != nil {
+		query = u.RawQuery
+	}
+	return path, query
 }

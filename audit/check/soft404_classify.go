@@ -200,13 +200,7 @@ func effectiveLength(words []string, count int) int {
 // lengthFactor scales the title and heading scores by the length of the
 // main text: 1 for a short page, 0.6 for a medium one, 0.3 for a long one.
 func lengthFactor(length int) float64 {
-	switch {
-	case length <= shortText:
-		return 1
-	case length <= midText:
-		return 0.6
-	}
-	return 0.3
+	return byLength(length, 1, 0.6, 0.3)
 }
 
 // probeSignal scores the probe (see the comment at the top).
@@ -293,13 +287,7 @@ func wordSignals(page *audit.PageSignals, toks []string, length int, named []str
 		if m.p.kind != kindStrong {
 			continue
 		}
-		w := weightTextLong
-		switch {
-		case length <= shortText:
-			w = weightTextShort
-		case length <= midText:
-			w = weightTextMid
-		}
+		w := byLength(length, weightTextShort, weightTextMid, weightTextLong)
 		add("text-start", m.p.text, w)
 		break
 	}
@@ -497,4 +485,16 @@ func segmentName(s string) string {
 func isErrorStatus(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && len(s) == 3 && n >= 400 && n <= 599
+}
+
+// byLength picks a weight by the page's text length: short for at most
+// shortText words, mid for at most midText, long beyond.
+func byLength(length int, short, mid, long float64) float64 {
+	switch {
+	case length <= shortText:
+		return short
+	case length <= midText:
+		return mid
+	}
+	return long
 }
