@@ -208,6 +208,11 @@ type suspicion struct {
 	what     string        // the answer, for messages ("429 with Retry-After 24h0m0s")
 	seq      uint64        // k.seq when it arrived
 	pause    time.Duration // the pause it imposed (MaxRetryWait)
+	// other is the first other resource refused with a long window after
+	// the pause ("" while none), and otherWhat its answer: one such
+	// refusal may be a second per-resource limit met by chance, two show
+	// the limit covers the key.
+	other, otherWhat string
 }
 
 // controller is what a cut changes.
@@ -710,9 +715,21 @@ func (s *Scheduler) longWindow(k *key, sl *Slot, refused bool, res string, wait 
 		ev.suspect = true
 		ev.sameResource = sp.resource == res
 		ev.afterPause = sl.seq > sp.seq
+		ev.confirmed = sp.other != "" && sp.other != res
 	}
 	switch decideLong(ev) {
 	case scopeResource:
+		return until
+	case scopeConfirm:
+		// A second resource refused after the pause: pause once more and
+		// let one more request tell.
+		k.suspect.other, k.suspect.otherWhat, k.suspect.seq = res, what, k.seq
+		if p := now.Add(s.o.MaxRetryWait); p.After(k.pausedUntil) {
+			k.pausedUntil, k.pause429 = p, true
+		}
+		if refused && sl.seq > k.cutSeq {
+			s.cut(k, now)
+		}
 		return until
 	case scopeUnknown:
 		k.suspect = &suspicion{resource: res, what: what, seq: k.seq, pause: s.o.MaxRetryWait}
@@ -727,8 +744,8 @@ func (s *Scheduler) longWindow(k *key, sl *Slot, refused bool, res string, wait 
 	}
 	why := fmt.Sprintf("key %s answered %s, which exceeds the %s wait cap", k.name, what, s.o.MaxRetryWait)
 	if sp := k.suspect; sp != nil && res != "" {
-		why = fmt.Sprintf("key %s answered %s for %s and, after a %s pause, %s for %s too: the limit covers the host and exceeds the %s wait cap",
-			k.name, sp.what, sp.resource, sp.pause, what, res, s.o.MaxRetryWait)
+		why = fmt.Sprintf("key %s answered %s for %s and, after %s pauses, %s for %s and %s for %s too: the limit covers the host and exceeds the %s wait cap",
+			k.name, sp.what, sp.resource, sp.pause, sp.otherWhat, sp.other, what, res, s.o.MaxRetryWait)
 	}
 	k.suspect = nil
 	if until.After(k.pausedUntil) {
@@ -748,6 +765,10 @@ type longScope int
 const (
 	// scopeResource: the resource asked for; the key goes on.
 	scopeResource longScope = iota + 1
+	// scopeConfirm: a first other resource refused after the pause. It
+	// covers its resource; the key pauses MaxRetryWait once more, then
+	// one more request tells.
+	scopeConfirm
 	// scopeUnknown: not known yet. The key pauses MaxRetryWait, then
 	// takes one request at a time until an answer tells.
 	scopeUnknown
@@ -771,17 +792,21 @@ type longEvidence struct {
 	longRun int
 	// suspect: an earlier long window's scope is still unknown;
 	// sameResource: it was this resource's; afterPause: this request
-	// started after that window's pause began.
-	suspect, sameResource, afterPause bool
+	// started after that window's pause began; confirmed: another
+	// resource was already refused after a pause, and this is a third.
+	suspect, sameResource, afterPause, confirmed bool
 }
 
 // decideLong decides what a long window covers, from the evidence:
 //
 //   - An answer that does not name its resource can only be read as
 //     covering the key.
-//   - While an earlier long window's scope is unknown, a long window on
-//     another resource, asked for after that window's pause, shows the
-//     limit covers the key; one asked for before (in flight when it
+//   - While an earlier long window's scope is unknown, long windows on
+//     two other resources, each asked for after a pause, show the limit
+//     covers the key (a site may limit a few resources of its own, and
+//     the request after the pause may meet one of them by chance: the
+//     first is its resource's, and the key pauses once more); one asked
+//     for before (in flight when it
 //     arrived), or on the same resource, covers its resource: the request
 //     after the pause decides.
 //   - When answers have shown that refusals (or long windows) cover single
@@ -796,8 +821,10 @@ func decideLong(e longEvidence) longScope {
 		return scopeKey
 	case e.suspect && e.sameResource:
 		return scopeResource
-	case e.suspect && e.afterPause:
+	case e.suspect && e.afterPause && e.confirmed:
 		return scopeKey
+	case e.suspect && e.afterPause:
+		return scopeConfirm
 	case e.suspect:
 		return scopeResource
 	case (e.perResource || e.longScoped) && e.longRun < 2:

@@ -24,10 +24,11 @@ func TestDecideLong(t *testing.T) {
 		{"an earlier long window covered its resource", longEvidence{resource: true, longScoped: true, longRun: 1}, scopeResource},
 		{"second long window in a row: unknown again", longEvidence{resource: true, longScoped: true, longRun: 2}, scopeUnknown},
 		{"second in a row despite per-resource refusals", longEvidence{resource: true, perResource: true, longRun: 3}, scopeUnknown},
-		{"suspect, another resource after the pause: the key", longEvidence{resource: true, suspect: true, afterPause: true, longRun: 2}, scopeKey},
+		{"suspect, another resource after the pause: one more pause", longEvidence{resource: true, suspect: true, afterPause: true, longRun: 2}, scopeConfirm},
+		{"suspect, a third resource after the pauses: the key", longEvidence{resource: true, suspect: true, afterPause: true, confirmed: true, longRun: 3}, scopeKey},
 		{"suspect, another resource of the same wave", longEvidence{resource: true, suspect: true, longRun: 1}, scopeResource},
 		{"suspect, the same resource again", longEvidence{resource: true, suspect: true, sameResource: true, afterPause: true, longRun: 2}, scopeResource},
-		{"suspect beats earlier scope evidence", longEvidence{resource: true, suspect: true, afterPause: true, perResource: true, longScoped: true, longRun: 2}, scopeKey},
+		{"suspect beats earlier scope evidence", longEvidence{resource: true, suspect: true, afterPause: true, confirmed: true, perResource: true, longScoped: true, longRun: 3}, scopeKey},
 	}
 	for _, tt := range tests {
 		if got := decideLong(tt.e); got != tt.want {
@@ -115,9 +116,11 @@ func TestScheduler_LongWindowOneResource(t *testing.T) {
 }
 
 // TestScheduler_LongWindowHostWide: every URL refused with a day-long
-// Retry-After. The first pauses the key for the cap; the one request
-// after it is refused too: the key is given up, with a message naming
-// both answers, and no reprieve inside the window.
+// Retry-After. The first pauses the key for the cap; the request after it
+// is refused too, which may be a second limited resource met by chance:
+// the key pauses once more; the request after that is refused as well:
+// the key is given up, with a message naming the three answers, and no
+// reprieve inside the window.
 func TestScheduler_LongWindowHostWide(t *testing.T) {
 	s, c := newTest(Options{PerHost: 4, MaxRetryWait: time.Minute})
 	var wave []*Slot
@@ -131,10 +134,17 @@ func TestScheduler_LongWindowHostWide(t *testing.T) {
 		t.Fatalf("one wave (requests in flight together) gave the key up: %s", g)
 	}
 	c.Advance(time.Minute)
-	p := must(t, s, "h")
-	p.Release(refusedFor("http://h/9", 429, "Retry-After", "86400"))
+	must(t, s, "h").Release(refusedFor("http://h/8", 429, "Retry-After", "86400"))
+	if g := s.GivenUp("h"); g != "" {
+		t.Fatalf("a second limited resource after the pause gave the key up: %s", g)
+	}
+	if sl, _, err := s.TryAcquire("h"); sl != nil || err != nil {
+		t.Errorf("TryAcquire = %v, %v: want no slot (a second pause) after the second limited resource", sl, err)
+	}
+	c.Advance(time.Minute)
+	must(t, s, "h").Release(refusedFor("http://h/9", 429, "Retry-After", "86400"))
 	why := s.GivenUp("h")
-	for _, want := range []string{"http://h/0", "http://h/9", "after a 1m0s pause", "covers the host", "wait cap"} {
+	for _, want := range []string{"http://h/0", "http://h/8", "http://h/9", "after 1m0s pauses", "covers the host", "wait cap"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("reason %q lacks %q", why, want)
 		}
@@ -157,12 +167,14 @@ func TestScheduler_LongWindowKept(t *testing.T) {
 	must(t, s, "h").Release(refusedFor("http://h/a", 429, "Retry-After", "86400"))
 	c.Advance(time.Minute)
 	must(t, s, "h").Release(refusedFor("http://h/b", 429, "Retry-After", "86400"))
+	c.Advance(time.Minute)
+	must(t, s, "h").Release(refusedFor("http://h/b2", 429, "Retry-After", "86400"))
 	st := s.State("h")
 	if st.GivenUp != "" || !st.Kept {
 		t.Fatalf("kept key: %+v", st)
 	}
 	if got := st.PausedUntil.Sub(start); got < 24*time.Hour {
-		t.Errorf("paused until +%v, want the whole window (a day after the second refusal)", got)
+		t.Errorf("paused until +%v, want the whole window (a day after the third refusal)", got)
 	}
 	if !strings.Contains(st.Waiting, "covers the host") {
 		t.Errorf("Waiting %q", st.Waiting)

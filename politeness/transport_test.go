@@ -136,12 +136,23 @@ func TestTransport_GivenUp(t *testing.T) {
 	if time.Since(start) < 100*time.Millisecond {
 		t.Errorf("/y sent %v after the refusal of /x, inside the key's pause", time.Since(start))
 	}
-	_, err = client.Get(srv.URL + "/z")
+	if g := s.GivenUp(Key(mustParse(t, srv.URL))); g != "" {
+		t.Fatalf("given up after two URLs' refusals: %s", g)
+	}
+	resp, err = client.Get(srv.URL + "/z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if time.Since(start) < 200*time.Millisecond {
+		t.Errorf("/z sent %v after the refusal of /x, inside the key's second pause", time.Since(start))
+	}
+	_, err = client.Get(srv.URL + "/w")
 	if !errors.Is(err, ErrGivenUp) {
 		t.Errorf("after giving up: %v, want ErrGivenUp", err)
 	}
-	if n := served.Load(); n != 2 {
-		t.Errorf("%d requests served, want 2 (/x, then /y after the pause)", n)
+	if n := served.Load(); n != 3 {
+		t.Errorf("%d requests served, want 3 (/x, then /y and /z each after a pause)", n)
 	}
 }
 

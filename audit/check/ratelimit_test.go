@@ -35,11 +35,11 @@ func TestRun_RateLimitedHostGivenUp(t *testing.T) {
 		{"Always429", "", 4 + 2 + politeness.DefaultGiveUpStreak + 1},
 		// A Retry-After beyond MaxRetryWait makes its URL rate-limited
 		// with its retry time and pauses the host for MaxRetryWait; the
-		// one request after the pause is refused the same way: the limit
-		// covers the host, which is given up, and the end-of-run try
-		// would fall inside the window: the first wave and that one
-		// request are sent.
-		{"RetryAfterBeyondCap", "3600", 4 + 1},
+		// one request after each of two pauses is refused the same way:
+		// the limit covers the host, which is given up, and the
+		// end-of-run try would fall inside the window: the first wave and
+		// those two requests are sent.
+		{"RetryAfterBeyondCap", "3600", 4 + 2},
 		{"RetryAfterWithinCap", "0", 4 + 2 + politeness.DefaultGiveUpStreak + 1},
 	}
 	for _, tt := range tests {
@@ -370,9 +370,9 @@ func TestRun_LongWindowOneURL(t *testing.T) {
 }
 
 // TestRun_LongWindowHostWide: every URL of a host answers 429 with a
-// day-long Retry-After: after the pause the cap allows, one more request
-// is refused the same way and the host is given up, the reason saying the
-// limit covers the host.
+// day-long Retry-After: after each of two pauses the cap allows, one more
+// request is refused the same way and the host is given up, the reason
+// saying the limit covers the host.
 func TestRun_LongWindowHostWide(t *testing.T) {
 	s := newServer(t)
 	s.handle("/", func(w http.ResponseWriter, r *http.Request) {
@@ -396,10 +396,10 @@ func TestRun_LongWindowHostWide(t *testing.T) {
 			givenUp++
 		}
 	}
-	if givenUp < 30-3 {
-		t.Errorf("%d targets not checked with the host-wide reason, want at least %d", givenUp, 30-3)
+	if givenUp < 30-4 {
+		t.Errorf("%d targets not checked with the host-wide reason, want at least %d", givenUp, 30-4)
 	}
-	if n := s.requests.Load(); n > 3 {
-		t.Errorf("%d requests, want at most 3 (a wave of 2, one after the pause)", n)
+	if n := s.requests.Load(); n > 4 {
+		t.Errorf("%d requests, want at most 4 (a wave of 2, one after each pause)", n)
 	}
 }
