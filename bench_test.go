@@ -15,8 +15,8 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/profiling"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // BenchmarkAuditDir runs the whole pipeline on the directory named by

@@ -58,7 +58,7 @@
 // ArchiveSettings.Stage build the Config's options and archives stage; no
 // flag package is involved. Audit's stores are
 // small interfaces (Store, FindingsStore, Finisher, ...) over the domain
-// types of package audit; audit/sqlite implements them.
+// types of package audit; store/sqlite implements them.
 //
 // Example shows one way to run an audit from Go: open a store, create
 // the run and store its Settings, build the Config from them, and call

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 )
 

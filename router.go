@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/politeness"

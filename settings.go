@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/drift"
 )
 
 // SettingsVersion is the version of the Settings a run stores.

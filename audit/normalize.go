@@ -44,7 +44,7 @@ import (
 //     169.254.169.254).
 //
 // linkrot sends, for an href, the request target a browser sends for it
-// (TestRequestTargets_Browser in audit/check holds the checker to
+// (TestRequestTargets_Browser in check holds the checker to
 // Chromium's): a "%" not followed by two hex digits stays "%" ("/a%zz",
 // "#%_sec_6.2"), and the fragment is split off before anything else
 // (URL). One departure from whatwg-url v0.6.2's sets is Chromium's: "|"

@@ -22,7 +22,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
 	"github.com/linkrot/linkrot/internal/cpuslot"

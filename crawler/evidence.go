@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
 

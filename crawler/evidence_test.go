@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/crawltest"
 	"github.com/linkrot/linkrot/crawler/extract"
 )

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/browsertest"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // browser is the shared headless-Chromium harness (internal/browsertest).

@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // Store is what the dashboard reads. *sqlite.DB implements it; open it

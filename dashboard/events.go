@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // events streams the progress of the running runs as Server-Sent Events,

@@ -12,7 +12,7 @@ import (
 	"net/url"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // Bounds of the link-maintenance lists of one page.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // Hostile strings a notification carries: a sender address, a claimed

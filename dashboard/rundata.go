@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // unchecked is the verdict shown for a link whose target was not checked.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // view is what one page renders: the layout's fields and the page's own

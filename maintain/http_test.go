@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 func do(t testing.TB, method, u string, hdr map[string]string) (*http.Response, string) {

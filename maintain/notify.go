@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
 )
 
-// NotifyStore is what the Notifier reads and records (audit/sqlite's DB
+// NotifyStore is what the Notifier reads and records (store/sqlite's DB
 // satisfies it). A missing run or check is audit.ErrNotFound.
 type NotifyStore interface {
 	SiteRun(ctx context.Context) (*audit.Run, error)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // recorder is a loopback receiver of notifications in both framings that

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 )
 
 // Site is what the receiver reads of our own site: the run that defines
-// it and its pages and links (audit/sqlite's read-only DB satisfies it).
+// it and its pages and links (store/sqlite's read-only DB satisfies it).
 // Implementations must be safe for concurrent use; a missing run is
 // audit.ErrNotFound.
 type Site interface {
@@ -27,7 +27,7 @@ type Site interface {
 }
 
 // Inbox stores accepted notifications as queued, all or none, setting
-// their IDs (audit/sqlite's DB satisfies it). It must be safe for
+// their IDs (store/sqlite's DB satisfies it). It must be safe for
 // concurrent use.
 type Inbox interface {
 	EnqueueWire(ctx context.Context, reqs []*audit.WireRequest) error

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 type harness struct {

@@ -17,13 +17,13 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // Queue is the durable queue and result store of the Verifier
-// (audit/sqlite's writable DB satisfies it). Implementations must be safe
+// (store/sqlite's writable DB satisfies it). Implementations must be safe
 // for concurrent use.
 type Queue interface {
 	QueuedWire(ctx context.Context, now time.Time, limit int, busy map[int64]bool) ([]*audit.WireRequest, error)
@@ -37,7 +37,7 @@ type Queue interface {
 	PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL string) (bool, error)
 }
 
-// Checker checks one target (audit/check's Checker satisfies it).
+// Checker checks one target (check's Checker satisfies it).
 type Checker interface {
 	CheckOne(ctx context.Context, t check.Target) audit.Check
 }
@@ -68,7 +68,7 @@ type VerifierOptions struct {
 	// Poll is how often the queue is read when nothing wakes the
 	// verifier (default 2s).
 	Poll time.Duration
-	// Transport fetches sources; nil: audit/check's SSRF-guarded
+	// Transport fetches sources; nil: check's SSRF-guarded
 	// transport (AllowPrivate as below).
 	Transport http.RoundTripper
 	// AllowPrivate lets sources on loopback and private addresses be

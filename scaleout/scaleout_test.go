@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // testServer is an embedded NATS server with JetStream on loopback.

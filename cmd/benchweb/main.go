@@ -1,5 +1,5 @@
 // Command benchweb serves, on loopback, the generated web linkrot's checker
-// benchmark uses (audit/check BenchmarkChecker): several hosts (distinct
+// benchmark uses (check BenchmarkChecker): several hosts (distinct
 // ports), 20,000 unique targets with a realistic mix of verdicts (80% HTML
 // pages, 8% PDFs, 7% missing — a soft-404 host among them —, 2% gone, 3%
 // moved) and an injected latency per response. Host 0 also serves

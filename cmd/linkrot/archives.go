@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/archives"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
-	"github.com/linkrot/linkrot/audit/robust"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -33,20 +33,20 @@ const spnAuthEnv = "LINKROT_SPN2_AUTH"
 type archiveFlags struct {
 	*linkrot.ArchiveSettings
 
-	stg     *robust.Stage // set by stage, its summary printed by printSummary
-	offline bool          // --no-archives: the summary has first-seen drift only
+	stg     *archives.Stage // set by stage, its summary printed by printSummary
+	offline bool            // --no-archives: the summary has first-seen drift only
 }
 
 func (f *archiveFlags) register(fs *flag.FlagSet, s *linkrot.Settings) {
 	f.ArchiveSettings = &s.Archives
 	fs.Var((*listFlag)(&f.Archives), "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
 	fs.Var((*listFlag)(&f.WARCs), "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
-	fs.IntVar(&f.MaxSnapshots, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
+	fs.IntVar(&f.MaxSnapshots, "max-snapshots", archives.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
 	fs.DurationVar(&f.MaxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
 	fs.Var((*listFlag)(&f.PWIDs), "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
 	fs.BoolVar(&f.Off, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
 	fs.BoolVar(&f.TimeMap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
-	fs.DurationVar(&f.MaxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
+	fs.DurationVar(&f.MaxDistance, "max-memento-distance", archives.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
 	fs.BoolVar(&f.SaveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
 	fs.DurationVar(&f.SavePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
 	fs.IntVar(&f.Workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
@@ -73,7 +73,7 @@ func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 
 // config checks the flags and builds the stage's configuration, without
 // any network access.
-func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, error) {
+func (f *archiveFlags) config() ([]memento.Archive, memento.Registry, float64, error) {
 	archives, reg, rate, err := f.Resolve()
 	if err != nil {
 		return nil, nil, 0, usagef("%v", err)
@@ -84,7 +84,7 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 // stage configures the archives stage of run (linkrot.ArchiveSettings.Stage,
 // streamed by linkrot.Audit), the Save Page Now keys from $LINKROT_SPN2_AUTH.
 // The returned function releases the stage's transport.
-func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
+func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*archives.Stage, func(), error) {
 	if f.Off {
 		log.Info("archives stage skipped (--no-archives): first-seen drift only")
 	}
@@ -138,7 +138,7 @@ func (f *archiveFlags) printSummary(w io.Writer) {
 	fmt.Fprintf(w, "Drift against mementos: %s%s. Since first seen: %s.\n", bands(s.Bands), failed, bands(s.FirstSeenBands))
 	fmt.Fprintf(w, "Identifiers: %d checked, %d do not resolve, %d do not lead back. Suggestions: %d (linkrot suggest).",
 		s.Identifiers, s.IdentifiersBroken, s.IdentifiersNoReturn,
-		s.Suggestions[robust.ReasonNoRobustData]+s.Suggestions[robust.ReasonBrokenMemento]+s.Suggestions[robust.ReasonUseIdentifier])
+		s.Suggestions[archives.ReasonNoRobustData]+s.Suggestions[archives.ReasonBrokenMemento]+s.Suggestions[archives.ReasonUseIdentifier])
 	if len(s.Saves) > 0 {
 		var sv []string
 		keys := make([]string, 0, len(s.Saves))
@@ -198,7 +198,7 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 		return usagef("--format must be html, json or csv")
 	}
 	switch *reason {
-	case "", robust.ReasonNoRobustData, robust.ReasonBrokenMemento, robust.ReasonUseIdentifier:
+	case "", archives.ReasonNoRobustData, archives.ReasonBrokenMemento, archives.ReasonUseIdentifier:
 	default:
 		return usagef("--reason must be no-robustness-data, broken-with-memento or use-identifier")
 	}

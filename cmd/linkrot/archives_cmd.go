@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/warc"
+	"github.com/linkrot/linkrot/archives/memento"
+	"github.com/linkrot/linkrot/archives/warc"
+	"github.com/linkrot/linkrot/check"
 )
 
 // runArchivesCmd lists the configured archives (default: the archives a
@@ -27,7 +27,7 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 	fs.Var(&warcs, "archive-warc", "a local web archive as for audit (`path`); repeatable")
 	presets := fs.Bool("presets", false, "list every preset --archive NAME knows, shut-down ones included")
 	ping := fs.Bool("ping", false, "ask each archive once (TimeGate, then TimeMap) and print one line per archive")
-	pingURL := fs.String("ping-url", archive.DefaultPingURL, "the resource --ping asks about")
+	pingURL := fs.String("ping-url", memento.DefaultPingURL, "the resource --ping asks about")
 	timeout := fs.Duration("timeout", 20*time.Second, "--ping: time allowed per archive")
 	db := fs.String("db", "linkrot.db", "database: SQLite file `path` or postgres:// URL (its index directory, beside a file, holds --archive-warc indexes)")
 	allowPrivate := fs.Bool("allow-private", false, "--ping: allow archives on loopback or private addresses")
@@ -41,13 +41,13 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("archives takes no arguments")
 	}
-	var list []archive.Archive
+	var list []memento.Archive
 	switch {
 	case *presets:
-		list = archive.Presets()
+		list = memento.Presets()
 	case len(archives) > 0:
 		for _, s := range archives {
-			a, err := archive.ParseArchive(s)
+			a, err := memento.ParseArchive(s)
 			if err != nil {
 				return usagef("--archive: %v", err)
 			}
@@ -55,7 +55,7 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 		}
 	default:
 		if len(warcs) == 0 {
-			list = archive.Defaults()
+			list = memento.Defaults()
 		}
 	}
 	var cols []*warc.Collection
@@ -79,8 +79,8 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 	}
 	rt, closeRT := check.NewTransportAllowing(check.Options{AllowPrivate: *allowPrivate, Timeout: *timeout}, private)
 	defer closeRT()
-	client := archive.NewClient(archive.Options{Archives: list, Transport: warc.Transport(rt, cols...), Timeout: *timeout, Retries: -1})
-	results := make([]archive.PingResult, len(list))
+	client := memento.NewClient(memento.Options{Archives: list, Transport: warc.Transport(rt, cols...), Timeout: *timeout, Retries: -1})
+	results := make([]memento.PingResult, len(list))
 	var wg sync.WaitGroup
 	for i, a := range list {
 		wg.Go(func() {
@@ -108,7 +108,7 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 }
 
 // printArchives writes the archives, their budgets and raw-replay form.
-func printArchives(e *env, list []archive.Archive, cols []*warc.Collection) {
+func printArchives(e *env, list []memento.Archive, cols []*warc.Collection) {
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ARCHIVE\tPOOL\tPUBLISHED\tMARGIN\tSENT AT MOST\tENDPOINTS")
 	for _, a := range list {
@@ -150,7 +150,7 @@ func printArchives(e *env, list []archive.Archive, cols []*warc.Collection) {
 
 func rateOr(r float64) float64 {
 	if r <= 0 {
-		return archive.DefaultRate
+		return memento.DefaultRate
 	}
 	return r
 }
@@ -158,7 +158,7 @@ func rateOr(r float64) float64 {
 func marginOf(m float64) float64 {
 	switch {
 	case m == 0:
-		return archive.DefaultMargin
+		return memento.DefaultMargin
 	case m < 0:
 		return 0
 	}

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler/crawltest"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // TestCron_Nightly runs linkrot audit three times like a nightly cron job

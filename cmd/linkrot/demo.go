@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
+	"github.com/linkrot/linkrot/archives/archivetest"
 )
 
 // runDemo serves the built-in demo site and archive (testdata/demo) on

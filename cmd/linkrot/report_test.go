@@ -19,8 +19,8 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // reportTime is the fixed time stamped into reports by the tests.

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // cronSite is a loopback site for the kill and lock tests: 16 pages in a

@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/archives/memento"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -55,11 +55,11 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
 		return usagef("robustify: %s is not a directory", pos[0])
 	}
-	list := archive.Defaults()
+	list := memento.Defaults()
 	if len(archives) > 0 {
 		list = nil
 		for _, s := range archives {
-			a, err := archive.ParseArchive(s)
+			a, err := memento.ParseArchive(s)
 			if err != nil {
 				return usagef("--archive: %v", err)
 			}
@@ -74,7 +74,7 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 	}
 	rt, closeRT := check.NewTransportAllowing(check.Options{AllowPrivate: *allowPrivate}, private)
 	defer closeRT()
-	client := archive.NewClient(archive.Options{Archives: list, Transport: rt})
+	client := memento.NewClient(memento.Options{Archives: list, Transport: rt})
 	hosts := map[string]bool{}
 	for _, h := range site {
 		hosts[strings.ToLower(h)] = true
@@ -89,7 +89,7 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 		Workers:   *workers,
 	}
 	if *save {
-		o.Save = robustify.ArchiveSave(client, list, archive.SaveOptions{Auth: os.Getenv(spnAuthEnv)})
+		o.Save = robustify.ArchiveSave(client, list, memento.SaveOptions{Auth: os.Getenv(spnAuthEnv)})
 	}
 	res, err := robustify.Run(ctx, pos[0], o)
 	if err != nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/pgtest"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // natsServer is an embedded NATS server with JetStream on loopback.

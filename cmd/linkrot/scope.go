@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"github.com/linkrot/linkrot"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/linkrot/linkrot"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/actions"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/dashboard"
 	"github.com/linkrot/linkrot/maintain"
 )

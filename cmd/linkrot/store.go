@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/store/sqlite"
 )
 
 // This file wires the linkrot command to its database, package
-// audit/sqlite: it is the only file of the command that imports it. The
+// store/sqlite: it is the only file of the command that imports it. The
 // commands and their helpers take the store through the small interfaces
 // they declare where they use it; the few calls whose arguments are
 // SQLite's own types are given plain ones here.

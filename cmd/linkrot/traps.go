@@ -3,9 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/linkrot/linkrot"
 	"io"
 	"strings"
+
+	"github.com/linkrot/linkrot"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler"
