@@ -21,6 +21,7 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // crawlStore is what the crawl needs: the crawl's batches and the
@@ -103,8 +104,8 @@ func observePage(p *audit.Page) observation {
 		if !isRedirect(h.Status) {
 			continue
 		}
-		from, err1 := audit.NormalizeURL(h.From)
-		to, err2 := audit.NormalizeURL(h.To)
+		from, err1 := urls.NormalizeURL(h.From)
+		to, err2 := urls.NormalizeURL(h.To)
 		if err1 != nil || err2 != nil {
 			break
 		}
@@ -116,7 +117,7 @@ func observePage(p *audit.Page) observation {
 	if finalIsHop || isRedirect(p.Status) || p.Evidence == nil {
 		return o
 	}
-	n, err := audit.NormalizeURL(p.URL)
+	n, err := urls.NormalizeURL(p.URL)
 	if err != nil {
 		return o
 	}
@@ -155,7 +156,7 @@ func (r *router) register(o observation) (string, *check.Known) {
 }
 
 func mustNorm(u string) string {
-	n, _ := audit.NormalizeURL(u)
+	n, _ := urls.NormalizeURL(u)
 	return n
 }
 
@@ -305,17 +306,17 @@ func (r *router) key(u string) urlKey {
 // targetURL is the target a link's href makes (as the store makes it:
 // sqlite SavePages), or "".
 func targetURL(href string) string {
-	u, err := audit.ParseURL(href)
+	u, err := urls.ParseURL(href)
 	if err != nil {
 		return ""
 	}
 	return u.Key()
 }
 
-// HostOf returns the host[:port] of a URL as audit.NormalizeURL writes
+// HostOf returns the host[:port] of a URL as urls.NormalizeURL writes
 // it, or "".
 func HostOf(raw string) string {
-	u, err := audit.ParseURL(raw)
+	u, err := urls.ParseURL(raw)
 	if err != nil {
 		return ""
 	}
@@ -466,7 +467,7 @@ func (r *router) emit(c audit.Check) {
 func (r *router) Queue(entries []audit.FrontierEntry) {
 	r.mu.Lock()
 	for _, e := range entries {
-		if n, err := audit.NormalizeURL(e.URL); err == nil {
+		if n, err := urls.NormalizeURL(e.URL); err == nil {
 			if _, ok := r.waiting[n]; !ok {
 				r.waiting[n] = false
 			}
@@ -481,7 +482,7 @@ func (r *router) Queue(entries []audit.FrontierEntry) {
 // page recorded between u's admission by another page and that page's
 // Queue call had u checked live, and u was then fetched twice.
 func (r *router) Admitted(u string) {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		return
 	}
@@ -525,7 +526,7 @@ func (r *router) Add(p *audit.Page) {
 	}
 	chain := make([]string, 0, len(raws))
 	for _, raw := range append(raws, p.URL) {
-		if n, err := audit.NormalizeURL(raw); err == nil {
+		if n, err := urls.NormalizeURL(raw); err == nil {
 			chain = append(chain, n)
 		}
 	}
@@ -878,7 +879,7 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 			return err
 		}
 		for _, e := range queued {
-			if n, err := audit.NormalizeURL(e.URL); err == nil {
+			if n, err := urls.NormalizeURL(e.URL); err == nil {
 				r.waiting[n] = false
 			}
 		}
@@ -1078,7 +1079,7 @@ func pageAnchors(ctx context.Context, store FindingsStore, runID int64, c *audit
 	return nil
 }
 
-// SiteHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
+// SiteHosts returns the hosts (host[:port] as urls.NormalizeURL writes them)
 
 // setCrawlDelays sets the robots.txt Crawl-delay of each audited origin
 // (http and https of every seed's host) on sched.

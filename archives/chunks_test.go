@@ -16,6 +16,7 @@ import (
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // memStore is a Store holding one run (RunID 1) in memory: the fixture
@@ -341,7 +342,7 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	archA.Save = saveSrv.URL + "/save"
 
 	norm := func(u string) string {
-		n, err := audit.NormalizeURL(u)
+		n, err := urls.NormalizeURL(u)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // livePage is a live page fetched again by the stage: its main text (for
@@ -159,8 +160,8 @@ func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePag
 	p.final, p.status = resp.URL.String(), resp.Status
 	ct := resp.Header.Get("Content-Type")
 	p.contentType = ct
-	links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
-	for _, l := range audit.ResolveLinks(resp.URL, links) {
+	links, _ := urls.ParseLinkHeader(resp.Header.Values("Link")...)
+	for _, l := range urls.ResolveLinks(resp.URL, links) {
 		for _, rel := range []string{"identifier", "cite-as"} {
 			if l.HasRel(rel) {
 				p.identifiers = append(p.identifiers, audit.Identifier{URL: l.URI, Rel: rel, Source: "header"})

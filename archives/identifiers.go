@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // identResult is a checked identifier of a target, for suggestions.
@@ -87,28 +88,28 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 		}
 	}
 	// Each identifying URI is fetched once in the run.
-	var urls []string
+	var idURLs []string
 	queued := map[string]bool{}
 	for _, j := range jobs {
 		if _, ok := s.rs.identFetched[j.id.URL]; !ok && !queued[j.id.URL] {
 			queued[j.id.URL] = true
-			urls = append(urls, j.id.URL)
+			idURLs = append(idURLs, j.id.URL)
 		}
 	}
-	res := make([]identFetch, len(urls))
-	s.parallel(ctx, len(urls), func(i int) {
-		if !isHTTP(urls[i]) {
+	res := make([]identFetch, len(idURLs))
+	s.parallel(ctx, len(idURLs), func(i int) {
+		if !isHTTP(idURLs[i]) {
 			res[i].err = fmt.Errorf("not an http(s) URI")
 			return
 		}
-		resp, hops, _, err := s.o.Client.Fetch(ctx, urls[i], 512<<10)
+		resp, hops, _, err := s.o.Client.Fetch(ctx, idURLs[i], 512<<10)
 		if err != nil {
 			res[i] = identFetch{err: err, hops: hops}
 			return
 		}
 		f := identFetch{final: resp.URL.String(), status: resp.Status, hops: hops}
-		links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
-		for _, l := range audit.ResolveLinks(resp.URL, links) {
+		links, _ := urls.ParseLinkHeader(resp.Header.Values("Link")...)
+		for _, l := range urls.ResolveLinks(resp.URL, links) {
 			f.links = append(f.links, l.URI)
 		}
 		if check.IsHTML(resp.Header.Get("Content-Type"), resp.Body) {
@@ -119,7 +120,7 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 	if ctx.Err() != nil {
 		return nil
 	}
-	for i, u := range urls {
+	for i, u := range idURLs {
 		s.rs.identFetched[u] = res[i]
 	}
 	out := map[int64][]identResult{}
@@ -225,8 +226,8 @@ func dedupIdentifiers(ids []audit.Identifier) []audit.Identifier {
 // HTML page (at most 10,000).
 func htmlLinks(body []byte, base *url.URL) []string {
 	var out []string
-	// The URL parser of every other href (WHATWG, audit.Resolver).
-	res, err := audit.NewResolver(base.String())
+	// The URL parser of every other href (WHATWG, urls.Resolver).
+	res, err := urls.NewResolver(base.String())
 	if err != nil {
 		return nil
 	}
@@ -250,7 +251,7 @@ func htmlLinks(body []byte, base *url.URL) []string {
 				continue
 			}
 			if u, _, err := res.Resolve(string(v)); err == nil {
-				out = append(out, audit.RedactText(u.String()))
+				out = append(out, urls.RedactText(u.String()))
 			}
 		}
 	}

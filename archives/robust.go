@@ -46,6 +46,7 @@ import (
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Options configure Run. Client is required unless Offline; the rest has
@@ -97,7 +98,7 @@ type Options struct {
 	// MaxBody caps a live page or memento read for drift (default 2 MiB).
 	MaxBody int64
 	// SiteHosts are the audited site's hosts (host[:port] as
-	// audit.NormalizeURL writes them): links to them are internal, and get
+	// urls.NormalizeURL writes them): links to them are internal, and get
 	// no "no-robustness-data" suggestion.
 	SiteHosts map[string]bool
 	// Identifiers extracts rel="identifier" and rel="cite-as" links from
@@ -446,7 +447,7 @@ func (s *stage) external(u string) bool {
 }
 
 func normalize(u string) string {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		return u
 	}

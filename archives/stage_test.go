@@ -15,6 +15,7 @@ import (
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // collector gathers what Run hands to its Sink.
@@ -62,7 +63,7 @@ func liveCheck(id int64, u string) *audit.Check {
 }
 
 func htmlLink(id int64, href string, r *audit.Robust) Link {
-	n, err := audit.NormalizeURL(href)
+	n, err := urls.NormalizeURL(href)
 	if err != nil {
 		panic(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/internal/browsertest"
 	"github.com/linkrot/linkrot/internal/requestlog"
+	"github.com/linkrot/linkrot/urls"
 )
 
 const browserPagePath = "/dir/page.html"
@@ -135,7 +136,7 @@ async function go() {
 	o.Retries = 0
 	c := New(o)
 	for i, l := range ex.Links {
-		target, err := audit.NormalizeURL(l.Href)
+		target, err := urls.NormalizeURL(l.Href)
 		if err != nil {
 			t.Errorf("link %d (%s): href %q has no target: %v", i, browserLinks[i].name, l.Href, err)
 			continue

@@ -15,12 +15,13 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Target is one URL to check.
 type Target struct {
 	ID int64
-	// URL is the normalized target, fragment stripped (audit.NormalizeURL
+	// URL is the normalized target, fragment stripped (urls.NormalizeURL
 	// form).
 	URL string
 	// WantAnchors asks for the id and name values of an HTML target in
@@ -387,7 +388,7 @@ func (c *Checker) Run(ctx context.Context, targets []Target, emit func(audit.Che
 func (c *Checker) precheck(raw string) (*url.URL, string) {
 	// The one URL parser (WHATWG) judges the target; its fragment, if
 	// any, is no part of what is fetched.
-	p, err := audit.ParseURL(raw)
+	p, err := urls.ParseURL(raw)
 	if err != nil {
 		if ru, rerr := url.Parse(raw); rerr == nil && ru.Scheme == "" {
 			return nil, "relative URL"

@@ -21,6 +21,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 const (
@@ -175,13 +176,13 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	defer func() { r.timings, r.tlsErr = rec.result() }()
 
 	// The request target is the one a browser sends for the URL
-	// (audit.RequestURL): net/url alone would rewrite "/a%zz" or "/a|b".
+	// (urls.RequestURL): net/url alone would rewrite "/a%zz" or "/a|b".
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, "/", nil)
 	if err != nil {
 		r.err = err
 		return r
 	}
-	req.URL = audit.RequestURL(u)
+	req.URL = urls.RequestURL(u)
 	req.Host = req.URL.Host
 	req.Header.Set("User-Agent", o.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // chain is the outcome of following a URL's redirects.
@@ -70,7 +71,7 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 			return ch
 		}
 		// Location is resolved by the URL parser of every other URL
-		// (WHATWG, audit.Resolver): browsers follow "https:\\evil" and
+		// (WHATWG, urls.Resolver): browsers follow "https:\\evil" and
 		// a Location with a tab or newline the same way.
 		next, err := resolveLocation(cur, loc)
 		if err != nil {
@@ -88,7 +89,7 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 		// The hop is carried without its fragment and with its password
 		// redacted (as a target is stored).
 		nextStr := next.Key()
-		if k, err := audit.ParseURL(nextStr); err == nil {
+		if k, err := urls.ParseURL(nextStr); err == nil {
 			next = k
 		}
 		ch.redirects = append(ch.redirects, audit.Redirect{From: curStr, To: nextStr, Status: r.status})
@@ -115,10 +116,10 @@ func (s *session) follow(ctx context.Context, start *url.URL, cond *validators, 
 
 // resolveLocation resolves a Location field value against the URL of the
 // response that carried it.
-func resolveLocation(cur *url.URL, loc string) (audit.URL, error) {
-	res, err := audit.NewResolver(cur.String())
+func resolveLocation(cur *url.URL, loc string) (urls.URL, error) {
+	res, err := urls.NewResolver(cur.String())
 	if err != nil {
-		return audit.URL{}, err
+		return urls.URL{}, err
 	}
 	next, _, err := res.Resolve(loc)
 	return next, err

@@ -15,6 +15,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift/textsim"
 	"github.com/linkrot/linkrot/internal/cpuslot"
+	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/net/html"
 )
 
@@ -462,7 +463,7 @@ const maxKnownHops = 100
 func NewKnownIndex(pages []*audit.Page, load func(ctx context.Context, p *audit.Page) (anchors []string, text string, err error)) *KnownIndex {
 	ix := &KnownIndex{byURL: make(map[string]*observation, len(pages)), load: load}
 	add := func(raw string, o *observation) {
-		if n, err := audit.NormalizeURL(raw); err == nil {
+		if n, err := urls.NormalizeURL(raw); err == nil {
 			if _, dup := ix.byURL[n]; !dup {
 				ix.byURL[n] = o
 			}
@@ -477,7 +478,7 @@ func NewKnownIndex(pages []*audit.Page, load func(ctx context.Context, p *audit.
 			if !isRedirect(h.Status) {
 				continue // a 300 or similar with a Location: not followed
 			}
-			to, err := audit.NormalizeURL(h.To)
+			to, err := urls.NormalizeURL(h.To)
 			if err != nil {
 				break
 			}
@@ -494,13 +495,13 @@ func NewKnownIndex(pages []*audit.Page, load func(ctx context.Context, p *audit.
 }
 
 func sameURL(a, b string) bool {
-	na, err1 := audit.NormalizeURL(a)
-	nb, err2 := audit.NormalizeURL(b)
+	na, err1 := urls.NormalizeURL(a)
+	nb, err2 := urls.NormalizeURL(b)
 	return err1 == nil && err2 == nil && na == nb
 }
 
 // Lookup returns the crawl's response for a target URL (normalized by
-// audit.NormalizeURL), following redirects the crawl observed, or nil when
+// urls.NormalizeURL), following redirects the crawl observed, or nil when
 // the crawl did not observe the URL's outcome to its end.
 func (ix *KnownIndex) Lookup(target string) *Known {
 	cur := target
@@ -535,11 +536,11 @@ func (ix *KnownIndex) Lookup(target string) *Known {
 	}
 }
 
-// netURL parses s by the one URL parser (audit.ParseURL) into the net/url
-// value code here works on (audit.URL.NetURL): a crawled page at "/a%zz"
+// netURL parses s by the one URL parser (urls.ParseURL) into the net/url
+// value code here works on (urls.URL.NetURL): a crawled page at "/a%zz"
 // is a final URL like any other.
 func netURL(s string) (*url.URL, error) {
-	u, err := audit.ParseURL(s)
+	u, err := urls.ParseURL(s)
 	if err != nil {
 		return nil, err
 	}

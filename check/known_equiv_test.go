@@ -15,6 +15,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // pageSink collects crawled pages.
@@ -194,7 +195,7 @@ func TestKnown_SameAsFetch(t *testing.T) {
 		"/slow-down": audit.VerdictRateLimited, "/again": audit.VerdictMoved, "/empty.html": audit.VerdictOK,
 	}
 	for _, path := range paths {
-		target, err := audit.NormalizeURL(site.URL + path)
+		target, err := urls.NormalizeURL(site.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -530,7 +531,7 @@ func (cr *crawl) flushTraps() {
 // none). ok is false for a URL that does not normalize.
 func (cr *crawl) key(u *url.URL) (key, session string, ok bool) {
 	su, session := cr.traps.stripSession(stripFragment(u))
-	k, err := audit.NormalizeURL(su.String())
+	k, err := urls.NormalizeURL(su.String())
 	return k, session, err == nil
 }
 
@@ -660,7 +661,7 @@ func (cr *crawl) schedule(u *url.URL, depth int) {
 	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
 	req := &colly.Request{URL: u, Method: http.MethodGet, Depth: depth, Ctx: ctx}
 	if u.Opaque != "" {
-		// A URL net/url cannot carry (audit.URL.NetURL): Colly's queue
+		// A URL net/url cannot carry (urls.URL.NetURL): Colly's queue
 		// re-parses it with net/url, so it gets a stand-in, and
 		// urlTransport requests the URL itself (headerTarget).
 		req.URL = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery}
@@ -894,12 +895,12 @@ func classify(err error) string {
 	}
 }
 
-// parseURL parses s by the one URL parser (audit.ParseURL, WHATWG) and
-// returns it without its fragment as net/url carries it (audit.URL.NetURL):
+// parseURL parses s by the one URL parser (urls.ParseURL, WHATWG) and
+// returns it without its fragment as net/url carries it (urls.URL.NetURL):
 // a link whose fragment or path net/url would reject ("#%_sec",
 // "/a%zz") is crawled as browsers follow it.
 func parseURL(s string) (*url.URL, error) {
-	u, err := audit.ParseURL(s)
+	u, err := urls.ParseURL(s)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Store is what the dashboard reads. *sqlite.DB implements it; open it
@@ -178,7 +179,7 @@ func (h *handler) page(build func(*http.Request) (*view, error)) http.HandlerFun
 		if v.fresh {
 			// Data read for this request only (not shared through the
 			// cache): redact URL passwords an older database may hold.
-			audit.RedactStrings(&v.Data)
+			urls.RedactStrings(&v.Data)
 		}
 		h.render(w, r, http.StatusOK, v)
 	}

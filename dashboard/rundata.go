@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // unchecked is the verdict shown for a link whose target was not checked.
@@ -86,12 +87,12 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 	// The store redacts URL passwords when it writes; a database written
 	// by an older linkrot may still hold some. Redact once here, before
 	// the data is shared by concurrent requests through the cache.
-	audit.RedactStrings(&d.run)
-	audit.RedactStrings(&d.pages)
-	audit.RedactStrings(&d.links)
-	audit.RedactStrings(&targets)
-	audit.RedactStrings(&checks)
-	audit.RedactStrings(&fs)
+	urls.RedactStrings(&d.run)
+	urls.RedactStrings(&d.pages)
+	urls.RedactStrings(&d.links)
+	urls.RedactStrings(&targets)
+	urls.RedactStrings(&checks)
+	urls.RedactStrings(&fs)
 	for i, p := range d.pages {
 		d.pageIdx[p.URL] = i
 	}

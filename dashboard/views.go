@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // view is what one page renders: the layout's fields and the page's own
@@ -464,7 +465,7 @@ func (h *handler) target(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	d := &targetData{Target: t}
-	v := &view{Title: "Target " + audit.RedactText(t.URL), Tmpl: "target", Data: d, fresh: true}
+	v := &view{Title: "Target " + urls.RedactText(t.URL), Tmpl: "target", Data: d, fresh: true}
 	checks, err := h.db.TargetChecks(ctx, id, targetChecks)
 	if err != nil {
 		return nil, err
@@ -569,7 +570,7 @@ func (h *handler) sitePage(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	for i := range d.Backlinks {
-		d.Backlinks[i].Source = audit.RedactText(d.Backlinks[i].Source)
+		d.Backlinks[i].Source = urls.RedactText(d.Backlinks[i].Source)
 	}
 	return &view{Title: "Page " + p.URL, Tmpl: "page", Nav: "pages", Run: run.ID, Data: d}, nil
 }
@@ -606,7 +607,7 @@ func (h *handler) search(r *http.Request) (*view, error) {
 	keep := func(hits []sqlite.SearchHit) []sqlite.SearchHit {
 		out := hits[:0]
 		for _, hit := range hits {
-			hit.URL = audit.RedactText(hit.URL)
+			hit.URL = urls.RedactText(hit.URL)
 			if strings.Contains(strings.ToLower(hit.URL), lq) {
 				out = append(out, hit)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Site is what the receiver reads of our own site: the run that defines
@@ -121,7 +122,7 @@ func (rc *Receiver) siteState(ctx context.Context) (int64, map[string]bool, erro
 
 // ours reports whether u is on a host of our site.
 func ours(hosts map[string]bool, u *url.URL) bool {
-	n, err := audit.NormalizeURL(u.String())
+	n, err := urls.NormalizeURL(u.String())
 	if err != nil {
 		return false
 	}
@@ -325,8 +326,8 @@ func (rc *Receiver) enqueue(ctx context.Context, w *audit.WireRequest, status in
 }
 
 func sameURL(a, b string) bool {
-	na, err1 := audit.NormalizeURL(a)
-	nb, err2 := audit.NormalizeURL(b)
+	na, err1 := urls.NormalizeURL(a)
+	nb, err2 := urls.NormalizeURL(b)
 	return a == b || err1 == nil && err2 == nil && na == nb
 }
 

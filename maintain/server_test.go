@@ -15,6 +15,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/maintain"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/urls"
 )
 
 type harness struct {
@@ -256,7 +257,7 @@ func TestListener_DraftFraming(t *testing.T) {
 }
 
 func normalized(u string) string {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		return u
 	}

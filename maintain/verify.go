@@ -20,6 +20,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Queue is the durable queue and result store of the Verifier
@@ -574,7 +575,7 @@ func htmlLinksTo(body []byte, base *url.URL, target string) bool {
 }
 
 func normalizedOr(raw string) string {
-	if n, err := audit.NormalizeURL(raw); err == nil {
+	if n, err := urls.NormalizeURL(raw); err == nil {
 		return n
 	}
 	return raw

@@ -7,7 +7,7 @@
 // # Keys
 //
 // A key is what one budget covers: the lower-cased host[:port] of a URL
-// as audit.NormalizeURL writes it (Key), or any name a caller chooses for
+// as urls.NormalizeURL writes it (Key), or any name a caller chooses for
 // a pool of endpoints that share one limit (an archive's API, for
 // instance). Every request starts with Acquire or TryAcquire on its key
 // and ends with Slot.Release, which feeds the answer back; Transport does

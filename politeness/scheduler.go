@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Defaults of Options and Budget.
@@ -249,7 +250,7 @@ func New(o Options) *Scheduler {
 }
 
 // Key is the key of a URL: its lower-cased host and port, the port left
-// out when it is the scheme's default, exactly as audit.NormalizeURL
+// out when it is the scheme's default, exactly as urls.NormalizeURL
 // writes hosts ("example.org", "example.org:8080", "[::1]:8080").
 func Key(u *url.URL) string {
 	host := strings.ToLower(u.Host)
@@ -863,10 +864,10 @@ func (s *Scheduler) setWindow(k *key, res string, until, now time.Time) bool {
 	return true
 }
 
-// resourceID is the form resources are remembered in: audit.NormalizeURL's,
+// resourceID is the form resources are remembered in: urls.NormalizeURL's,
 // so that the crawl and the checks name a URL alike.
 func resourceID(raw string) string {
-	if n, err := audit.NormalizeURL(raw); err == nil {
+	if n, err := urls.NormalizeURL(raw); err == nil {
 		return n
 	}
 	return raw

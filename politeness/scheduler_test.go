@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 func newTest(o Options) (*Scheduler, *fakeClock) {
@@ -71,8 +72,8 @@ func TestKey(t *testing.T) {
 		if got := Key(u); got != tt.want {
 			t.Errorf("Key(%s) = %q, want %q", tt.in, got, tt.want)
 		}
-		// The same host as audit.NormalizeURL writes it.
-		n, _ := audit.NormalizeURL(tt.in)
+		// The same host as urls.NormalizeURL writes it.
+		n, _ := urls.NormalizeURL(tt.in)
 		nu, _ := url.Parse(n)
 		if nu.User == nil && nu.Host != tt.want {
 			t.Errorf("NormalizeURL(%s) host %q, Key %q", tt.in, nu.Host, tt.want)

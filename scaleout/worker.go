@@ -17,6 +17,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Store is what a worker writes and reads: the run's pages and checks,
@@ -464,7 +465,7 @@ func ownURLs(p *audit.Page) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range raw {
-		n, err := audit.NormalizeURL(r)
+		n, err := urls.NormalizeURL(r)
 		if err != nil || seen[n] {
 			continue
 		}
@@ -483,7 +484,7 @@ func linkTargets(p *audit.Page) []string {
 		if !l.Checked() { // a connection hint has no target
 			continue
 		}
-		n, err := audit.NormalizeURL(l.Href)
+		n, err := urls.NormalizeURL(l.Href)
 		if err != nil || seen[n] {
 			continue
 		}

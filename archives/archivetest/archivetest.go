@@ -39,12 +39,12 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Memento is one capture the fixture archive holds.
 type Memento struct {
-	// Original is the URI-R, matched after audit.NormalizeURL, http and
+	// Original is the URI-R, matched after urls.NormalizeURL, http and
 	// https interchangeably (as the Wayback Machine does).
 	Original string
 	// Time is the capture instant (to the second).
@@ -194,7 +194,7 @@ func (a *Archive) URLOf(original string, t time.Time, flags string) string {
 }
 
 func key(original string) string {
-	n, err := audit.NormalizeURL(original)
+	n, err := urls.NormalizeURL(original)
 	if err != nil {
 		n = original
 	}

@@ -21,7 +21,7 @@
 // recorded errors quickly instead of stalling a run.
 //
 // Everything an archive answers is untrusted input: Link headers go
-// through audit.ParseLinkHeader, datetimes through strict parsers, bodies
+// through urls.ParseLinkHeader, datetimes through strict parsers, bodies
 // are capped after decompression and every connection goes through the
 // SSRF guard of package netguard (check.NewTransport).
 package memento

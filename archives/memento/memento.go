@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Candidate is a memento an archive named: its URI-M and Memento-Datetime.
@@ -57,9 +58,9 @@ type LinkInfo struct {
 // ParseLinkInfo reads the Memento links out of parsed Link values (RFC
 // 8288), resolved against base. rel is a set of tokens: "first last
 // memento" is a memento as much as "memento" is.
-func ParseLinkInfo(links []audit.WebLink, base *url.URL) LinkInfo {
+func ParseLinkInfo(links []urls.WebLink, base *url.URL) LinkInfo {
 	if base != nil {
-		links = audit.ResolveLinks(base, links)
+		links = urls.ResolveLinks(base, links)
 	}
 	var li LinkInfo
 	for _, l := range links {
@@ -88,7 +89,7 @@ func ParseLinkInfo(links []audit.WebLink, base *url.URL) LinkInfo {
 }
 
 func headerLinkInfo(resp *Response) LinkInfo {
-	links, _ := audit.ParseLinkHeader(resp.Header.Values("Link")...)
+	links, _ := urls.ParseLinkHeader(resp.Header.Values("Link")...)
 	return ParseLinkInfo(links, resp.URL)
 }
 
@@ -211,8 +212,8 @@ func sameURL(a, b string) bool {
 	if a == b {
 		return true
 	}
-	na, err1 := audit.NormalizeURL(a)
-	nb, err2 := audit.NormalizeURL(b)
+	na, err1 := urls.NormalizeURL(a)
+	nb, err2 := urls.NormalizeURL(b)
 	return err1 == nil && err2 == nil && na == nb
 }
 
@@ -387,6 +388,6 @@ func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap,
 // and newlines allowed between them, resolved against base. Malformed
 // links are skipped; every well-formed one counts.
 func ParseTimeMap(body string, base *url.URL) LinkInfo {
-	links, _ := audit.ParseLinkHeader(body)
+	links, _ := urls.ParseLinkHeader(body)
 	return ParseLinkInfo(links, base)
 }

@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linkrot/linkrot/urls"
 	gowarc "github.com/nlnwa/gowarc/v3"
-
-	"github.com/linkrot/linkrot/audit"
 )
 
 // Entry is one capture in a collection's index.
@@ -383,10 +382,10 @@ func mediaType(ct string) string {
 	return strings.ToLower(strings.TrimSpace(mt))
 }
 
-// Key is the lookup key of a URL: audit.NormalizeURL without the scheme
+// Key is the lookup key of a URL: urls.NormalizeURL without the scheme
 // (http and https match interchangeably, as in the Wayback Machine).
 func Key(raw string) string {
-	n, err := audit.NormalizeURL(raw)
+	n, err := urls.NormalizeURL(raw)
 	if err != nil {
 		n = raw
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // cdxjFields is the JSON block of a CDXJ line (pywb/warcio names, and
@@ -151,7 +151,7 @@ func WriteCDXJ(w io.Writer, meta []string, entries []Entry) error {
 // reader of linkrot's indexes keys by the JSON url field, so pywb SURT
 // keys in a collection's own index serve as well).
 func urlKey(u string) string {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		n = u
 	}

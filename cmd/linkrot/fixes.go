@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // runFixes lists the link-maintenance records of a run: for every link to a
@@ -173,7 +174,7 @@ func runIdentifiers(ctx context.Context, store interface {
 }
 
 func normalizeOr(u string) string {
-	if n, err := audit.NormalizeURL(u); err == nil {
+	if n, err := urls.NormalizeURL(u); err == nil {
 		return n
 	}
 	return u

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/term"
-
-	"github.com/linkrot/linkrot/audit"
 )
 
 // Version is the linkrot version, stamped into every run.
@@ -230,7 +229,7 @@ func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, e
 // newLevelLogger returns a text or JSON logger on w at level.
 func newLevelLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
 	// URL passwords are never printed, logs included.
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: audit.RedactLogAttr}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: urls.RedactLogAttr}
 	switch format {
 	case "", "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // The fuzz targets check invariants that hold for every input: no panic,
@@ -113,9 +114,9 @@ func checkAbsolute(t *testing.T, what, s string) {
 	if isPWIDRef(s) {
 		return
 	}
-	// The one URL parser judges (audit.ParseURL takes absolute URLs
+	// The one URL parser judges (urls.ParseURL takes absolute URLs
 	// only), and the value is its own serialisation.
-	u, err := audit.ParseURL(s)
+	u, err := urls.ParseURL(s)
 	if err != nil || u.String() != s {
 		t.Errorf("%s %q is not an absolute URL in its serialised form (%q, err %v)", what, s, u, err)
 	}

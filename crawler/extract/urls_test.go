@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // TestPage_WHATWGHrefs: hrefs are read as browsers read them (WHATWG URL
@@ -157,21 +157,21 @@ func FuzzPageURLs(f *testing.F) {
 				continue
 			}
 			if !hasCode(l.Diagnostics, CodeInvalidURL) {
-				n, err := audit.NormalizeURL(l.Href)
+				n, err := urls.NormalizeURL(l.Href)
 				if err != nil {
 					t.Fatalf("href %q recorded as %q, which does not normalise: %v", href, l.Href, err)
 				}
-				if again, _ := audit.NormalizeURL(n); again != n {
+				if again, _ := urls.NormalizeURL(n); again != n {
 					t.Fatalf("NormalizeURL not idempotent on %q", n)
 				}
 			}
 		}
 		for _, v := range []string{base, href} {
-			u, err := audit.ParseURL(v)
+			u, err := urls.ParseURL(v)
 			if err != nil {
 				continue
 			}
-			if p, ok := u.Password(); ok && len(p) > 3 && p != audit.RedactedPassword {
+			if p, ok := u.Password(); ok && len(p) > 3 && p != urls.RedactedPassword {
 				b, _ := json.Marshal(ex)
 				if strings.Contains(string(b), ":"+p+"@") {
 					t.Fatalf("password %q kept: %s", p, b)

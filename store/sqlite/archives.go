@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // The archives stage of a run (migration 0003) stores snapshot checks,
@@ -147,7 +148,7 @@ func (db *DB) SaveSnapshotChecks(ctx context.Context, checks []audit.SnapshotChe
 // SaveSnapshotChecks).
 func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, now any) error {
 	var target any
-	if p, err := audit.ParseURL(c.URL); err == nil {
+	if p, err := urls.ParseURL(c.URL); err == nil {
 		if norm, u := p.Key(), p.NetURL(); u.Scheme == "http" || u.Scheme == "https" {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
 				VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`, norm, u.Host, u.Scheme, c.RunID, now); err != nil {

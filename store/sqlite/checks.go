@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // The checking stage of a run stores its results in the same run as the
@@ -592,7 +593,7 @@ func savedChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (map[che
 // upsertFullCheckSQL. fresh says that c's run has no check of its target
 // yet, so that the full statement has written everything.
 func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Check, full, fresh bool) error {
-	audit.RedactStrings(c) // URL passwords never stored
+	urls.RedactStrings(c) // URL passwords never stored
 	args, err := checkArgs(c, full)
 	if err != nil {
 		return err
@@ -650,7 +651,7 @@ func (db *DB) SaveFindings(ctx context.Context, findings []audit.Finding) error 
 }
 
 func insertFinding(ctx context.Context, stmt *sql.Stmt, i int, f *audit.Finding) error {
-	audit.RedactStrings(f) // URL passwords never stored
+	urls.RedactStrings(f) // URL passwords never stored
 	var linkID any
 	if f.LinkID != 0 {
 		linkID = f.LinkID
@@ -721,7 +722,7 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 		ON CONFLICT (run_id, source, target) DO NOTHING`
 	err := db.writeBatch(ctx, runIDs, query, len(records), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		m := &records[i]
-		audit.RedactStrings(m) // URL passwords never stored
+		urls.RedactStrings(m) // URL passwords never stored
 		if _, err := stmt.ExecContext(ctx, m.RunID, m.Source, m.Target, m.Replacement, m.Status); err != nil {
 			return fmt.Errorf("maintenance record %d of the batch (source %s, target %s): %w", i, quote(m.Source), quote(m.Target), err)
 		}

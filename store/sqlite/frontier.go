@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // SaveCrawl stores a batch of a crawl in one write transaction: the pages
@@ -67,7 +68,7 @@ func (db *DB) queue(ctx context.Context, tx *sql.Tx, runID int64, queued []audit
 		args = args[:0]
 		for _, q := range queued[:n] {
 			// URL passwords never stored (a seed may hold one).
-			args = append(args, runID, audit.RedactURLString(q.URL), q.Depth)
+			args = append(args, runID, urls.RedactURLString(q.URL), q.Depth)
 		}
 		// The full chunk's statement is prepared at Open (writerSQL).
 		stmt, err := db.txStmt(ctx, tx, frontierSQL.get(n))

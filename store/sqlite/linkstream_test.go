@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // TestEachLink: the streamed links are those Pages gives, in the same
@@ -54,7 +55,7 @@ func testEachLink(t *testing.T) {
 	err = db.EachLink(ctx, runID, func(l *StoredLink) error {
 		got = append(got, l.Link)
 		gotPage = append(gotPage, byID[l.PageID])
-		if norm, err := audit.NormalizeURL(l.Href); err == nil && targets[norm] != l.TargetID && l.TargetID != 0 {
+		if norm, err := urls.NormalizeURL(l.Href); err == nil && targets[norm] != l.TargetID && l.TargetID != 0 {
 			t.Errorf("link %d: target %d, want %d", l.ID, l.TargetID, targets[norm])
 		}
 		return nil

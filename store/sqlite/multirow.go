@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // The links of a page are written to SQLite by multi-row INSERTs: one
@@ -254,7 +255,7 @@ func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check, s
 // target as upsertFullCheckSQL does, and writes the queue once it fills
 // the largest chunk.
 func (n *newChecks) add(ctx context.Context, c *audit.Check) error {
-	audit.RedactStrings(c) // URL passwords never stored
+	urls.RedactStrings(c) // URL passwords never stored
 	u, ok := n.targets[c.TargetID]
 	switch {
 	case !ok:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // instantLayout formats observation times (run start and end, page fetch):
@@ -236,7 +237,7 @@ func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error
 	return &s, nil
 }
 
-// redactAll returns ss with URL passwords redacted (audit.RedactURLString:
+// redactAll returns ss with URL passwords redacted (urls.RedactURLString:
 // each is one command-line argument or URL), and the password and
 // sslpassword parameters of a PostgreSQL URL too (libpq also takes the
 // password as a query parameter: postgres://u@h/db?password=s).
@@ -246,7 +247,7 @@ func redactAll(ss []string) []string {
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = redactDSNParams(audit.RedactURLString(s))
+		out[i] = redactDSNParams(urls.RedactURLString(s))
 	}
 	return out
 }
@@ -257,11 +258,11 @@ var dsnSecretParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#\s]*`)
 
 // redactDSNParams replaces the values of the password parameters of a
 // PostgreSQL URL in s (an argument such as --db=postgres://...) with
-// audit.RedactedPassword; any other text is returned unchanged.
+// urls.RedactedPassword; any other text is returned unchanged.
 func redactDSNParams(s string) string {
 	l := strings.ToLower(s)
 	if !strings.Contains(l, "postgres://") && !strings.Contains(l, "postgresql://") {
 		return s
 	}
-	return dsnSecretParam.ReplaceAllString(s, "${1}"+audit.RedactedPassword)
+	return dsnSecretParam.ReplaceAllString(s, "${1}"+urls.RedactedPassword)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // SaveRunSettings records the command that started a run, the run's
@@ -34,7 +35,7 @@ func (db *DB) SaveRunSettings(ctx context.Context, runID int64, command, fingerp
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, command, fingerprint, settings) VALUES (?, ?, ?, ?)
 		ON CONFLICT (run_id) DO UPDATE SET command = excluded.command, fingerprint = excluded.fingerprint,
 			settings = excluded.settings`,
-		runID, audit.RedactText(command), fingerprint, redactJSON(settings)); err != nil {
+		runID, urls.RedactText(command), fingerprint, redactJSON(settings)); err != nil {
 		return fmt.Errorf("save run settings of run %d: %w", runID, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -215,7 +216,7 @@ func prefixed(p, columns string) string {
 }
 
 // redactJSON returns the JSON document b with URL passwords in its strings
-// redacted (audit.RedactURLString on every string value), re-encoded; b
+// redacted (urls.RedactURLString on every string value), re-encoded; b
 // itself when it holds none or does not parse.
 func redactJSON(b []byte) string {
 	if !bytes.Contains(b, []byte("@")) {
@@ -232,7 +233,7 @@ func redactJSON(b []byte) string {
 	walk = func(v any) any {
 		switch t := v.(type) {
 		case string:
-			if r := audit.RedactURLString(t); r != t {
+			if r := urls.RedactURLString(t); r != t {
 				changed = true
 				return r
 			}

@@ -13,6 +13,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // SavePages stores pages of a run in one write transaction: the pages and
@@ -25,7 +26,7 @@ import (
 // the run already holds, from this batch or an earlier one, is skipped with
 // everything it carries (the first one wins).
 //
-// Each link's target is its href normalized by audit.NormalizeURL, created
+// Each link's target is its href normalized by urls.NormalizeURL, created
 // on first sight and shared by all runs. A link gets no target when its href
 // is empty, does not parse, or is not absolute (has no scheme). Snapshot
 // URLs get a target when they are http or https. A page's own URL is a
@@ -101,9 +102,9 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 	for i, p := range pages {
 		// Secrets never stored: URL passwords in anything the page
 		// carries (the crawler's URLs, redirect hops, evidence) become
-		// "***" (audit.RedactStrings; the extractor did it already for
+		// "***" (urls.RedactStrings; the extractor did it already for
 		// what it produced).
-		audit.RedactStrings(p)
+		urls.RedactStrings(p)
 		if p == nil {
 			return nil, fmt.Errorf("page %d of the batch is nil", i)
 		}
@@ -340,7 +341,7 @@ func targetURLOf(raw string, httpOnly bool) (norm string, u *url.URL, ok bool) {
 	}
 	// The one URL parser (WHATWG) judges: a URL net/url would reject
 	// ("/a%zz", "#%_sec") is a target like any other.
-	p, err := audit.ParseURL(raw)
+	p, err := urls.ParseURL(raw)
 	if err != nil {
 		return "", nil, false // not a URL: data, not an error
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // SiteRun returns the run that defines "our site" for link maintenance:
@@ -49,7 +50,7 @@ func (db *DB) SiteHosts(ctx context.Context, runID int64) ([]string, error) {
 			return err
 		}
 		for _, s := range splitJSONStrings(seeds) {
-			if u, err := audit.ParseURL(s); err == nil {
+			if u, err := urls.ParseURL(s); err == nil {
 				add(u.Host())
 			}
 		}
@@ -574,10 +575,10 @@ func (db *DB) Dismissals(ctx context.Context) ([]audit.Dismissal, error) {
 	return out, rows.Err()
 }
 
-// normalizedOr returns raw normalized by audit.NormalizeURL, or raw when it
+// normalizedOr returns raw normalized by urls.NormalizeURL, or raw when it
 // cannot be.
 func normalizedOr(raw string) string {
-	if n, err := audit.NormalizeURL(raw); err == nil {
+	if n, err := urls.NormalizeURL(raw); err == nil {
 		return n
 	}
 	return raw

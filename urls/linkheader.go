@@ -1,4 +1,4 @@
-package audit
+package urls
 
 // A hand-written parser for the HTTP Link header field (RFC 8288) and for
 // application/link-format documents (RFC 6690), the serialisation of Memento
