@@ -25,7 +25,7 @@ func ignoredKey(k string) bool {
 	switch k {
 	case "id", "run", "run_id", "generator", "version", "generated_at", "runs", "since_last_run", "elapsed", "duration",
 		"probe_url", // the soft-404 probe's path is random
-		"attempts", // how many tries a transient failure took depends on timing (retry budget, pauses)
+		"attempts",  // how many tries a transient failure took depends on timing (retry budget, pauses)
 		"depth":     // a page's depth is that of the first page found linking it, which concurrency orders
 		return true
 	}
