@@ -1,6 +1,6 @@
 package dashboard
 
-// Link maintenance in the dashboard (migration 0013, linkrot serve): the
+// Link maintenance in the dashboard (linkrot serve): the
 // UNLINKR/LINKMOD claims and live checks of a target, the backlinks of a
 // page, the overview's card, and dismissed findings hidden from the run
 // tables. Every string here came from a notification sent over the

@@ -28,8 +28,8 @@ type Thresholds struct {
 	OffTopicJaccardDistance float64 // Jaccard distance above it (0.96)
 	OffTopicDiceDistance    float64 // Sørensen–Dice distance above it (0.93)
 	// OffTopicSimHash is the SimHash Hamming distance (of 64 bits) above
-	// which the page is off-topic (38, the Toolkit's raw_simhash default,
-	// which is the SimHash threshold the project's issue names). linkrot's
+	// which the page is off-topic (38, the Toolkit's raw_simhash default).
+	// linkrot's
 	// SimHash is computed on the term frequencies of the words of the main
 	// text (boilerplate removed), which is closer to the Toolkit's
 	// tf_simhash (threshold 34): --drift-offtopic-simhash 34 selects it.

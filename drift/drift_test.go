@@ -188,7 +188,7 @@ func TestBand_Thresholds(t *testing.T) {
 // off-topic at 0.12, so the cosine threshold is lowered to 0.01, and the
 // SimHash one raised to 64, to judge the set measures alone: the change is
 // major (Jaccard distance 0.96 > 0.50), not off-topic. Comparing the
-// similarity with 1 - 0.96 = 0.040000000000000036 instead made it
+// similarity with 1 - 0.96 = 0.040000000000000036 instead would make it
 // off-topic.
 func TestBand_JaccardExactlyAtThreshold(t *testing.T) {
 	ref := "Harbor lighthouse keeper, rotating lamp, beacon, fog horn: rocky coast ships and sailors at night."

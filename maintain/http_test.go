@@ -353,7 +353,7 @@ func TestReceiver_WhileAuditWrites(t *testing.T) {
 			}
 			// An audit writes in batches between fetches; SQLite's busy
 			// handler is not fair, so a writer that never pauses would
-			// starve every other one (README: answers wait for the write
+			// starve every other one (docs/serve.md: answers wait for the write
 			// lock up to the busy timeout).
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -12,7 +12,7 @@
 //	time npx linkinator http://127.0.0.1:PORT/index.html --concurrency 32
 //
 // With -once429 F, a fraction F of the targets answer 429 Retry-After: 1
-// for a second after their first request (the web of issue 11).
+// for a second after their first request.
 //
 // It prints the index URL and the latency-bound limit
 // targets × latency ÷ min(concurrency, hosts × per-host) for the given

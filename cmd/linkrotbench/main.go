@@ -37,7 +37,7 @@
 // plain checker's tokenizer pass over every page it extracted (twice for
 // a page it reached under two URLs, such as a directory's index.html and
 // "/", as it did in its run); "tree", html.Parse of every distinct page
-// (one tree per page, as issue 12 prescribes); and "store",
+// (one tree per page, as linkrot builds it); and "store",
 // the pages and one row per link occurrence the tokenizer found, written
 // to a fresh SQLite file through modernc.org/sqlite with linkrot's
 // pragmas, in the minimal interned schema (targets, pages, links

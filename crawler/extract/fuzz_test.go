@@ -19,7 +19,7 @@ import (
 
 // edgeSeeds are inputs for every target besides the table rows.
 var edgeSeeds = []string{
-	// Issue 11: WHATWG URL cases, leap seconds, invalid pwid candidates.
+	// WHATWG URL cases, leap seconds, invalid pwid candidates.
 	"https://www.w3.org/\nstandards/", "https://example.com/tab\tinside", `https:\\example.com\backslash\path`,
 	"http://0x7f.1/", "https://bücher.example/", `http://127.0.0.1:6666\@1.1.1.1`, "https://user:s3cr3t@host/",
 	"2016-12-31T23:59:60Z", "pwid:archive.org:2016-12-31_23.59.60Z_page:https://www.dr.dk",
