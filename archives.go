@@ -243,10 +243,7 @@ func OpenCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.C
 func SeedOrigins(seeds []string, twins bool) []string {
 	var out []string
 	for _, s := range seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		u, err := url.Parse(strings.TrimSpace(s))
+		u, err := url.Parse(strings.TrimSpace(audit.SeedURL(s)))
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			continue
 		}

@@ -41,10 +41,10 @@ func BenchmarkAuditDir(b *testing.B) {
 		if err := store.CreateRun(ctx, run); err != nil {
 			b.Fatal(err)
 		}
-		cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
+		cfg := linkrot.Config{Run: run, Input: linkrot.SiteInput(run.Seeds...)}
 		cfg.Crawl.PerHost, cfg.Check.PerHost, cfg.Check.Workers = 64, 64, 64
 		cfg.Check.Exclude = []*regexp.Regexp{regexp.MustCompile(`^https?://[^/:]*[a-zA-Z]`)}
-		if _, err := linkrot.Audit(ctx, cfg, store, stageTimer{b: b, start: time.Now()}); err != nil {
+		if _, err := linkrot.Audit(ctx, scheduled(cfg), store, stageTimer{b: b, start: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 		store.Close()
@@ -116,10 +116,10 @@ func BenchmarkAudit(b *testing.B) {
 		if err := store.CreateRun(ctx, run); err != nil {
 			b.Fatal(err)
 		}
-		cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
+		cfg := linkrot.Config{Run: run, Input: linkrot.SiteInput(run.Seeds...)}
 		cfg.Crawl.PerHost, cfg.Check.PerHost, cfg.Check.Workers = 512, 512, 512
 		cfg.Check.AllowPrivate = true // the external hosts are on loopback too
-		sum, err := linkrot.Audit(ctx, cfg, store, stageTimer{b: b, start: time.Now()})
+		sum, err := linkrot.Audit(ctx, scheduled(cfg), store, stageTimer{b: b, start: time.Now()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,20 +13,6 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 )
 
-// Input is what a run crawls.
-type Input struct {
-	// Mode is "site" (crawl from Seeds), "urls" (fetch Seeds, no
-	// recursion), "dir" (crawl the local directory Dir served as Seeds[0])
-	// or "sitemap" (crawl from Sitemaps, with Seeds as extra seeds).
-	Mode     string   `json:"mode"`
-	Seeds    []string `json:"seeds"`
-	Dir      string   `json:"dir,omitempty"`
-	Sitemaps []string `json:"sitemaps,omitempty"`
-	// Files, in mode "dir", are the only files of Dir crawled (as pages of
-	// Seeds[0]); empty: the whole directory.
-	Files []string `json:"files,omitempty"`
-}
-
 // Config is the configuration of one audit run. The zero value of each
 // field is documented with it; a Config needs at least Run and Input.
 type Config struct {
@@ -46,8 +32,9 @@ type Config struct {
 	CrawlOnly bool
 	// Crawl configures the crawler. Its Frontier, CheckMaxBody and
 	// Scheduler fields are set by Audit (the scheduler shared with the
-	// checker: Check.Scheduler, else Crawl.Scheduler, else a new one); the
-	// zero value is crawler.Options' zero value.
+	// checker: Check.Scheduler, else Crawl.Scheduler). Open builds it and
+	// Check from the run's Settings; a Config without a scheduler is
+	// refused.
 	Crawl crawler.Options
 	// Check configures the checker (zero value: check.Options' defaults).
 	Check check.Options
@@ -183,6 +170,9 @@ var ErrMaxTime = errors.New("--max-time reached")
 func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Summary, error) {
 	if cfg.Run == nil {
 		return nil, errors.New("audit: no run")
+	}
+	if cfg.Work == nil && cfg.Check.Scheduler == nil && cfg.Crawl.Scheduler == nil {
+		return nil, errors.New("audit: the run has no politeness scheduler: build its Config with Open or Start")
 	}
 	if progress == nil {
 		progress = NoProgress{}

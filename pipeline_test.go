@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -30,6 +31,19 @@ func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
 		tb.Fatal(err)
 	}
 	return store, run
+}
+
+// scheduled returns cfg with the run's politeness scheduler, made from
+// its options as Open makes it from the settings: the tests here set
+// the crawler's and the checker's options directly.
+func scheduled(cfg linkrot.Config) linkrot.Config {
+	cfg.Check.Scheduler = politeness.New(politeness.Options{
+		PerHost:      max(cfg.Crawl.PerHost, cfg.Check.PerHost, 1),
+		Delay:        max(cfg.Crawl.Delay, cfg.Check.HostDelay),
+		Rules:        cfg.Check.Hosts,
+		MaxRetryWait: cfg.Check.MaxRetryWait,
+	})
+	return cfg
 }
 
 // TestAudit_OneBudgetPerHost: the crawl and the checks share one
@@ -73,11 +87,20 @@ func TestAudit_OneBudgetPerHost(t *testing.T) {
 	}))
 	defer site.Close()
 	store, run := mustOpen(t, site.URL+"/")
-	cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
-	cfg.Crawl.PerHost, cfg.Crawl.MaxDepth = 1, 1
-	cfg.Check.PerHost, cfg.Check.Workers = 1, 8
-	cfg.Check.DisableSoft404 = true
-	sum, err := linkrot.Audit(context.Background(), cfg, store, nil)
+	set := linkrot.Settings{
+		Input:    linkrot.SiteInput(run.Seeds...),
+		PerHost:  1,
+		Timeout:  10 * time.Second,
+		Crawl:    linkrot.CrawlSettings{MaxDepth: 1},
+		Check:    linkrot.CheckSettings{Workers: 8, NoSoft404: true},
+		Archives: linkrot.ArchiveSettings{Off: true},
+	}
+	job, err := linkrot.Open(context.Background(), store, run, set, linkrot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	sum, err := job.Audit(context.Background(), store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +148,10 @@ func TestAudit_Streams(t *testing.T) {
 	}))
 	defer site.Close()
 	store, run := mustOpen(t, site.URL+"/p0")
-	cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
+	cfg := linkrot.Config{Run: run, Input: linkrot.SiteInput(run.Seeds...)}
 	cfg.Check.DisableSoft404 = true
 	cfg.Check.AllowPrivateHosts = []string{site.URL + "/", ext.URL + "/"} // both on loopback
-	if _, err := linkrot.Audit(context.Background(), cfg, store, nil); err != nil {
+	if _, err := linkrot.Audit(context.Background(), scheduled(cfg), store, nil); err != nil {
 		t.Fatal(err)
 	}
 	if firstCheck.Load() == 0 || lastPage.Load() == 0 || firstCheck.Load() >= lastPage.Load() {

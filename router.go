@@ -651,10 +651,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 	if !kopts.AllowPrivate && len(kopts.AllowPrivateHosts) == 0 {
 		// The exact SSRF scope by default: the audited origins may be on
 		// loopback or private addresses, nothing else.
-		for _, s := range run.Seeds {
-			if _, after, ok := strings.Cut(s, " as "); ok {
-				s = after
-			}
+		for _, s := range run.SeedURLs() {
 			if u, err := url.Parse(s); err == nil && u.Host != "" {
 				kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, u.Scheme+"://"+u.Host+"/")
 			}
@@ -727,19 +724,9 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		BatchSize: 200, QueueSize: 128,
 	})
 
-	// One politeness scheduler for the crawl and the checks: a host has
-	// one budget (concurrency, spacing, Crawl-delay, 429 and Retry-After
-	// pauses, the learned rate, giving a host up), whoever asks it. The
-	// caller's (Check.Scheduler, else Crawl.Scheduler) when it set one.
+	// The run's one politeness scheduler (Open makes it): the crawl and
+	// the checks share a host's budget.
 	sched := cmp.Or(kopts.Scheduler, cfg.Crawl.Scheduler)
-	if sched == nil {
-		sched = politeness.New(politeness.Options{
-			PerHost:      max(cfg.Crawl.PerHost, kopts.PerHost, 1),
-			Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
-			Rules:        kopts.Hosts,
-			MaxRetryWait: kopts.MaxRetryWait,
-		})
-	}
 	kopts.Scheduler = sched
 	// The scheduler knows each audited origin's robots.txt Crawl-delay
 	// before the first check, also when the crawl was done by an earlier
@@ -782,21 +769,21 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		copts.CheckMaxBody = kopts.MaxBody
 		c := crawler.New(copts, r)
 		in := cfg.Input
-		switch in.Mode {
-		case "site":
+		switch in.Kind {
+		case Site:
 			st, crawlErr = c.Crawl(ctx, in.Seeds)
-		case "urls":
+		case URLList:
 			st, crawlErr = c.CrawlList(ctx, in.Seeds)
-		case "dir":
+		case Directory:
 			if len(in.Files) > 0 {
-				st, crawlErr = c.CrawlFiles(ctx, in.Dir, in.Seeds[0], in.Files)
+				st, crawlErr = c.CrawlFiles(ctx, in.Dir, in.Base(), in.Files)
 			} else {
-				st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Seeds[0])
+				st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Base())
 			}
-		case "sitemap":
+		case Sitemap:
 			st, crawlErr = c.CrawlSitemaps(ctx, in.Sitemaps, in.Seeds)
 		default:
-			crawlErr = fmt.Errorf("unknown input mode %q", in.Mode)
+			crawlErr = fmt.Errorf("unknown input mode %q", in.Kind)
 		}
 		log.Info("crawl finished", "run", run.ID, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
 		if st.BudgetHit {
@@ -1084,10 +1071,7 @@ func pageAnchors(ctx context.Context, store FindingsStore, runID int64, c *audit
 // setCrawlDelays sets the robots.txt Crawl-delay of each audited origin
 // (http and https of every seed's host) on sched.
 func setCrawlDelays(ctx context.Context, gate check.RobotsGate, run *audit.Run, sched *politeness.Scheduler) {
-	for _, s := range run.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
-			s = after
-		}
+	for _, s := range run.SeedURLs() {
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" {
 			continue
@@ -1107,10 +1091,7 @@ func setCrawlDelays(ctx context.Context, gate check.RobotsGate, run *audit.Run, 
 // of a run's seeds: the audited site.
 func SiteHosts(run *audit.Run) map[string]bool {
 	out := map[string]bool{}
-	for _, s := range run.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
-			s = after
-		}
+	for _, s := range run.SeedURLs() {
 		if h := HostOf(s); h != "" {
 			out[h] = true
 		}

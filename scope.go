@@ -1,4 +1,4 @@
-package main
+package linkrot
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/linkrot/linkrot"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler"
@@ -28,9 +26,9 @@ type siteScope struct {
 // runScope reads a run's scope from its seeds and stored settings (a run
 // without settings has its seeds only).
 func runScope(ctx context.Context, store settingsReader, run *audit.Run) siteScope {
-	sc := siteScope{origins: linkrot.SeedOrigins(run.Seeds, true), seeds: linkrot.SeedOrigins(run.Seeds, false), offline: run.Mode == "dir"}
+	sc := siteScope{origins: SeedOrigins(run.Seeds, true), seeds: SeedOrigins(run.Seeds, false), offline: run.Mode == string(Directory)}
 	if _, b, err := store.RunSettings(ctx, run.ID); err == nil {
-		if s, err := linkrot.ParseSettings(b); err == nil {
+		if s, err := ParseSettings(b); err == nil {
 			sc.allowDomains = s.Crawl.AllowDomains
 			sc.ignoreRobots = s.Crawl.IgnoreRobots
 		}
@@ -45,13 +43,11 @@ func (s siteScope) privateHosts() []string {
 	return append(append([]string{}, s.origins...), s.allowDomains...)
 }
 
-// robotsGate returns the site's robots.txt gate for the check stage (and
-// the crawl, when shared), or nil when robots.txt does not bind the run
-// (--ignore-robots) or the site is a local directory. The returned
-// function closes its connections.
-//
-// With sched (the run's shared politeness scheduler; nil: none), the gate
-// hands each host's Crawl-delay to it and the scheduler paces every stage.
+// robotsGate returns the site's robots.txt gate for the crawl and the
+// checks, or nil when robots.txt does not bind the run (--ignore-robots)
+// or the site is a local directory. The returned function closes its
+// connections. The gate hands each host's Crawl-delay to sched, which
+// then paces every stage.
 func (s siteScope) robotsGate(userAgent string, sched crawler.CrawlDelaySetter) (*crawler.RobotsGate, func()) {
 	if s.ignoreRobots || s.offline || len(s.origins) == 0 {
 		return nil, func() {}
@@ -59,10 +55,10 @@ func (s siteScope) robotsGate(userAgent string, sched crawler.CrawlDelaySetter) 
 	return crawler.NewRobotsGate(s.origins, crawler.RobotsGateOptions{AllowDomains: s.allowDomains, UserAgent: userAgent, Scheduler: sched})
 }
 
-// crawlDelayRules returns opts' host rules with each audited origin whose
-// robots.txt asks a Crawl-delay first: one check at a time, starts at
-// least the delay apart, in the checker's dispatcher (which waits before
-// an attempt's timeout starts, holding no worker). A [[host]] rule of the
+// crawlDelayRules returns rules with each audited origin whose robots.txt
+// asks a Crawl-delay first: one check at a time, starts at least the
+// delay apart, in the checker's dispatcher (which waits before an
+// attempt's timeout starts, holding no worker). A [[host]] rule of the
 // same host keeps its headers, and its delay when longer. The gate's own
 // pacing (check.Options.Robots) then only spaces the requests inside one
 // check (soft-404 probe, redirect hops) and across stages.
