@@ -218,19 +218,6 @@ func appendSummary(path string, ds *report.Dataset) error {
 	return nil
 }
 
-// addPageFiles completes the pages of a dataset with their source files
-// (migration 0009; the links' positions come with the links).
-func addPageFiles(ctx context.Context, store pageFiles, runID int64, ds *report.Dataset) error {
-	files, err := store.PageFiles(ctx, runID)
-	if err != nil {
-		return fmt.Errorf("load page files for the report: %w", err)
-	}
-	for _, p := range ds.Pages {
-		p.File = files[p.URL]
-	}
-	return nil
-}
-
 // maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
 // for "never reuse".
 type maxAgeFlag time.Duration
@@ -260,9 +247,4 @@ type ciStore interface {
 // occurrences reads the link occurrences of a baseline run.
 type occurrences interface {
 	Occurrences(ctx context.Context, before int64) (map[audit.Occurrence]bool, int64, error)
-}
-
-// pageFiles maps a directory run's page URLs to their files.
-type pageFiles interface {
-	PageFiles(ctx context.Context, runID int64) (map[string]string, error)
 }

@@ -8,15 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/report"
 )
 
 // This file holds what makes linkrot fit for cron: the run lock, resuming
@@ -188,53 +185,6 @@ func printResuming(w io.Writer, run *audit.Run) {
 		return
 	}
 	fmt.Fprintf(w, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
-}
-
-// writeReportDir writes the HTML report of ds like report.WriteDir, but
-// into a fresh hidden directory inside dir first, whose files are then
-// moved into dir: a process killed while writing leaves the previous
-// report (or none), never part of one, and the next write removes what it
-// left.
-func writeReportDir(dir string, ds *report.Dataset) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create report directory: %w", err)
-	}
-	const partial = ".linkrot-partial-"
-	if old, err := filepath.Glob(filepath.Join(dir, partial+"*")); err == nil {
-		for _, o := range old {
-			os.RemoveAll(o)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, partial)
-	if err != nil {
-		return "", fmt.Errorf("create report directory: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	path, err := report.WriteDir(tmp, ds)
-	if err != nil {
-		return "", err
-	}
-	stageHook("report-written")
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		return "", fmt.Errorf("write report: %w", err)
-	}
-	for _, en := range entries {
-		dst := filepath.Join(dir, en.Name())
-		if en.IsDir() {
-			if err := os.RemoveAll(dst); err != nil {
-				return "", fmt.Errorf("write report: %w", err)
-			}
-		}
-		if err := os.Rename(filepath.Join(tmp, en.Name()), dst); err != nil {
-			return "", fmt.Errorf("write report: %w", err)
-		}
-	}
-	rel, err := filepath.Rel(tmp, path)
-	if err != nil {
-		return "", fmt.Errorf("write report: %w", err)
-	}
-	return filepath.Join(dir, rel), nil
 }
 
 // printSince prints what changed since the previous run of the site, in a
