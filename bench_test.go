@@ -132,9 +132,11 @@ func BenchmarkAudit(b *testing.B) {
 
 // stageTimer logs when each stage starts (go test -v -bench).
 type stageTimer struct {
-	linkrot.NoProgress
 	b     *testing.B
 	start time.Time
 }
+
+func (stageTimer) Page(*audit.Page)     {}
+func (stageTimer) Checked(*audit.Check) {}
 
 func (s stageTimer) Stage(name string) { s.b.Logf("%6.3fs %s", time.Since(s.start).Seconds(), name) }

@@ -74,7 +74,7 @@ func (j *Job) Close() {
 // openStore is what Open needs of the run database.
 type openStore interface {
 	settingsReader
-	ArchiveStore
+	archiveStore
 }
 
 // Open builds run, already in store, from the settings s: the one place
@@ -203,7 +203,7 @@ func open(ctx context.Context, store openStore, run *audit.Run, s Settings, b bu
 		if s.Archives.Off {
 			log.Info("archives stage skipped (--no-archives): first-seen drift only")
 		}
-		stg, closeStage, err := s.Archives.Stage(ctx, store, run, kopts, o.SaveAuth, log)
+		stg, closeStage, err := s.Archives.stage(ctx, store, run, kopts, o.SaveAuth, log)
 		if err != nil {
 			return nil, &SettingsError{Err: err}
 		}

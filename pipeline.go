@@ -95,7 +95,7 @@ type Archiver interface {
 }
 
 // Progress is told how a run advances. Audit calls it from many
-// goroutines: implementations must be safe for concurrent use. NoProgress
+// goroutines: implementations must be safe for concurrent use. noProgress
 // is the no-op default.
 type Progress interface {
 	// Page is called for each page the crawl records.
@@ -106,17 +106,17 @@ type Progress interface {
 	Stage(name string)
 }
 
-// NoProgress is a Progress that does nothing.
-type NoProgress struct{}
+// noProgress is the Progress of a nil one: it does nothing.
+type noProgress struct{}
 
 // Page does nothing.
-func (NoProgress) Page(*audit.Page) {}
+func (noProgress) Page(*audit.Page) {}
 
 // Checked does nothing.
-func (NoProgress) Checked(*audit.Check) {}
+func (noProgress) Checked(*audit.Check) {}
 
 // Stage does nothing.
-func (NoProgress) Stage(string) {}
+func (noProgress) Stage(string) {}
 
 // Summary is what a run did, for the caller's summary lines and exit code.
 type Summary struct {
@@ -150,7 +150,7 @@ type Store interface {
 type runStore interface {
 	Stages(ctx context.Context, runID int64) (map[string]time.Time, error)
 	MarkStage(ctx context.Context, runID int64, stage string) error
-	Finisher
+	finisher
 	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
 }
 
@@ -175,7 +175,7 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 		return nil, errors.New("audit: the run has no politeness scheduler: build its Config with Open or Start")
 	}
 	if progress == nil {
-		progress = NoProgress{}
+		progress = noProgress{}
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -259,7 +259,7 @@ func stopped(ctx context.Context) error {
 // run-ending rule of every command that writes a run. It sets run.Status
 // and returns err, or the cancellation (wrapping context.Canceled) when
 // ctx is done, or the store's error.
-func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
+func finishRun(ctx context.Context, store finisher, run *audit.Run, err error) error {
 	status, msg := audit.RunComplete, ""
 	switch {
 	case ctx.Err() != nil:
@@ -280,16 +280,8 @@ func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) e
 	return err
 }
 
-// FinishRun records how a run ended (complete; interrupted when ctx is
-// done; failed with err's message otherwise) and returns the error the
-// command reports. It is the run-ending rule Audit uses, for the commands
-// that run single stages (linkrot crawl, linkrot check).
-func FinishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
-	return finishRun(ctx, store, run, err)
-}
-
-// Finisher records the end of a run.
-type Finisher interface {
+// finisher records the end of a run.
+type finisher interface {
 	FinishRun(ctx context.Context, runID int64, status audit.RunStatus, finishedAt time.Time, errMsg string) error
 }
 
@@ -382,55 +374,4 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	}
 	hook("history")
 	return waitHistory()
-}
-
-// summaryReads is what the summary of a run reads of it once its checks
-// are stored (readSummary).
-type summaryReads struct {
-	verdicts map[audit.Verdict]int
-	top      []audit.BrokenTarget
-	stats    *audit.RunStats
-	err      error
-}
-
-// readSummary reads the run's verdict counts, its most linked broken
-// targets and what it stored (RunStats).
-func readSummary(ctx context.Context, store Store, runID int64) summaryReads {
-	var r summaryReads
-	if r.verdicts, r.err = store.VerdictCounts(ctx, runID); r.err != nil {
-		return r
-	}
-	if r.top, r.err = store.TopBroken(ctx, runID, 10); r.err != nil {
-		return r
-	}
-	if r.stats, r.err = store.RunStats(ctx, runID); r.err != nil {
-		r.err = fmt.Errorf("run stats: %w", r.err)
-	}
-	return r
-}
-
-// historyStore applies a run to the targets' histories.
-type historyStore interface {
-	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (audit.HistoryResult, error)
-}
-
-// historyStage folds the run's checks into the targets' histories (once
-// per run: a resumed run is not counted twice) and logs what it found.
-func historyStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
-	res, err := store.ApplyHistory(ctx, run.ID, rule)
-	if err != nil {
-		return err
-	}
-	log.Info("history updated", "run", run.ID, "runs_applied", len(res.Runs), "targets", res.Targets,
-		"newly_confirmed", res.Confirmed, "recovered", res.Recovered)
-	return nil
-}
-
-// HistoryStage is the history stage alone, for the commands that check a
-// run outside Audit (linkrot check).
-func HistoryStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return historyStage(ctx, store, run, rule, log)
 }

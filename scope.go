@@ -3,12 +3,15 @@ package linkrot
 import (
 	"context"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // siteScope is what a run audits, as the later stages need it: the
@@ -26,7 +29,7 @@ type siteScope struct {
 // runScope reads a run's scope from its seeds and stored settings (a run
 // without settings has its seeds only).
 func runScope(ctx context.Context, store settingsReader, run *audit.Run) siteScope {
-	sc := siteScope{origins: SeedOrigins(run.Seeds, true), seeds: SeedOrigins(run.Seeds, false), offline: run.Mode == string(Directory)}
+	sc := siteScope{origins: seedOrigins(run.Seeds, true), seeds: seedOrigins(run.Seeds, false), offline: run.Mode == string(Directory)}
 	if _, b, err := store.RunSettings(ctx, run.ID); err == nil {
 		if s, err := ParseSettings(b); err == nil {
 			sc.allowDomains = s.Crawl.AllowDomains
@@ -98,4 +101,81 @@ func crawlDelayRules(ctx context.Context, gate interface {
 // settingsReader reads the stored settings of a run.
 type settingsReader interface {
 	RunSettings(ctx context.Context, runID int64) (fingerprint string, settings []byte, err error)
+}
+
+// HostOf returns the host[:port] of a URL as urls.NormalizeURL writes
+// it, or "".
+func HostOf(raw string) string {
+	u, err := urls.ParseURL(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host()
+}
+
+// SiteHosts returns the hosts (host[:port] as urls.NormalizeURL writes them)
+// of a run's seeds: the audited site.
+func SiteHosts(run *audit.Run) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range run.SeedURLs() {
+		if h := HostOf(s); h != "" {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// hostsArePrivate reports whether any audited host resolves to a loopback
+// or private address, by the checker's own policy (check.IsPrivateAddr:
+// RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
+// connect to such addresses.
+func hostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
+	for h := range hosts {
+		name := h
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			name = hh
+		}
+		name = strings.Trim(name, "[]")
+		if ip, err := netip.ParseAddr(name); err == nil {
+			if check.IsPrivateAddr(ip) {
+				return true
+			}
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", name)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if check.IsPrivateAddr(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
+// directory crawl count by their base). With twins, a seed on a default
+// port brings the other scheme's default port too, as the crawl's scope
+// does (http://site/ commonly redirects to https://site/).
+func seedOrigins(seeds []string, twins bool) []string {
+	var out []string
+	for _, s := range seeds {
+		u, err := url.Parse(strings.TrimSpace(audit.SeedURL(s)))
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			continue
+		}
+		out = append(out, u.Scheme+"://"+u.Host+"/")
+		if twins && u.Port() == "" {
+			other := "https"
+			if u.Scheme == "https" {
+				other = "http"
+			}
+			out = append(out, other+"://"+u.Host+"/")
+		}
+	}
+	return out
 }
