@@ -1,0 +1,323 @@
+package linkrot_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store/sqlite"
+)
+
+// The tests here run audits as linkrot audit does (Start, then the job),
+// and check that what Open builds once binds every stage: the SSRF
+// scope, the robots.txt gate and the Crawl-delay.
+
+// auditSettings are linkrot audit's default settings for a site, without
+// retries or archives.
+func auditSettings(seed string) linkrot.Settings {
+	return linkrot.Settings{
+		Input:        linkrot.SiteInput(seed),
+		PerHost:      4,
+		Timeout:      5 * time.Second,
+		MaxRedirects: 10,
+		Crawl:        linkrot.CrawlSettings{MaxBody: 5 << 20},
+		Check:        linkrot.CheckSettings{Workers: 64, MaxRetryWait: time.Minute, MaxBody: 2 << 20},
+		Archives:     linkrot.ArchiveSettings{Off: true},
+	}
+}
+
+// openStore opens a fresh store.
+func openStore(t *testing.T) exampleStore {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "linkrot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return exampleStore{db}
+}
+
+// startAudit starts a run of set in store and runs it to its end.
+func startAudit(t *testing.T, store exampleStore, set linkrot.Settings) *audit.Run {
+	t.Helper()
+	ctx := context.Background()
+	job, err := linkrot.Start(ctx, store, set, linkrot.StartOptions{Command: audit.CommandAudit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	if _, err := job.Audit(ctx, store, nil); err != nil {
+		t.Fatal(err)
+	}
+	return job.Run
+}
+
+// checksByURL returns the latest run's checks by URL.
+func checksByURL(t *testing.T, store exampleStore) map[string]audit.Check {
+	t.Helper()
+	ctx := context.Background()
+	r, err := store.LatestRun(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, err := store.Checks(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]audit.Check{}
+	for _, c := range checks {
+		out[c.URL] = c
+	}
+	return out
+}
+
+// TestStart_ExactSSRFScope: a site on loopback links to another loopback
+// service (an admin port), redirects to it, links to the IPv4-mapped
+// spelling of it and to the cloud metadata address. Without
+// --allow-private only the audited origin is reached; with it the other
+// loopback service too; link-local never.
+func TestStart_ExactSSRFScope(t *testing.T) {
+	var adminHits atomic.Int64
+	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		adminHits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>admin</title><p>internal admin console with enough words to fingerprint it</p>")
+	}))
+	defer admin.Close()
+	adminPort := admin.URL[strings.LastIndex(admin.URL, ":")+1:]
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<title>site</title><a href="/about">about</a> <a href="%s/admin">admin</a> <a href="/go-admin">go</a>
+<a href="http://[::ffff:127.0.0.1]:%s/mapped">mapped</a> <a href="http://169.254.169.254/latest/meta-data/">metadata</a>
+<a href="http://[::ffff:169.254.169.254]/latest/">mapped metadata</a>`, admin.URL, adminPort)
+		case "/about":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<title>about</title><p>about this site</p>")
+		case "/go-admin":
+			http.Redirect(w, r, admin.URL+"/redirected", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+
+	for _, tt := range []struct {
+		name         string
+		allowPrivate bool
+	}{{"Strict", false}, {"AllowPrivate", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			adminHits.Store(0)
+			set := auditSettings(site.URL + "/")
+			set.Check.NoSoft404, set.Check.AllowPrivate = true, tt.allowPrivate
+			store := openStore(t)
+			startAudit(t, store, set)
+			checks := checksByURL(t, store)
+			verdict := func(u string) audit.Verdict { return checks[u].Verdict }
+			if v := verdict(site.URL + "/about"); v != audit.VerdictOK {
+				t.Errorf("the audited origin: %s, want ok", v)
+			}
+			// Targets are stored as the WHATWG URL Standard serialises
+			// them: IPv4-mapped addresses in hex.
+			for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[::ffff:a9fe:a9fe]/latest/"} {
+				if c := checks[u]; c.Verdict != audit.VerdictRefused || !strings.Contains(c.Reason, "link-local") {
+					t.Errorf("%s: %s (%s), want refused as link-local", u, c.Verdict, c.Reason)
+				}
+			}
+			other := []string{admin.URL + "/admin", "http://[::ffff:7f00:1]:" + adminPort + "/mapped"}
+			if !tt.allowPrivate {
+				for _, u := range other {
+					if c := checks[u]; c.Verdict != audit.VerdictRefused || !strings.Contains(c.Reason, "loopback") {
+						t.Errorf("%s: %s (%s), want refused (loopback)", u, c.Verdict, c.Reason)
+					}
+				}
+				if c := checks[site.URL+"/go-admin"]; c.Verdict != audit.VerdictRefused {
+					t.Errorf("redirect to the admin port: %s (%s), want refused", c.Verdict, c.Reason)
+				}
+				if n := adminHits.Load(); n != 0 {
+					t.Errorf("the other loopback service got %d requests, want none", n)
+				}
+				return
+			}
+			for _, u := range other {
+				if v := verdict(u); v != audit.VerdictOK {
+					t.Errorf("%s with --allow-private: %s, want ok", u, v)
+				}
+			}
+			if c := checks[site.URL+"/go-admin"]; c.Verdict != audit.VerdictRedirected && c.Verdict != audit.VerdictOK {
+				t.Errorf("redirect to the admin port with --allow-private: %s (%s)", c.Verdict, c.Reason)
+			}
+			if adminHits.Load() == 0 {
+				t.Errorf("--allow-private: the other loopback service was never reached")
+			}
+		})
+	}
+}
+
+// robotsSite is a site whose robots.txt disallows /private/ and a
+// honeypot and asks Crawl-delay: delay. It records every request: count
+// by path, arrival times and the most requests in flight at once.
+type robotsSite struct {
+	*httptest.Server
+	mu       sync.Mutex
+	hits     map[string]int
+	arrivals []time.Time
+	inFlight int
+	maxIn    int
+}
+
+func newRobotsSite(t *testing.T, delay string, extra func(w http.ResponseWriter, r *http.Request) bool) *robotsSite {
+	s := &robotsSite{hits: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.URL.Path]++
+		s.arrivals = append(s.arrivals, time.Now())
+		s.inFlight++
+		s.maxIn = max(s.maxIn, s.inFlight)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		}()
+		time.Sleep(20 * time.Millisecond) // overlap shows up as concurrency
+		if extra != nil && extra(w, r) {
+			return
+		}
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nDisallow: /private/\nDisallow: /honeypot\nCrawl-delay: %s\n", delay)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<title>home</title><a href="/public">public</a> <a href="/private/report">private</a>
+<a href="/honeypot">do not follow</a> <a href="/private/other#x">other</a>`)
+		case "/public":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<title>public</title><p>a public page</p><a href="/">home</a>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestStart_RobotsInEveryStage: URLs of the site that robots.txt
+// disallows are never requested, by the crawl or by the check (nor through
+// a redirect from another host), and are recorded as skipped with the
+// reason; --ignore-robots fetches them.
+func TestStart_RobotsInEveryStage(t *testing.T) {
+	site := newRobotsSite(t, "0", nil)
+	// Another host linking to the site: its redirect into a disallowed
+	// URL is not followed either.
+	ext := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, site.URL+"/private/via-redirect", http.StatusFound)
+	}))
+	defer ext.Close()
+	home := site.Config.Handler
+	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			site.mu.Lock()
+			site.hits["/"]++
+			site.mu.Unlock()
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<title>home</title><a href="/public">public</a> <a href="/private/report">private</a>
+<a href="/honeypot">do not follow</a> <a href="%s/elsewhere">elsewhere</a>`, ext.URL)
+			return
+		}
+		home.ServeHTTP(w, r)
+	})
+	set := auditSettings(site.URL + "/")
+	set.Check.AllowPrivate = true
+	store := openStore(t)
+	run := startAudit(t, store, set)
+	site.mu.Lock()
+	for _, p := range []string{"/private/report", "/honeypot", "/private/via-redirect"} {
+		if n := site.hits[p]; n != 0 {
+			t.Errorf("%s: requested %d times, want never (robots.txt disallows it)", p, n)
+		}
+	}
+	site.mu.Unlock()
+	checks := checksByURL(t, store)
+	for _, u := range []string{site.URL + "/private/report", site.URL + "/honeypot"} {
+		if c := checks[u]; c.Verdict != audit.VerdictSkipped || c.Reason != "disallowed by robots.txt" {
+			t.Errorf("%s: %s (%q), want skipped: disallowed by robots.txt", u, c.Verdict, c.Reason)
+		}
+	}
+	if c := checks[ext.URL+"/elsewhere"]; !strings.Contains(c.Reason, "disallowed by robots.txt") {
+		t.Errorf("redirect into a disallowed URL: %s (%q), want it not followed, with the reason", c.Verdict, c.Reason)
+	}
+
+	// The run's checks done again (linkrot check --run) obey robots.txt
+	// too.
+	job, err := linkrot.Open(context.Background(), store, run, set, linkrot.OpenOptions{CheckOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	if _, err := job.Audit(context.Background(), store, nil); err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	if n := site.hits["/private/report"] + site.hits["/honeypot"]; n != 0 {
+		t.Errorf("linkrot check requested disallowed URLs %d times", n)
+	}
+	site.mu.Unlock()
+
+	// --ignore-robots: the user's own site, everything fetched.
+	set.Crawl.IgnoreRobots = true
+	startAudit(t, openStore(t), set)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.hits["/private/report"] == 0 || site.hits["/honeypot"] == 0 {
+		t.Errorf("--ignore-robots: disallowed URLs not fetched: %v", site.hits)
+	}
+}
+
+// TestStart_CrawlDelayAcrossStages: a host asking Crawl-delay: 1 never
+// sees two requests closer than 1 s, nor two at once, across the crawl
+// and the check of one audit (soft-404 probes included).
+func TestStart_CrawlDelayAcrossStages(t *testing.T) {
+	// Pages in three directories: the check probes each directory for
+	// soft 404s, with --per-host 4 they would go at once.
+	site := newRobotsSite(t, "1", func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<title>home</title><a href="/d1/p">one</a> <a href="/d2/p">two</a> <a href="/private/x">private</a>`)
+		case "/d1/p", "/d2/p":
+			fmt.Fprint(w, `<title>page</title><p>a page in a directory</p>`)
+		default:
+			return false
+		}
+		return true
+	})
+	set := auditSettings(site.URL + "/")
+	set.Timeout = 10 * time.Second
+	start := time.Now()
+	startAudit(t, openStore(t), set)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.maxIn > 1 {
+		t.Errorf("%d requests at once, want one at a time", site.maxIn)
+	}
+	if len(site.arrivals) < 4 {
+		t.Fatalf("only %d requests: the test shows nothing", len(site.arrivals))
+	}
+	for i := 1; i < len(site.arrivals); i++ {
+		if gap := site.arrivals[i].Sub(site.arrivals[i-1]); gap < time.Second {
+			t.Errorf("requests %d and %d arrived %v apart, want at least 1s (Crawl-delay)", i-1, i, gap)
+		}
+	}
+	t.Logf("%d requests in %v: %v", len(site.arrivals), time.Since(start).Round(time.Millisecond), site.hits)
+}
