@@ -141,7 +141,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if sum != nil && sum.Checks != nil {
 		nothing := ""
 		if sum.Checks.Targets == 0 && sum.Stats != nil {
-			pc, serr := sitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
+			pc, serr := linkrot.SitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
 			if serr != nil && err == nil {
 				err = serr
 			}
