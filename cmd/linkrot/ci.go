@@ -106,7 +106,7 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 		}
 	}
 	if summary != "" {
-		if err := appendSummary(summary, ds); err != nil {
+		if err := report.AppendMarkdown(summary, ds); err != nil {
 			return err
 		}
 	}
@@ -173,23 +173,7 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string
 	default:
 		return nil, nil
 	}
-	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
-	mark := func(l *report.Link) error {
-		if set.Old(&l.Link) {
-			b.Old[l.ID] = true
-		}
-		return nil
-	}
-	if ds.EachLink != nil {
-		if err := ds.EachLink(mark); err != nil {
-			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
-		}
-	} else {
-		for i := range ds.Links {
-			mark(&ds.Links[i])
-		}
-	}
-	return b, nil
+	return report.NewBaseline(ds, ref, set.Old)
 }
 
 func sameFile(a, b string) bool {
@@ -199,23 +183,6 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
-}
-
-// appendSummary appends the Markdown summary of the run to the job
-// summary file of GitHub Actions.
-func appendSummary(path string, ds *report.Dataset) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := report.WriteMarkdown(f, ds); err != nil {
-		f.Close()
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	return nil
 }
 
 // maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
