@@ -2,6 +2,7 @@ package linkrot_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -320,4 +321,119 @@ func TestStart_CrawlDelayAcrossStages(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests in %v: %v", len(site.arrivals), time.Since(start).Round(time.Millisecond), site.hits)
+}
+
+// TestStart_Resume: Start with Resume continues the latest interrupted
+// run of the same command and settings; a run of the same settings that
+// completed since makes the interrupted one stale: it is abandoned (the
+// caller is told why) and a new run starts.
+func TestStart_Resume(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	set := auditSettings("http://127.0.0.1:9/")
+	set.Crawl.IgnoreRobots = true // nothing is fetched here
+	start := func(resume bool, abandoned func(*audit.Run, string)) *linkrot.Job {
+		t.Helper()
+		job, err := linkrot.Start(ctx, store, set, linkrot.StartOptions{Command: audit.CommandAudit, Resume: resume, Abandoned: abandoned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Close()
+		return job
+	}
+	interrupt := func(id int64) {
+		t.Helper()
+		if err := store.FinishRun(ctx, id, audit.RunInterrupted, time.Now().UTC(), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := start(false, nil)
+	if first.Resumed || first.Run.Mode != "site" || first.Run.Status != audit.RunRunning {
+		t.Fatalf("a new run: %+v, resumed %v", first.Run, first.Resumed)
+	}
+	interrupt(first.Run.ID)
+	again := start(true, nil)
+	if !again.Resumed || again.Run.ID != first.Run.ID || again.Run.Status != audit.RunRunning {
+		t.Fatalf("--resume: run %d (resumed %v, %s), want run %d resumed", again.Run.ID, again.Resumed, again.Run.Status, first.Run.ID)
+	}
+	interrupt(first.Run.ID)
+	newer := start(false, nil)
+	if err := store.FinishRun(ctx, newer.Run.ID, audit.RunComplete, time.Now().UTC(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.MarkStage(ctx, newer.Run.ID, audit.StageReport); err != nil { // its report written
+		t.Fatal(err)
+	}
+	var gaveUp []int64
+	var why string
+	third := start(true, func(r *audit.Run, reason string) { gaveUp, why = append(gaveUp, r.ID), reason })
+	if third.Resumed || third.Run.ID == first.Run.ID {
+		t.Errorf("a stale run was resumed: run %d", third.Run.ID)
+	}
+	if len(gaveUp) != 1 || gaveUp[0] != first.Run.ID || !strings.Contains(why, fmt.Sprintf("run %d of the same settings completed since", newer.Run.ID)) {
+		t.Errorf("abandoned %v (%q), want run %d because run %d completed", gaveUp, why, first.Run.ID, newer.Run.ID)
+	}
+}
+
+// TestStart_DirectorySeed: a directory run stores its seed as the
+// directory and its base URL, and its audited site is the base URL.
+func TestStart_DirectorySeed(t *testing.T) {
+	store := openStore(t)
+	set := auditSettings("")
+	set.Input = linkrot.DirectoryInput("public", "https://example.org/docs/")
+	job, err := linkrot.Start(context.Background(), store, set, linkrot.StartOptions{Command: audit.CommandAudit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	r := job.Run
+	if r.Mode != "dir" || len(r.Seeds) != 1 || r.Seeds[0] != "public as https://example.org/docs/" {
+		t.Errorf("run mode %q seeds %q", r.Mode, r.Seeds)
+	}
+	if got := r.SeedURLs(); len(got) != 1 || got[0] != "https://example.org/docs/" {
+		t.Errorf("SeedURLs = %q", got)
+	}
+	if job.Robots != nil {
+		t.Errorf("a local directory has a robots.txt gate")
+	}
+}
+
+// TestRestoreHosts: the header values of a stored run's host rules come
+// from the rules given now, with the same header names and, when the
+// settings hold their hash, the same values; anything else is a
+// *SettingsError.
+func TestRestoreHosts(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	set := auditSettings("http://127.0.0.1:9/")
+	set.Crawl.IgnoreRobots = true
+	rule := func(value string) linkrot.HostSettings {
+		var h linkrot.HostSettings
+		h.Match, h.Headers = "staging.example.org", map[string]string{"Authorization": value}
+		return h
+	}
+	set.Hosts = []linkrot.HostSettings{rule("Bearer one")}
+	job, err := linkrot.Start(ctx, store, set, linkrot.StartOptions{Command: audit.CommandAudit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.Close()
+	run, stored, err := linkrot.LatestUnfinished(ctx, store, audit.CommandAudit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.ID != job.Run.ID || len(stored.Hosts) != 1 || stored.Hosts[0].Headers != nil || stored.Hosts[0].HeaderHash == "" {
+		t.Fatalf("stored hosts = %+v (header values are never stored)", stored.Hosts)
+	}
+	got, err := linkrot.RestoreHosts(run.ID, stored.Hosts, []linkrot.HostSettings{rule("Bearer one")})
+	if err != nil || got[0].Headers["Authorization"] != "Bearer one" {
+		t.Errorf("restored %+v, %v", got, err)
+	}
+	var se *linkrot.SettingsError
+	if _, err := linkrot.RestoreHosts(run.ID, stored.Hosts, nil); !errors.As(err, &se) || !strings.Contains(err.Error(), "--config FILE") {
+		t.Errorf("without the rule: %v, want a settings error naming --config", err)
+	}
+	if _, err := linkrot.RestoreHosts(run.ID, stored.Hosts, []linkrot.HostSettings{rule("Bearer two")}); !errors.As(err, &se) || !strings.Contains(err.Error(), "other values") {
+		t.Errorf("with other values: %v, want a settings error", err)
+	}
 }
