@@ -63,15 +63,6 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		return audit.CheckCounts{}, nil, crawler.Stats{}, err
 	}
 	kopts := cfg.Check
-	if !kopts.AllowPrivate && len(kopts.AllowPrivateHosts) == 0 {
-		// The exact SSRF scope by default: the audited origins may be on
-		// loopback or private addresses, nothing else.
-		for _, s := range run.SeedURLs() {
-			if u, err := url.Parse(s); err == nil && u.Host != "" {
-				kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, u.Scheme+"://"+u.Host+"/")
-			}
-		}
-	}
 	var missing int
 	r.w = audit.NewBatcher(context.WithoutCancel(ctx), func(ctx context.Context, items []item) error {
 		var (

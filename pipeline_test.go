@@ -13,7 +13,6 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -33,17 +32,20 @@ func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
 	return store, run
 }
 
-// scheduled returns cfg with the run's politeness scheduler, made from
-// its options as Open makes it from the settings: the tests here set
-// the crawler's and the checker's options directly.
-func scheduled(cfg linkrot.Config) linkrot.Config {
-	cfg.Check.Scheduler = politeness.New(politeness.Options{
-		PerHost:      max(cfg.Crawl.PerHost, cfg.Check.PerHost, 1),
-		Delay:        max(cfg.Crawl.Delay, cfg.Check.HostDelay),
-		Rules:        cfg.Check.Hosts,
-		MaxRetryWait: cfg.Check.MaxRetryWait,
-	})
-	return cfg
+// openJob builds run, already in store, from set (Open), without an
+// archives stage unless set has one: the tests' runs as linkrot audit
+// builds them.
+func openJob(tb testing.TB, store *sqlite.DB, run *audit.Run, set linkrot.Settings) *linkrot.Job {
+	tb.Helper()
+	if set.Input.Kind == "" {
+		set.Input = linkrot.SiteInput(run.Seeds...)
+	}
+	job, err := linkrot.Open(context.Background(), store, run, set, linkrot.OpenOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(job.Close)
+	return job
 }
 
 // TestAudit_OneBudgetPerHost: the crawl and the checks share one
@@ -148,10 +150,13 @@ func TestAudit_Streams(t *testing.T) {
 	}))
 	defer site.Close()
 	store, run := mustOpen(t, site.URL+"/p0")
-	cfg := linkrot.Config{Run: run, Input: linkrot.SiteInput(run.Seeds...)}
-	cfg.Check.DisableSoft404 = true
-	cfg.Check.AllowPrivateHosts = []string{site.URL + "/", ext.URL + "/"} // both on loopback
-	if _, err := linkrot.Audit(context.Background(), scheduled(cfg), store, nil); err != nil {
+	job := openJob(t, store, run, linkrot.Settings{
+		PerHost: 4,
+		// The external site is on loopback too.
+		Check:    linkrot.CheckSettings{Workers: 8, NoSoft404: true, AllowPrivate: true},
+		Archives: linkrot.ArchiveSettings{Off: true},
+	})
+	if _, err := job.Audit(context.Background(), store, nil); err != nil {
 		t.Fatal(err)
 	}
 	if firstCheck.Load() == 0 || lastPage.Load() == 0 || firstCheck.Load() >= lastPage.Load() {
