@@ -13,8 +13,10 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 )
 
-// Config is the configuration of one audit run. The zero value of each
-// field is documented with it; a Config needs at least Run and Input.
+// Config is the configuration of one audit run, as Open builds it from
+// the run's Settings (Job.Config); a caller adds what only it decides
+// (Confirm, MaxTime, Report, Work, StageHook). The zero value of each
+// field is documented with it.
 type Config struct {
 	// Run is the run to fill: created (or reopened, to resume it) by the
 	// caller, who stores its settings. Audit records its stages and its
@@ -161,7 +163,8 @@ var ErrMaxTime = errors.New("--max-time reached")
 // Audit runs cfg.Run end to end into store: the crawl and the checks at
 // once (streamed, see the package doc), findings, archives, history, the
 // run's end and the report. With a run being resumed it skips the stages
-// the run finished. progress may be nil.
+// the run finished. progress may be nil. cfg is a Job's (Open, Start): a
+// Config without the run's politeness scheduler is refused.
 //
 // A dead link is data: Audit returns an error only when the run could not
 // go on (store failure, cancellation: an error wrapping context.Canceled;
