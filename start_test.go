@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/crawler/crawltest"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -435,5 +437,94 @@ func TestRestoreHosts(t *testing.T) {
 	}
 	if _, err := linkrot.RestoreHosts(run.ID, stored.Hosts, []linkrot.HostSettings{rule("Bearer two")}); !errors.As(err, &se) || !strings.Contains(err.Error(), "other values") {
 		t.Errorf("with other values: %v, want a settings error", err)
+	}
+}
+
+// probePath matches a soft-404 probe: its last segment is 26 base32
+// letters.
+var probePath = regexp.MustCompile(`/[a-z2-7]{26}/?$`)
+
+// TestOpen_CheckOnlyFromCrawl: the checks of a crawl-only run, done again
+// (linkrot crawl, then linkrot check --run N), judge the site's pages from
+// the crawl stored in the database: no request to them but the soft-404
+// probes, and the verdicts a fetch gives.
+func TestOpen_CheckOnlyFromCrawl(t *testing.T) {
+	rot := crawltest.NewRot(t)
+	ctx := context.Background()
+	db := openStore(t)
+	set := auditSettings(rot.URL + "/")
+	crawl, err := linkrot.Start(ctx, db, set, linkrot.StartOptions{Command: audit.CommandCrawl, Open: linkrot.OpenOptions{CrawlOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crawl.Audit(ctx, db, nil); err != nil {
+		t.Fatal(err)
+	}
+	crawl.Close()
+	r := crawl.Run
+	crawled := rot.AllHits()
+	set.Timeout = time.Second
+	job, err := linkrot.Open(ctx, db, r, set, linkrot.OpenOptions{CheckOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	sum, err := job.Audit(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Checks == nil || sum.Checks.Findings == 0 {
+		t.Fatalf("checks %+v: want findings", sum.Checks)
+	}
+	for path, n := range rot.AllHits() {
+		switch before := crawled[path]; {
+		case path == "/robots.txt" && n-before <= 1:
+			// A new process reads robots.txt once: it binds the check of
+			// the site's own URLs too.
+		case before > 0 && n != before:
+			t.Errorf("%s: requested %d more times by the check, want 0 (the crawl's response stands)", path, n-before)
+		case before == 0 && !probePath.MatchString(path):
+			t.Errorf("%s: requested by the check (%d times), want only soft-404 probes", path, n)
+		}
+	}
+	checks, err := db.Checks(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]audit.Verdict{
+		"/fine.html":                audit.VerdictOK,
+		"/old-url":                  audit.VerdictMoved,
+		"/gone":                     audit.VerdictGone,
+		"/missing":                  audit.VerdictNotFound,
+		"/temp":                     audit.VerdictRedirected,
+		"/deep/path/article":        audit.VerdictRedirectToRoot,
+		"/shop/discontinued-widget": audit.VerdictSoft404,
+	}
+	for _, c := range checks {
+		path, ok := strings.CutPrefix(c.URL, rot.URL)
+		if !ok {
+			continue
+		}
+		if !c.FromCrawl {
+			t.Errorf("%s: not judged from the crawl: %+v", path, c)
+		}
+		if v, ok := want[path]; ok && c.Verdict != v {
+			t.Errorf("%s: verdict %s (%s), want %s", path, c.Verdict, c.Reason, v)
+		}
+		delete(want, path)
+	}
+	if len(want) > 0 {
+		t.Errorf("no checks of %v", want)
+	}
+	findings, err := db.Findings(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragMissing := false
+	for _, f := range findings {
+		fragMissing = fragMissing || f.Verdict == audit.VerdictFragmentMissing && f.Fragment == "no-such-section"
+	}
+	if !fragMissing {
+		t.Errorf("fragment-missing not found from the crawl's anchors: %+v", findings)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -209,80 +208,6 @@ func isProbePath(path string) bool {
 }
 
 var probePath = regexp.MustCompile(`/[a-z2-7]{26}/?$`)
-
-// TestCheckCommand_FromCrawl: linkrot check --run N of a run made by
-// linkrot crawl judges the site's pages from the crawl stored in the
-// database: no request to them but the soft-404 probes, and the verdicts
-// a fetch gives.
-func TestCheckCommand_FromCrawl(t *testing.T) {
-	rot := crawltest.NewRot(t)
-	dbPath := filepath.Join(t.TempDir(), "rot.db")
-	if code, _, stderr := run(t, "", "crawl", rot.URL+"/", "--db", dbPath); code != 0 {
-		t.Fatalf("crawl exit %d: %s", code, stderr)
-	}
-	db := openDB(t, dbPath)
-	ctx := context.Background()
-	r, err := db.LatestRun(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crawled := rot.AllHits()
-	code, stdout, stderr := run(t, "", "check", "--db", dbPath, "--run", strconv.FormatInt(r.ID, 10), "--timeout", "1s", "--retries", "0", "--no-archives")
-	if code != exitFindings {
-		t.Fatalf("check exit %d: %s\n%s", code, stderr, stdout)
-	}
-	for path, n := range rot.AllHits() {
-		switch before := crawled[path]; {
-		case path == "/robots.txt" && n-before <= 1:
-			// A new process reads robots.txt once: it binds the check of
-			// the site's own URLs too.
-		case before > 0 && n != before:
-			t.Errorf("%s: requested %d more times by the check, want 0 (the crawl's response stands)", path, n-before)
-		case before == 0 && !isProbePath(path):
-			t.Errorf("%s: requested by the check (%d times), want only soft-404 probes", path, n)
-		}
-	}
-	checks, err := db.Checks(ctx, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]audit.Verdict{
-		"/fine.html":                audit.VerdictOK,
-		"/old-url":                  audit.VerdictMoved,
-		"/gone":                     audit.VerdictGone,
-		"/missing":                  audit.VerdictNotFound,
-		"/temp":                     audit.VerdictRedirected,
-		"/deep/path/article":        audit.VerdictRedirectToRoot,
-		"/shop/discontinued-widget": audit.VerdictSoft404,
-	}
-	for _, c := range checks {
-		path, ok := strings.CutPrefix(c.URL, rot.URL)
-		if !ok {
-			continue
-		}
-		if !c.FromCrawl {
-			t.Errorf("%s: not judged from the crawl: %+v", path, c)
-		}
-		if v, ok := want[path]; ok && c.Verdict != v {
-			t.Errorf("%s: verdict %s (%s), want %s", path, c.Verdict, c.Reason, v)
-		}
-		delete(want, path)
-	}
-	if len(want) > 0 {
-		t.Errorf("no checks of %v", want)
-	}
-	findings, err := db.Findings(ctx, r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fragMissing := false
-	for _, f := range findings {
-		fragMissing = fragMissing || f.Verdict == audit.VerdictFragmentMissing && f.Fragment == "no-such-section"
-	}
-	if !fragMissing {
-		t.Errorf("fragment-missing not found from the crawl's anchors: %+v", findings)
-	}
-}
 
 // TestAuditCommand_DirFromCrawl: auditing a build directory as if it were
 // served at --base judges the site's pages from the directory: the live
