@@ -528,3 +528,66 @@ func TestOpen_CheckOnlyFromCrawl(t *testing.T) {
 		t.Errorf("fragment-missing not found from the crawl's anchors: %+v", findings)
 	}
 }
+
+// TestStart_DirFromCrawl: auditing a build directory as if it were
+// served at --base judges the site's pages from the directory: the live
+// site at that URL gets no request for them (no fetch, no soft-404 probe);
+// only what the crawl did not read (resources, pages disallowed by
+// robots.txt) is checked there.
+func TestStart_DirFromCrawl(t *testing.T) {
+	var mu sync.Mutex
+	live := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		live[r.URL.Path]++
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	set := auditSettings("")
+	set.Input = linkrot.DirectoryInput(crawltest.Dir("basic"), srv.URL+"/")
+	set.Timeout = 2 * time.Second
+	set.Check.Skip = []string{`^https?://(doi\.org|external\.example|www\.w3\.org)/`}
+	db := openStore(t)
+	r := startAudit(t, db, set)
+	pages, err := db.Pages(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, p := range pages {
+		if p.Status != 0 {
+			read[strings.TrimPrefix(p.URL, srv.URL)] = true
+		}
+	}
+	if len(read) < 5 {
+		t.Fatalf("the crawl read %d pages of the directory", len(read))
+	}
+	mu.Lock()
+	for path, n := range live {
+		if read[path] || probePath.MatchString(path) {
+			t.Errorf("the live site got %d requests for %s", n, path)
+		}
+	}
+	mu.Unlock()
+	checks, err := db.Checks(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]audit.Verdict{"/a.html": audit.VerdictOK, "/b/": audit.VerdictOK, "/missing.html": audit.VerdictNotFound}
+	for _, c := range checks {
+		path, ok := strings.CutPrefix(c.URL, srv.URL)
+		if !ok {
+			continue
+		}
+		if v, ok := want[path]; ok {
+			if c.Verdict != v || !c.FromCrawl || c.Soft404 != nil {
+				t.Errorf("%s: %s (%s), from crawl %v, soft-404 evidence %+v; want %s from the directory, no probe", path, c.Verdict, c.Reason, c.FromCrawl, c.Soft404, v)
+			}
+			delete(want, path)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no checks of %v", want)
+	}
+}
