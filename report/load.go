@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -196,4 +198,69 @@ type Store interface {
 	TargetHistories(ctx context.Context, targetIDs []int64) (map[int64]audit.TargetHistory, error)
 	TargetStatuses(ctx context.Context, runID int64, perTarget int) ([]audit.TargetStatus, error)
 	Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendPoint, error)
+}
+
+// Output is a machine format of a run's report and the file it goes to.
+type Output struct {
+	Format Format
+	File   string
+}
+
+// RunReport is what WriteRun writes of a run.
+type RunReport struct {
+	// HTML writes the HTML report into Dir (ReplaceDir: never part of
+	// one).
+	HTML bool
+	Dir  string
+	// Outputs are the machine formats, each to its file (directories
+	// created).
+	Outputs []Output
+	// Load stamps the reports (its Format is set for each).
+	Load LoadOptions
+	// Moving, when not nil, is called once the HTML report is written and
+	// not yet moved into Dir (ReplaceDir).
+	Moving func()
+	// Written, when not nil, is told of each report written: its format
+	// and path (the HTML report's index page).
+	Written func(f Format, path string)
+}
+
+// WriteRun writes the reports r asks of run, each from a dataset loaded
+// for its format. An interrupted run's reports are the same, for what
+// was done: its run status says interrupted.
+func WriteRun(ctx context.Context, store Store, run *audit.Run, r RunReport) error {
+	written := func(f Format, path string) {
+		if r.Written != nil {
+			r.Written(f, path)
+		}
+	}
+	if r.HTML {
+		lo := r.Load
+		lo.Format = HTML
+		ds, err := Load(ctx, store, run, lo)
+		if err != nil {
+			return err
+		}
+		path, err := ReplaceDir(r.Dir, ds, r.Moving)
+		if err != nil {
+			return err
+		}
+		written(HTML, path)
+	}
+	for _, o := range r.Outputs {
+		lo := r.Load
+		lo.Format = o.Format
+		ds, err := Load(ctx, store, run, lo)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(o.File), 0o755); err != nil {
+			return fmt.Errorf("create report directory: %w", err)
+		}
+		if err := WriteFile(o.File, o.Format, ds); err != nil {
+			return err
+		}
+		written(o.Format, o.File)
+	}
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -101,32 +100,22 @@ func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int6
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if html {
-		ds, err := loadDatasetFor(ctx, store, run, report.HTML)
-		if err != nil {
-			return err
-		}
-		path, err := report.ReplaceDir(dir, ds, func() { stageHook("report-written") })
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Report: %s\n", path)
+	r := report.RunReport{
+		HTML: html, Dir: dir,
+		Load:   report.LoadOptions{Generator: "linkrot " + Version, Now: reportNow()},
+		Moving: func() { stageHook("report-written") },
+		Written: func(f report.Format, path string) {
+			if f == report.HTML {
+				fmt.Fprintf(e.stdout, "Report: %s\n", path)
+				return
+			}
+			fmt.Fprintf(e.stdout, "Report (%s): %s\n", f, path)
+		},
 	}
 	for _, o := range outputs {
-		ds, err := loadDatasetFor(ctx, store, run, o.format)
-		if err != nil {
-			return err
-		}
-		out := o.file(dir)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return fmt.Errorf("create report directory: %w", err)
-		}
-		if err := report.WriteFile(out, o.format, ds); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Report (%s): %s\n", o.format, out)
+		r.Outputs = append(r.Outputs, report.Output{Format: o.format, File: o.file(dir)})
 	}
-	return nil
+	return report.WriteRun(ctx, store, run, r)
 }
 
 // outputName is the file name of a machine output in the report directory.
