@@ -18,8 +18,8 @@ import (
 	"github.com/linkrot/linkrot/drift"
 )
 
-// ArchiveStore is what the archives stage needs of the run database.
-type ArchiveStore interface {
+// archiveStore is what the archives stage needs of the run database.
+type archiveStore interface {
 	archives.Store
 	// Path is the database's file: the indexes of local web archives
 	// (ArchiveSettings.WARCs) are kept beside it.
@@ -91,14 +91,14 @@ func (a *ArchiveSettings) Resolve() ([]memento.Archive, memento.Registry, float6
 	return list, reg, rate, nil
 }
 
-// Stage configures the archives stage of run (archives.Stage, a Config's
+// stage configures the archives stage of run (archives.Stage, a Config's
 // Archives): offline with Off (first-seen drift only), else asking the
 // archives through a guarded transport built from kopts (the checker's
 // options: timeouts, user agent, the SSRF policy, and the run's
 // politeness scheduler, so that a host has one budget whoever asks it).
 // saveAuth is the Save Page Now 2 key ("accesskey:secret"; never part of
 // the settings). The returned function releases the stage's transport.
-func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *audit.Run, kopts check.Options, saveAuth string, log *slog.Logger) (*archives.Stage, func(), error) {
+func (a *ArchiveSettings) stage(ctx context.Context, store archiveStore, run *audit.Run, kopts check.Options, saveAuth string, log *slog.Logger) (*archives.Stage, func(), error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -188,9 +188,9 @@ func archiveTransport(ctx context.Context, run *audit.Run, a *ArchiveSettings, a
 	}
 	// The audited site's own origins, exactly (an archive stage fetch
 	// of the site's pages), never the rest of its network.
-	private := SeedOrigins(run.Seeds, true)
+	private := seedOrigins(run.Seeds, true)
 	for _, u := range endpoints {
-		if h := HostOf(u); h != "" && HostsArePrivate(ctx, map[string]bool{h: true}) {
+		if h := HostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
 			private = append(private, u)
 		}
 	}
@@ -234,30 +234,4 @@ func OpenCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.C
 		cols = append(cols, c)
 	}
 	return cols, nil
-}
-
-// SeedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
-// directory crawl count by their base). With twins, a seed on a default
-// port brings the other scheme's default port too, as the crawl's scope
-// does (http://site/ commonly redirects to https://site/).
-func SeedOrigins(seeds []string, twins bool) []string {
-	var out []string
-	for _, s := range seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			continue
-		}
-		out = append(out, u.Scheme+"://"+u.Host+"/")
-		if twins && u.Port() == "" {
-			other := "https"
-			if u.Scheme == "https" {
-				other = "http"
-			}
-			out = append(out, other+"://"+u.Host+"/")
-		}
-	}
-	return out
 }

@@ -25,8 +25,8 @@ const SettingsVersion = 1
 // end fills them (the linkrot command from its flags and configuration
 // file, a worker or a server from a request), the run stores them (JSON,
 // Store.SaveRunSettings) so that resuming it uses the same ones, and
-// CrawlOptions, CheckOptions and Archives.Stage build the Config's
-// options and archives stage from them. A
+// Start and Open build the run from them (its crawler's and checker's
+// options, CrawlOptions and CheckOptions, and its archives stage). A
 // zero field means the package default of the option it sets (a zero
 // crawl-trap guard, Check.Retries or Check.Workers: see their fields);
 // the linkrot command's defaults are its flags'. Header values of host
@@ -255,7 +255,7 @@ func (s *Settings) CheckOptions(log *slog.Logger) (check.Options, error) {
 	if c.Workers < 1 || s.PerHost < 1 {
 		return check.Options{}, errors.New("--workers and --per-host must be at least 1")
 	}
-	if c.MaxBody > 64<<20 { // parsing HTML costs many times the body: 100 MiB took 1.5 GB
+	if c.MaxBody > 64<<20 { // parsing HTML costs many times the body read
 		return check.Options{}, fmt.Errorf("--check-max-body %d is above the 64MiB limit", c.MaxBody)
 	}
 	o := check.Options{
@@ -288,7 +288,7 @@ func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
 	var exclude []*regexp.Regexp
 	for _, h := range s.Hosts {
 		rules = append(rules, h.HostRule)
-		res, err := h.Excludes()
+		res, err := h.excludes()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -297,8 +297,8 @@ func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
 	return rules, exclude, nil
 }
 
-// Excludes returns the rule's excluded paths as regexps over whole URLs.
-func (h HostSettings) Excludes() ([]*regexp.Regexp, error) {
+// excludes returns the rule's excluded paths as regexps over whole URLs.
+func (h HostSettings) excludes() ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
 	for _, ex := range h.Exclude {
 		re, err := hostExcludeRegexp(h.Match, ex)

@@ -18,7 +18,7 @@ import (
 // by an older linkrot are refused with ErrOldSettings.
 func TestSettings_Stored(t *testing.T) {
 	s := linkrot.Settings{
-		Input:   linkrot.Input{Mode: "sitemap", Seeds: []string{"https://example.org/"}, Sitemaps: []string{"https://example.org/sitemap.xml"}},
+		Input:   linkrot.Input{Kind: linkrot.Sitemap, Seeds: []string{"https://example.org/"}, Sitemaps: []string{"https://example.org/sitemap.xml"}},
 		PerHost: 2, UserAgent: "ua", Timeout: 5 * time.Second, MaxRedirects: 3,
 		Crawl:    linkrot.CrawlSettings{Include: []string{"^https://example.org/docs/"}, MaxDepth: 4, MaxBody: 1 << 20, SessionParams: []string{"tok"}},
 		Check:    linkrot.CheckSettings{Workers: 16, Retries: 1, Skip: []string{"/private/"}, MaxAge: time.Hour},

@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"github.com/linkrot/linkrot/archives"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 )
 
@@ -33,7 +30,7 @@ const spnAuthEnv = "LINKROT_SPN2_AUTH"
 type archiveFlags struct {
 	*linkrot.ArchiveSettings
 
-	stg     *archives.Stage // set by stage, its summary printed by printSummary
+	stg     *archives.Stage // the run's (linkrot.Job.Archives), its summary printed by printSummary
 	offline bool            // --no-archives: the summary has first-seen drift only
 }
 
@@ -79,21 +76,6 @@ func (f *archiveFlags) config() ([]memento.Archive, memento.Registry, float64, e
 		return nil, nil, 0, usagef("%v", err)
 	}
 	return archives, reg, rate, nil
-}
-
-// stage configures the archives stage of run (linkrot.ArchiveSettings.Stage,
-// streamed by linkrot.Audit), the Save Page Now keys from $LINKROT_SPN2_AUTH.
-// The returned function releases the stage's transport.
-func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*archives.Stage, func(), error) {
-	if f.Off {
-		log.Info("archives stage skipped (--no-archives): first-seen drift only")
-	}
-	stg, done, err := f.Stage(ctx, store, run, kopts, os.Getenv(spnAuthEnv), log)
-	if err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	f.stg, f.offline = stg, f.Off
-	return stg, done, nil
 }
 
 // printSummary writes the archives stage's summary lines (nothing when the

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -14,9 +14,6 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
-	"github.com/linkrot/linkrot/crawler"
-	"github.com/linkrot/linkrot/politeness"
 )
 
 // checkFlags are the flags of the checking stage (check and audit),
@@ -72,18 +69,6 @@ func parseFailOn(s string) (map[audit.Verdict]bool, error) {
 	return out, nil
 }
 
-func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict]bool, error) {
-	failOn, err := parseFailOn(f.failOn)
-	if err != nil {
-		return check.Options{}, nil, err
-	}
-	o, err := f.s.CheckOptions(log)
-	if err != nil {
-		return check.Options{}, nil, usagef("%v", err)
-	}
-	return o, failOn, nil
-}
-
 func runCheck(ctx context.Context, e *env, args []string) error {
 	var (
 		set linkrot.Settings // the flags write into it; check stores no settings
@@ -124,18 +109,15 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, failOn, err := f.options(log)
+	failOn, err := parseFailOn(f.failOn)
 	if err != nil {
 		return err
 	}
-	if err := applyHostRules(cfg.hostRules(), &crawler.Options{}, &opts); err != nil {
+	set.Hosts = cfg.hostRules()
+	oo := linkrot.OpenOptions{Logger: log, CheckOnly: true, SaveAuth: os.Getenv(spnAuthEnv)}
+	if err := set.Validate(oo); err != nil {
 		return err
 	}
-	// The run's politeness scheduler, handed to the robots.txt gate too:
-	// one budget per host (as the audit command's).
-	opts.Scheduler = politeness.New(politeness.Options{
-		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait,
-	})
 	ctx, store, lk, err := openLocked(ctx, *db, "check", jf.wait, log)
 	if err != nil {
 		return err
@@ -146,46 +128,20 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	lk.setRun(ctx, run.ID)
-	// Exact SSRF scope: the audited origins and --allow-domain hosts may
-	// be private, nothing else (--allow-private opens the rest). robots.txt
-	// binds the site's own URLs here as in the crawl.
-	scope := runScope(ctx, store, run)
-	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
-	if opts.Robots == nil {
-		var sched crawler.CrawlDelaySetter
-		if opts.Scheduler != nil {
-			sched = opts.Scheduler
-		}
-		gate, closeGate := scope.robotsGate(opts.UserAgent, sched)
-		defer closeGate()
-		if gate != nil {
-			opts.Robots = gate
-		}
-	}
-	if opts.Robots != nil {
-		// linkrot.Audit also sets each origin's Crawl-delay on the run's
-		// scheduler before the first check.
-		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
-	}
-	archives, closeArchives, err := af.stage(ctx, store, run, opts, log)
+	// The run's scope (robots.txt, the origins that may be private) is
+	// the crawled run's, from its stored settings.
+	job, err := linkrot.Open(ctx, store, run, set, oo)
 	if err != nil {
 		return err
 	}
-	defer closeArchives()
-	sum, err := linkrot.Audit(ctx, linkrot.Config{
-		Run:               run,
-		CheckOnly:         true,
-		Check:             opts,
-		MaxAge:            set.Check.MaxAge,
-		ExternalFragments: set.Check.ExternalFragments,
-		Confirm:           rule,
-		Logger:            log,
-		Archives:          archives,
-	}, store, nil)
+	defer job.Close()
+	af.stg, af.offline = job.Archives, set.Archives.Off
+	job.Config.Confirm = rule
+	sum, err := job.Audit(ctx, store, nil)
 	if sum != nil && sum.Checks != nil {
 		nothing := ""
 		if sum.Checks.Targets == 0 && sum.Stats != nil {
-			pc, serr := sitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
+			pc, serr := linkrot.SitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
 			if serr != nil && err == nil {
 				err = serr
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler/baseline"
 	"github.com/linkrot/linkrot/crawler/extract"
@@ -60,14 +61,14 @@ func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
 }
 
 // check validates the CI flags against the input before the run starts.
-func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
+func (f *ciFlags) check(ctx context.Context, in linkrot.Input) error {
 	if f.baseline == "" {
 		return nil
 	}
-	if in.mode != "dir" {
+	if in.Kind != linkrot.Directory {
 		return usagef("--baseline compares files of a local directory: audit a directory or file")
 	}
-	if err := baseline.Verify(ctx, in.dir, f.baseline); err != nil {
+	if err := baseline.Verify(ctx, in.Dir, f.baseline); err != nil {
 		return usagef("--baseline: %v", err)
 	}
 	return nil
@@ -78,9 +79,9 @@ func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
 // --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.
 // With failIntroduced it returns a findingsError when the change
 // introduced broken links; old ones are warnings.
-func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
+func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath string, run *audit.Run, in linkrot.Input, failIntroduced bool) error {
 	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
+	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.Kind != linkrot.Directory && f.baseline == "" && f.baselineDB == "" {
 		return nil
 	}
 	if r, err := store.Run(ctx, run.ID); err == nil {
@@ -93,7 +94,7 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 	if ds.Baseline, err = f.loadBaseline(ctx, store, dbPath, run, in, ds); err != nil {
 		return err
 	}
-	if len(ds.Findings) > 0 && (in.mode == "dir" || ds.Baseline != nil) {
+	if len(ds.Findings) > 0 && (in.Kind == linkrot.Directory || ds.Baseline != nil) {
 		fmt.Fprintln(e.stdout, "Broken links:")
 		if err := report.WriteLocations(e.stdout, ds, 50); err != nil {
 			return err
@@ -105,7 +106,7 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 		}
 	}
 	if summary != "" {
-		if err := appendSummary(summary, ds); err != nil {
+		if err := report.AppendMarkdown(summary, ds); err != nil {
 			return err
 		}
 	}
@@ -131,16 +132,16 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 
 // loadBaseline marks the old link occurrences of the run (nil without a
 // baseline).
-func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
+func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in linkrot.Input, ds *report.Dataset) (*report.Baseline, error) {
 	var set baseline.Set
 	var ref string
 	switch {
 	case f.baseline != "":
-		if in.mode != "dir" {
+		if in.Kind != linkrot.Directory {
 			return nil, usagef("--baseline compares files of a local directory: audit a directory or file")
 		}
 		var err error
-		if set, err = baseline.FromGit(ctx, in.dir, f.baseline, in.seeds[0], extract.Options{}); err != nil {
+		if set, err = baseline.FromGit(ctx, in.Dir, f.baseline, in.Base(), extract.Options{}); err != nil {
 			return nil, err
 		}
 		ref = "git " + f.baseline
@@ -172,23 +173,7 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string
 	default:
 		return nil, nil
 	}
-	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
-	mark := func(l *report.Link) error {
-		if set.Old(&l.Link) {
-			b.Old[l.ID] = true
-		}
-		return nil
-	}
-	if ds.EachLink != nil {
-		if err := ds.EachLink(mark); err != nil {
-			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
-		}
-	} else {
-		for i := range ds.Links {
-			mark(&ds.Links[i])
-		}
-	}
-	return b, nil
+	return report.NewBaseline(ds, ref, set.Old)
 }
 
 func sameFile(a, b string) bool {
@@ -198,36 +183,6 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
-}
-
-// appendSummary appends the Markdown summary of the run to the job
-// summary file of GitHub Actions.
-func appendSummary(path string, ds *report.Dataset) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := report.WriteMarkdown(f, ds); err != nil {
-		f.Close()
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	return nil
-}
-
-// addPageFiles completes the pages of a dataset with their source files
-// (migration 0009; the links' positions come with the links).
-func addPageFiles(ctx context.Context, store pageFiles, runID int64, ds *report.Dataset) error {
-	files, err := store.PageFiles(ctx, runID)
-	if err != nil {
-		return fmt.Errorf("load page files for the report: %w", err)
-	}
-	for _, p := range ds.Pages {
-		p.File = files[p.URL]
-	}
-	return nil
 }
 
 // maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
@@ -259,9 +214,4 @@ type ciStore interface {
 // occurrences reads the link occurrences of a baseline run.
 type occurrences interface {
 	Occurrences(ctx context.Context, before int64) (map[audit.Occurrence]bool, int64, error)
-}
-
-// pageFiles maps a directory run's page URLs to their files.
-type pageFiles interface {
-	PageFiles(ctx context.Context, runID int64) (map[string]string, error)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 )
 
@@ -379,11 +380,15 @@ func (c *fileConfig) withURL(pos []string) []string {
 }
 
 // hostRules returns the host rules of a config (nil-safe).
-func (c *fileConfig) hostRules() []hostConfig {
+func (c *fileConfig) hostRules() []linkrot.HostSettings {
 	if c == nil {
 		return nil
 	}
-	return c.hosts
+	var out []linkrot.HostSettings
+	for _, h := range c.hosts {
+		out = append(out, linkrot.HostSettings{HostRule: h.HostRule, Exclude: h.Exclude})
+	}
+	return out
 }
 
 // runConfig is linkrot config: "linkrot config example" prints a commented

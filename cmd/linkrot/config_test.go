@@ -12,9 +12,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
-	"github.com/linkrot/linkrot/crawler"
 )
 
 // flagValues returns every flag's value as a string (lists joined).
@@ -133,9 +132,13 @@ exclude = ["^/private/"]
 	if !reflect.DeepEqual(cfg.hosts, want) {
 		t.Errorf("hosts = %+v", cfg.hosts)
 	}
-	var copts crawler.Options
-	var kopts check.Options
-	if err := applyHostRules(cfg.hosts, &copts, &kopts); err != nil {
+	set := linkrot.Settings{PerHost: 1, Check: linkrot.CheckSettings{Workers: 1}, Hosts: cfg.hostRules()}
+	copts, err := set.CrawlOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kopts, err := set.CheckOptions(nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(copts.Hosts) != 1 || len(kopts.Hosts) != 1 || len(copts.Exclude) != 1 || len(kopts.Exclude) != 1 {

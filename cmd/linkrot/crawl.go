@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -74,49 +73,33 @@ func registerShared(fs *flag.FlagSet, s *linkrot.Settings, perHost string) {
 	fs.IntVar(&s.MaxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
 }
 
-// options returns the crawler's options of the settings.
-func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
-	o, err := f.s.CrawlOptions(log)
-	if err != nil {
-		return crawler.Options{}, usagef("%v", err)
-	}
-	return o, nil
-}
-
-// crawlInput is what to crawl, decided from the arguments.
-type crawlInput struct {
-	mode  string // site, sitemap, urls, dir
-	seeds []string
-	dir   string
-	files []string // dir mode: only these documents (a file argument)
-}
-
-func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
+// input returns what to crawl, decided from the arguments.
+func (f *crawlFlags) input(e *env, pos []string) (linkrot.Input, error) {
 	switch {
 	case f.urls != "":
 		if len(pos) > 0 {
-			return crawlInput{}, usagef("--urls takes no positional argument")
+			return linkrot.Input{}, usagef("--urls takes no positional argument")
 		}
 		urls, err := readURLList(e, f.urls)
 		if err != nil {
-			return crawlInput{}, err
+			return linkrot.Input{}, err
 		}
 		if len(urls) == 0 {
-			return crawlInput{}, usagef("--urls %s: no URLs", f.urls)
+			return linkrot.Input{}, usagef("--urls %s: no URLs", f.urls)
 		}
-		return crawlInput{mode: "urls", seeds: urls}, nil
+		return linkrot.URLListInput(urls), nil
 	case len(f.sitemaps) > 0:
-		return crawlInput{mode: "sitemap", seeds: pos}, nil
+		return linkrot.SitemapInput(f.sitemaps, pos...), nil
 	case len(pos) > 1:
 		// Several sites crawled as one run (their hosts are its scope).
 		for _, p := range pos {
 			if !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
-				return crawlInput{}, usagef("several arguments must all be http(s) URLs: %q is not", p)
+				return linkrot.Input{}, usagef("several arguments must all be http(s) URLs: %q is not", p)
 			}
 		}
-		return crawlInput{mode: "site", seeds: pos}, nil
+		return linkrot.SiteInput(pos...), nil
 	case len(pos) != 1:
-		return crawlInput{}, usagef("expected one URL or directory (or --sitemap / --urls)")
+		return linkrot.Input{}, usagef("expected one URL or directory (or --sitemap / --urls)")
 	}
 	arg := pos[0]
 	base := f.base
@@ -126,17 +109,17 @@ func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
 	st, err := os.Stat(arg)
 	switch {
 	case err == nil && st.IsDir():
-		return crawlInput{mode: "dir", dir: arg, seeds: []string{base}}, nil
+		return linkrot.DirectoryInput(arg, base), nil
 	case err == nil && st.Mode().IsRegular() && crawler.IsPage(arg):
 		dir, file, err := fileInput(arg)
 		if err != nil {
-			return crawlInput{}, err
+			return linkrot.Input{}, err
 		}
-		return crawlInput{mode: "dir", dir: dir, seeds: []string{base}, files: []string{file}}, nil
+		return linkrot.DirectoryInput(dir, base, file), nil
 	case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
-		return crawlInput{mode: "site", seeds: []string{arg}}, nil
+		return linkrot.SiteInput(arg), nil
 	}
-	return crawlInput{}, argError(arg, st, err)
+	return linkrot.Input{}, argError(arg, st, err)
 }
 
 // argError is the usage error of a positional argument that is neither a
@@ -217,9 +200,8 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	// interrupted crawl, read after the database is open.
 	fromStored := jf.resume && len(pos) == 0 && f.urls == "" && len(f.sitemaps) == 0
 	hosts := cfg.hostRules()
-	var in crawlInput
 	if !fromStored {
-		if in, err = f.input(e, pos); err != nil {
+		if set.Input, err = f.input(e, pos); err != nil {
 			return err
 		}
 	}
@@ -227,15 +209,10 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var opts crawler.Options
-	build := func() error {
-		set.Hosts = hostSettings(hosts)
-		var err error
-		opts, err = f.options(log)
-		return err
-	}
+	oo := linkrot.OpenOptions{Logger: log, CrawlOnly: true}
 	if !fromStored {
-		if err := build(); err != nil {
+		set.Hosts = hosts
+		if err := set.Validate(oo); err != nil {
 			return err
 		}
 	}
@@ -245,31 +222,22 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, audit.CommandCrawl, fs, &set, hosts); err != nil {
-			return err
-		}
-		f.sitemaps = set.Input.Sitemaps
-		if err := build(); err != nil {
+		if err := restoreSettings(ctx, store, audit.CommandCrawl, fs, &set, hosts); err != nil {
 			return err
 		}
 	}
-
-	run, resumed, err := startRun(ctx, e, store, audit.CommandCrawl, in, f.sitemaps, &set, &jf, log)
+	job, err := linkrot.Start(ctx, store, set, jf.start(e, audit.CommandCrawl, oo))
 	if err != nil {
 		return err
 	}
+	defer job.Close()
+	run := job.Run
 	lk.setRun(ctx, run.ID)
-	if resumed {
+	if job.Resumed {
 		printResuming(e.stdout, run)
 	}
 	prog := newAuditProgress(e.stderr, log)
-	sum, err := linkrot.Audit(ctx, linkrot.Config{
-		Run:       run,
-		CrawlOnly: true,
-		Input:     set.Input,
-		Crawl:     opts,
-		Logger:    log,
-	}, store, prog)
+	sum, err := job.Audit(ctx, store, prog)
 	prog.done()
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {

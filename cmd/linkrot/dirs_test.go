@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/report"
 )
@@ -402,7 +403,7 @@ func TestNothingToCheck(t *testing.T) {
 		{"site", 1, 1, 0, "Nothing to check: the link has no target to check."},
 		{"site", 3, 2, 0, "Nothing to check: none of the 3 links has a target to check."},
 	} {
-		got := nothingToCheck(tc.mode, &audit.RunStats{Links: tc.links}, pageCount{pages: tc.pages, failed: tc.failed})
+		got := nothingToCheck(tc.mode, &audit.RunStats{Links: tc.links}, linkrot.PageCount{Pages: tc.pages, Failed: tc.failed})
 		if got != tc.want {
 			t.Errorf("%s, %d links, %d pages (%d failed): %q, want %q", tc.mode, tc.links, tc.pages, tc.failed, got, tc.want)
 		}

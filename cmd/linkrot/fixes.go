@@ -6,12 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
-	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/maintain"
-	"github.com/linkrot/linkrot/urls"
 )
 
 // runFixes lists the link-maintenance records of a run: for every link to a
@@ -47,11 +44,10 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ids, err := runIdentifiers(ctx, store, run.ID)
+	recs, held, err := maintain.Proposals(ctx, store, run.ID, all)
 	if err != nil {
 		return err
 	}
-	recs, held := splitFixes(all, ids, run.ID)
 	switch *format {
 	case "json":
 		enc := json.NewEncoder(e.stdout)
@@ -125,78 +121,6 @@ func printClaims(ctx context.Context, e *env, store interface {
 		fmt.Fprintf(e.stdout, "    from %s at %s: %s\n", maintain.Printable(c.Claimant), c.ClaimedAt.Format("2006-01-02 15:04"), maintain.Printable(c.Note))
 	}
 	return nil
-}
-
-// fixProposal is a maintenance record with the evidence it rests on.
-type fixProposal struct {
-	audit.Maintenance
-	Evidence string `json:"evidence"`
-}
-
-// pidResolvers are hosts that serve persistent identifiers: a link to
-// them is a citation of the identifier, and its redirect to a landing
-// page is how it works, not a move.
-var pidResolvers = map[string]string{
-	"doi.org": "DOI", "dx.doi.org": "DOI", "hdl.handle.net": "Handle", "n2t.net": "ARK/N2T",
-	"identifiers.org": "identifiers.org", "purl.org": "PURL", "purl.oclc.org": "PURL", "w3id.org": "w3id",
-	"arks.org": "ARK", "orcid.org": "ORCID", "nbn-resolving.org": "URN:NBN", "nbn-resolving.de": "URN:NBN",
-	"urn.fi": "URN:NBN", "persistent-identifier.nl": "URN:NBN", "ror.org": "ROR", "archive.org": "",
-}
-
-// runIdentifiers returns the identifiers the run knows, with where it
-// learned each: declared by crawled pages (rel="identifier"/"cite-as"
-// <link>s or Link headers) and checked by the archives stage.
-func runIdentifiers(ctx context.Context, store interface {
-	Pages(ctx context.Context, runID int64) ([]*audit.Page, error)
-	IdentifierChecks(ctx context.Context, runID int64) ([]audit.IdentifierCheck, error)
-}, runID int64) (map[string]string, error) {
-	ids := map[string]string{}
-	pages, err := store.Pages(ctx, runID)
-	if err != nil {
-		return nil, fmt.Errorf("load pages: %w", err)
-	}
-	for _, p := range pages {
-		for _, id := range p.Identifiers {
-			ids[normalizeOr(id.URL)] = fmt.Sprintf("declared rel=%q by %s", id.Rel, p.URL)
-		}
-	}
-	ics, err := store.IdentifierChecks(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	for _, ic := range ics {
-		k := normalizeOr(ic.Identifier)
-		if _, ok := ids[k]; !ok {
-			ids[k] = fmt.Sprintf("declared rel=%q by %s", ic.Rel, ic.AccessURL)
-		}
-	}
-	return ids, nil
-}
-
-func normalizeOr(u string) string {
-	if n, err := urls.NormalizeURL(u); err == nil {
-		return n
-	}
-	return u
-}
-
-// splitFixes separates the proposals from records whose target is an
-// identifier: declared as one (ids), or on a persistent-identifier
-// resolver. Each gets the evidence it rests on.
-func splitFixes(all []audit.Maintenance, ids map[string]string, runID int64) (fixes, held []fixProposal) {
-	fixes, held = []fixProposal{}, []fixProposal{}
-	for _, m := range all {
-		if why, ok := ids[normalizeOr(m.Target)]; ok {
-			held = append(held, fixProposal{m, "the target is an identifier, " + why})
-			continue
-		}
-		if kind, ok := pidResolvers[strings.ToLower(linkrot.HostOf(m.Target))]; ok && kind != "" {
-			held = append(held, fixProposal{m, fmt.Sprintf("the target is a %s (persistent identifier resolver %s)", kind, linkrot.HostOf(m.Target))})
-			continue
-		}
-		fixes = append(fixes, fixProposal{m, fmt.Sprintf("the live check of run %d saw a permanent redirect (%d) from the target, ending at the replacement", runID, m.Status)})
-	}
-	return fixes, held
 }
 
 // pickRun returns run id, or the latest run when id is 0.

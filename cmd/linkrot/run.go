@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/term"
 )
@@ -103,6 +104,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func exitCode(e *env, err error) int {
 	var ue *usageError
+	var se *linkrot.SettingsError
 	var fe *findingsError
 	var le *lockedError
 	switch {
@@ -110,7 +112,7 @@ func exitCode(e *env, err error) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &se):
 		fmt.Fprintf(e.stderr, "linkrot: %v\n", err)
 		return exitUsage
 	case errors.As(err, &fe):

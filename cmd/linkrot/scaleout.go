@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/scaleout"
 )
@@ -69,11 +70,11 @@ func (f *natsFlags) open(ctx context.Context, name string) (*nats.Conn, *scaleou
 // scaleOutAudit checks what linkrot audit --nats supports and connects:
 // a recursive crawl of URLs (the workers fetch them), no page budget
 // (--max-pages needs one counter for the run; not in the scale-out mode).
-func scaleOutAudit(ctx context.Context, nf *natsFlags, in crawlInput, maxPages int) (*nats.Conn, *scaleout.Queue, error) {
+func scaleOutAudit(ctx context.Context, nf *natsFlags, in linkrot.Input, maxPages int) (*nats.Conn, *scaleout.Queue, error) {
 	if err := nf.check(); err != nil {
 		return nil, nil, err
 	}
-	if in.mode != "site" {
+	if in.Kind != linkrot.Site {
 		return nil, nil, usagef("--nats: only a crawl from URLs is scaled out (not --urls, --sitemap or a directory)")
 	}
 	if maxPages > 0 {
