@@ -738,6 +738,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 			Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
 			Rules:        kopts.Hosts,
 			MaxRetryWait: kopts.MaxRetryWait,
+			ResourceID:   urls.NormalizeURL,
 		})
 	}
 	kopts.Scheduler = sched

@@ -153,7 +153,7 @@ type Options struct {
 	// PerHost above Options.PerHost is capped by the transport's
 	// MaxConnsPerHost (PerHost). Headers go only to the matching host,
 	// never to redirect hops elsewhere.
-	Hosts []audit.HostRule
+	Hosts []politeness.HostRule
 
 	// Scheduler is the per-host budget the checks run within, shared with
 	// the crawl of the same run (one host, one budget): concurrency, delay,
@@ -240,7 +240,7 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	rs := &runState{c: c, o: &c.o, sched: c.o.Scheduler, probes: newProbeCache()}
 	if rs.sched == nil {
 		rs.sched = politeness.New(politeness.Options{
-			PerHost: c.o.PerHost, Delay: c.o.HostDelay, Rules: c.o.Hosts, MaxRetryWait: c.o.MaxRetryWait,
+			PerHost: c.o.PerHost, Delay: c.o.HostDelay, Rules: c.o.Hosts, MaxRetryWait: c.o.MaxRetryWait, ResourceID: urls.NormalizeURL,
 		})
 	}
 	if c.o.Transport != nil {

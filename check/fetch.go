@@ -190,7 +190,7 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	for k, v := range extra {
 		req.Header[k] = v
 	}
-	if r, ok := audit.HostRuleFor(o.Hosts, hostKey(u)); ok {
+	if r, ok := politeness.HostRuleFor(o.Hosts, hostKey(u)); ok {
 		for k, v := range r.Headers {
 			req.Header.Set(k, v)
 		}

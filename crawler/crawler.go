@@ -119,7 +119,7 @@ type Options struct {
 	Frontier Frontier
 	// Hosts overrides parallelism, delay and request headers for matching
 	// hosts; the first matching rule wins (nil: none).
-	Hosts []audit.HostRule
+	Hosts []politeness.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
 	// NoIgnore makes CrawlDir see hidden files and directories and what
@@ -204,7 +204,7 @@ type Crawler struct {
 func New(opts Options, sink Sink) *Crawler {
 	o := opts.withDefaults()
 	if o.Scheduler == nil {
-		o.Scheduler = politeness.New(politeness.Options{PerHost: o.PerHost, Delay: o.Delay, Rules: o.Hosts})
+		o.Scheduler = politeness.New(politeness.Options{PerHost: o.PerHost, Delay: o.Delay, Rules: o.Hosts, ResourceID: urls.NormalizeURL})
 	}
 	return &Crawler{opts: o, sink: sink}
 }

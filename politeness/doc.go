@@ -7,7 +7,7 @@
 // # Keys
 //
 // A key is what one budget covers: the lower-cased host[:port] of a URL
-// as urls.NormalizeURL writes it (Key), or any name a caller chooses for
+// as the URL model (package urls) writes it (Key), or any name a caller chooses for
 // a pool of endpoints that share one limit (an archive's API, for
 // instance). Every request starts with Acquire or TryAcquire on its key
 // and ends with Slot.Release, which feeds the answer back; Transport does
@@ -18,7 +18,7 @@
 // A request to a key starts only when all of these allow it:
 //
 //   - PerHost: fewer than the key's current limit in flight. The limit
-//     starts at Options.PerHost (or a matching audit.HostRule) and is
+//     starts at Options.PerHost (or a matching politeness.HostRule) and is
 //     adapted by AIMD, below.
 //   - Spacing: Options.Delay (or the rule's) between two starts; a
 //     robots.txt Crawl-delay (SetCrawlDelay) means one request at a time,

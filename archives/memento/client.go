@@ -17,6 +17,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Options configure a Client. The zero value is useful except for
@@ -257,7 +258,7 @@ func NewClient(opts Options) *Client {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if o.Scheduler == nil {
-		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait})
+		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait, ResourceID: urls.NormalizeURL})
 	}
 	c := &Client{
 		o:   o,

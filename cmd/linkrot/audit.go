@@ -12,6 +12,7 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // runAudit is the main job: crawl the site, then check every unique target
@@ -107,7 +108,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		// budget (Crawl-delay, pauses after 429s, the learned rate).
 		sched := politeness.New(politeness.Options{
 			PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
-			Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
+			Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait, ResourceID: urls.NormalizeURL,
 		})
 		copts.Scheduler, kopts.Scheduler = sched, sched
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // checkFlags are the flags of the checking stage (check and audit),
@@ -134,7 +135,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	// The run's politeness scheduler, handed to the robots.txt gate too:
 	// one budget per host (as the audit command's).
 	opts.Scheduler = politeness.New(politeness.Options{
-		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait,
+		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait, ResourceID: urls.NormalizeURL,
 	})
 	ctx, store, lk, err := openLocked(ctx, *db, "check", jf.wait, log)
 	if err != nil {

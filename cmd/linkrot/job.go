@@ -408,7 +408,7 @@ func writeReportDir(dir string, ds *report.Dataset) (string, error) {
 }
 
 // applyHostRules adds the [[host]] rules of a config file to the crawler's
-// and the checker's options: limits and headers as audit.HostRules, and
+// and the checker's options: limits and headers as politeness.HostRules, and
 // excluded paths as patterns neither crawled nor checked (the commands
 // that store no settings; linkrot.Settings does the same for a run).
 func applyHostRules(hosts []hostConfig, copts *crawler.Options, kopts *check.Options) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // runWorker is linkrot worker: it works on the crawl and check units of
@@ -109,7 +110,7 @@ func workerEnv(ctx context.Context, store *database, runID int64, pacer *scaleou
 	copts.CheckMaxBody = kopts.MaxBody
 	sched := politeness.New(politeness.Options{
 		PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
-		Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
+		Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait, ResourceID: urls.NormalizeURL,
 	})
 	copts.Scheduler, kopts.Scheduler = sched, sched
 	scope := runScope(ctx, store, run)
