@@ -8,9 +8,9 @@ import (
 
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -168,10 +168,10 @@ func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePag
 			}
 		}
 	}
-	if !withBody || resp.Status < 200 || resp.Status > 299 || !check.IsHTML(ct, resp.Body) {
+	if !withBody || resp.Status < 200 || resp.Status > 299 || !httpx.IsHTML(ct, resp.Body) {
 		return p
 	}
-	body := check.DecodeHTML(resp.Body, ct)
+	body := httpx.DecodeHTML(resp.Body, ct)
 	p.html = true
 	p.text = textsim.MainText(body)
 	if s.o.Identifiers != nil {
@@ -292,7 +292,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 			results[i] = result{raw: raw, why: why}
 			return
 		}
-		ref := textsim.MainText(check.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
+		ref := textsim.MainText(httpx.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
 		results[i] = result{ok: true, raw: raw, note: note, m: drift.Compare(ref, lp.text, s.o.Shingle), refText: ref, live: lp.text}
 	})
 	if ctx.Err() != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 func TestJudgeSnapshot(t *testing.T) {
@@ -107,7 +107,7 @@ func TestRobustHTML(t *testing.T) {
 func TestRun_Cancelled(t *testing.T) {
 	fa := archivetest.New(t, archivetest.Options{})
 	cfg := fa.Config("slowpoke", 1) // one request a minute
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	defer done()
 	client := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt})
 	var links []Link

@@ -14,7 +14,7 @@ import (
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -47,7 +47,7 @@ func (c *collector) sink() Sink {
 // with loopback allowed, fast budgets and short timeouts.
 func stageClient(t testing.TB, archives ...memento.Archive) *memento.Client {
 	t.Helper()
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(done)
 	return memento.NewClient(memento.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second,
 		MaxRetryWait: 2 * time.Second, Retries: -1, OtherHostRate: 60000})
@@ -403,7 +403,7 @@ func TestRun_PrivateArchiveOnly(t *testing.T) {
 	fa.Add(archivetest.Memento{Original: orig, Time: at, Body: page("a")})
 	other.Add(archivetest.Memento{Original: orig, Time: at, Body: page("a")})
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransportAllowing(check.Options{ConnectTimeout: 2 * time.Second}, []string{cfg.TimeGate, cfg.TimeMap, cfg.Save})
+	rt, done := httpx.NewTransportAllowing(httpx.Options{ConnectTimeout: 2 * time.Second}, []string{cfg.TimeGate, cfg.TimeMap, cfg.Save})
 	defer done()
 	client := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Timeout: 5 * time.Second, Retries: -1, OtherHostRate: 60000})
 	r := &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(at), Snapshots: []audit.Snapshot{

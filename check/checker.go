@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
@@ -56,7 +57,7 @@ const (
 	DefaultTimeout          = 30 * time.Second
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultMaxRedirects     = 10
-	DefaultMaxBody          = 2 << 20
+	DefaultMaxBody          = httpx.DefaultMaxBody
 	DefaultSoft404Threshold = 0.9
 	DefaultUserAgent        = "linkrot (+https://github.com/linkrot/linkrot)"
 
@@ -247,7 +248,7 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 		rs.rt = c.o.Transport
 	} else {
 		rs.guard = newGuard(runCtx, &c.o)
-		rs.rt = newTransport(rs.guard, &c.o)
+		rs.rt = httpx.NewPool(rs.guard.DialContext, c.o.HTTP())
 	}
 	rs.rt = withRobotsPacing(rs.rt, c.o.Robots)
 	return rs, func() {
@@ -255,24 +256,6 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 		if ci, ok := rs.rt.(interface{ CloseIdleConnections() }); ok {
 			ci.CloseIdleConnections()
 		}
-	}
-}
-
-// newTransport is the shared Transport of a run: keep-alive, HTTP/2 where
-// the server offers it, at most PerHost connections per host, every dial
-// through the SSRF guard and never through a proxy.
-func newTransport(g *netguard.Dialer, o *Options) *http.Transport {
-	return &http.Transport{
-		Proxy:                  nil,
-		DialContext:            g.DialContext,
-		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           0, // no limit; per host below
-		MaxIdleConnsPerHost:    o.PerHost,
-		MaxConnsPerHost:        o.PerHost,
-		IdleConnTimeout:        90 * time.Second,
-		TLSHandshakeTimeout:    o.ConnectTimeout,
-		ExpectContinueTimeout:  time.Second,
-		MaxResponseHeaderBytes: 1 << 20,
 	}
 }
 

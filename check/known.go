@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/net/html"
@@ -104,14 +105,14 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	}
 	var read []byte
 	isRead, truncated := false, false
-	if mt := mediaTypeOf(header.Get("Content-Type")); limit > 0 && (mt == "" || isHTMLType(mt)) {
+	if mt := httpx.MediaType(header.Get("Content-Type")); limit > 0 && (mt == "" || httpx.IsHTMLType(mt)) {
 		if ce := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); ce != "" && ce != "identity" {
 			return nil
 		}
 		if mt == "" {
-			mt = mediaTypeOf(http.DetectContentType(body[:min(len(body), 512)]))
+			mt = httpx.MediaType(http.DetectContentType(body[:min(len(body), 512)]))
 		}
-		if isHTMLType(mt) {
+		if httpx.IsHTMLType(mt) {
 			n := min(int64(len(body)), limit)
 			read, isRead = body[:n], true
 			truncated = !complete || int64(len(body)) > limit
@@ -163,7 +164,7 @@ type ParsedHTML struct {
 // them as KnownTextMax holds (text, capped), instead of as a slice.
 func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *ParsedHTML, keepText bool) pageFingerprint {
 	sum := sha256.Sum256(body)
-	page := toUTF8(body, contentType)
+	page := httpx.DecodeHTML(body, contentType)
 	var doc *html.Node
 	if parsed != nil && parsed.Doc != nil && bytes.Equal(page, parsed.Decoded) {
 		doc = parsed.Doc

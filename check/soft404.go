@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -187,7 +188,7 @@ func (rs *runState) dirProbe(ctx context.Context, u *url.URL) *probeResult {
 			p.status = r.status
 			p.final = ch.final.String()
 			if r.html && r.body != nil {
-				text := textsim.MainText(toUTF8(r.body, r.header.Get("Content-Type")))
+				text := textsim.MainText(httpx.DecodeHTML(r.body, r.header.Get("Content-Type")))
 				words := textsim.Words(text)
 				p.words = words[:min(len(words), probeTextMax)]
 			}

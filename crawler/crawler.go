@@ -22,9 +22,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
@@ -825,9 +825,9 @@ func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
 		if root, err := html.Parse(bytes.NewReader(md.HTML)); err == nil {
 			doc = &extract.Document{Decoded: md.HTML, Root: root}
 		}
-	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) && !extractLinks {
+	} else if p.Status >= 200 && p.Status < 300 && httpx.IsHTML(p.ContentType, r.Body) && !extractLinks {
 		_, _, doc, _ = extract.ParseDocument(r.Body, p.ContentType, r.Request.URL, h, cr.opts.Extract)
-	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) {
+	} else if p.Status >= 200 && p.Status < 300 && httpx.IsHTML(p.ContentType, r.Body) {
 		pu := r.Request.URL
 		ex, cs, d, err := extract.ParseDocument(r.Body, p.ContentType, pu, h, cr.opts.Extract)
 		doc = d

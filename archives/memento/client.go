@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
 )
@@ -429,7 +429,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			}
 		}
 		if err != nil {
-			_, class := check.ClassifyError(err)
+			class := httpx.ErrorClass(err, false)
 			if ctx.Err() != nil {
 				return nil, &Error{Op: r.op, URL: r.url, Class: "canceled", Err: err}
 			}
@@ -458,7 +458,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 		}
 		wait := backoff(attempt)
 		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
-			if ra, ok := check.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			if ra, ok := politeness.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 				wait = ra
 			}
 			if resp.Status == http.StatusTooManyRequests {
@@ -531,7 +531,7 @@ func (c *Client) roundTrip(ctx context.Context, u *url.URL, r request) (*Respons
 		max = c.o.MaxBody
 	}
 	if max > 0 {
-		out.Body, out.Truncated, err = check.ReadBody(resp, max)
+		out.Body, out.Truncated, err = httpx.ReadBody(resp, max)
 		if err != nil {
 			return nil, fmt.Errorf("reading body: %w", err)
 		}

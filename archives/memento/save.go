@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // SaveOptions tune Save. The zero value is useful.
@@ -169,5 +169,5 @@ func parseRetryAfterHeader(h http.Header) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	return check.ParseRetryAfter(v, time.Now())
+	return politeness.ParseRetryAfter(v, time.Now())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
 	"github.com/linkrot/linkrot/urls"
@@ -125,7 +126,7 @@ func workerEnv(ctx context.Context, store *database, runID int64, pacer *scaleou
 		copts.Robots, kopts.Robots = gate, gate
 	}
 	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
-	base, closeBase := check.NewTransportAllowing(kopts, kopts.AllowPrivateHosts)
+	base, closeBase := httpx.NewTransportAllowing(kopts.HTTP(), kopts.AllowPrivateHosts)
 	delay := max(copts.Delay, kopts.HostDelay)
 	pacer.MaxPause = kopts.MaxRetryWait
 	pacer.Delay = func(ctx context.Context, u *url.URL) time.Duration {
