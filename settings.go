@@ -223,6 +223,7 @@ func (s *Settings) CrawlOptions(log *slog.Logger) (crawler.Options, error) {
 		Timeout:      s.Timeout,
 		MaxBody:      c.MaxBody,
 		MaxRedirects: s.MaxRedirects,
+		Observe:      check.Observer(0),
 		Logger:       log,
 
 		MaxSegmentRepeats: offIfZero(c.MaxSegmentRepeats),

@@ -131,6 +131,22 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	return e
 }
 
+// Observer returns Observe with the checker's body cap maxBody (its
+// Options.MaxBody; <= 0: DefaultMaxBody), in the form the crawler takes it
+// (crawler.Options.Observe): decoded and doc, when not nil, are the body
+// as the crawler decoded and parsed it (see ParsedHTML). The pipeline
+// wires the two stages with it, so that the crawler records each page's
+// evidence as the checker would read it without importing the checker.
+func Observer(maxBody int64) func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
+	return func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
+		var parsed *ParsedHTML
+		if doc != nil {
+			parsed = &ParsedHTML{Decoded: decoded, Doc: doc}
+		}
+		return Observe(status, header, body, complete, maxBody, parsed)
+	}
+}
+
 // ResponseFields are the response header fields Observe reads: the
 // evidence fields, the validators, Content-Type and Content-Encoding.
 var ResponseFields = append(slices.Clone(evidenceFields), "Content-Type", "Content-Encoding", "ETag", "Last-Modified")

@@ -93,11 +93,15 @@ type Options struct {
 	Timeout time.Duration
 	// MaxBody caps the decoded bytes read per response.
 	MaxBody int64
-	// CheckMaxBody is the checker's body cap (check.Options.MaxBody; 0:
-	// check.DefaultMaxBody): the evidence each page records for checking
-	// its URL without fetching it again (Page.Evidence, see evidence.go)
-	// covers what the checker would read.
-	CheckMaxBody int64
+	// Observe computes, from a page's response, the evidence a check of
+	// its URL needs (Page.Evidence), so that the checker judges the site's
+	// own pages without fetching them again. The pipeline passes the
+	// checker's (check.Observer, with the checker's body cap). It gets the
+	// status, the header as the server sent it, the decoded body read,
+	// whether that body is complete, and, when the page was parsed, the
+	// body decoded to UTF-8 and its parse (doc nil otherwise) to reuse. It
+	// must be safe for concurrent use. nil: pages carry no evidence.
+	Observe func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned

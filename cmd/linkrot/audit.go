@@ -103,7 +103,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		// The crawl records each page's evidence as the checker would read
 		// it, so that the check judges the site's pages without fetching
 		// them again (check.Known).
-		copts.CheckMaxBody = kopts.MaxBody
+		copts.Observe = check.Observer(kopts.MaxBody)
 		// One politeness scheduler for crawl and checks: one host, one
 		// budget (Crawl-delay, pauses after 429s, the learned rate).
 		sched := politeness.New(politeness.Options{

@@ -108,7 +108,7 @@ func workerEnv(ctx context.Context, store *database, runID int64, pacer *scaleou
 	if err != nil {
 		return nil, err
 	}
-	copts.CheckMaxBody = kopts.MaxBody
+	copts.Observe = check.Observer(kopts.MaxBody)
 	sched := politeness.New(politeness.Options{
 		PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
 		Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait, ResourceID: urls.NormalizeURL,
