@@ -52,7 +52,7 @@ func (ls *liveSet) targetPage(id int64) *livePage {
 // link's; otherwise the link's target, when its check found live HTML
 // (fingerprinted). ok is false when there is no live side or no target
 // to store the measurement under.
-func (s *stage) driftLive(l *Link) (u string, target int64, ok bool) {
+func (s *stage) driftLive(l *stageLink) (u string, target int64, ok bool) {
 	if r := l.Link.Robust; r != nil && isHTTP(r.OriginalURL) && !sameResource(r.OriginalURL, l.TargetURL) {
 		u, target = normalize(r.OriginalURL), l.TargetID
 		if id := s.targetOf(u); id != 0 {
@@ -85,8 +85,8 @@ func (s *stage) targetOf(u string) int64 {
 
 // driftLinks returns the links that get memento drift: a representative
 // memento and a live side (driftLive).
-func (s *stage) driftLinks(nr map[int64]*near) []*Link {
-	var out []*Link
+func (s *stage) driftLinks(nr map[int64]*near) []*stageLink {
+	var out []*stageLink
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		b := nr[l.ID].bestMemento()

@@ -49,20 +49,20 @@ type Target struct {
 
 // Defaults of Options.
 const (
-	DefaultWorkers          = 64
-	DefaultPerHost          = 4
-	DefaultRetries          = 2
-	DefaultRetryBase        = 500 * time.Millisecond
-	DefaultMaxRetryWait     = 60 * time.Second
-	DefaultTimeout          = 30 * time.Second
-	DefaultConnectTimeout   = 10 * time.Second
-	DefaultMaxRedirects     = 10
-	DefaultMaxBody          = httpx.DefaultMaxBody
-	DefaultSoft404Threshold = 0.9
+	defaultWorkers          = 64
+	defaultPerHost          = 4
+	defaultRetries          = 2
+	defaultRetryBase        = 500 * time.Millisecond
+	defaultMaxRetryWait     = 60 * time.Second
+	defaultTimeout          = 30 * time.Second
+	defaultConnectTimeout   = 10 * time.Second
+	defaultMaxRedirects     = 10
+	defaultMaxBody          = httpx.DefaultMaxBody
+	defaultSoft404Threshold = 0.9
 	DefaultUserAgent        = "linkrot (+https://github.com/linkrot/linkrot)"
 
-	// MaxAnchors bounds Check.Anchors.
-	MaxAnchors = 20000
+	// maxAnchors bounds Check.Anchors.
+	maxAnchors = 20000
 )
 
 // Options configure a Checker. The zero value is useful: each field names
@@ -136,13 +136,13 @@ type Options struct {
 	// redirect-to-root verdicts (default: on).
 	DisableSoft404 bool
 	// Soft404Threshold is the least similarity (Jaccard index of 3-word
-	// shingle sets, see Soft404Shingle) between a target's main text and a
+	// shingle sets, see soft404Shingle) between a target's main text and a
 	// probe's that makes the target a soft 404 (default 0.9).
 	Soft404Threshold float64
 
 	// Resolver resolves host names for the default transport (default
 	// net.DefaultResolver). Answers are cached for a run.
-	Resolver Resolver
+	Resolver netguard.Resolver
 	// Transport replaces the default SSRF-guarded transport. For tests
 	// only: the SSRF policy, the DNS cache and the connect timeout are
 	// properties of the default transport and do not apply to another one.
@@ -179,40 +179,40 @@ type Checker struct {
 func New(opts Options) *Checker {
 	o := opts
 	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
+		o.Workers = defaultWorkers
 	}
 	if o.PerHost <= 0 {
-		o.PerHost = DefaultPerHost
+		o.PerHost = defaultPerHost
 	}
 	switch {
 	case o.Retries == 0:
-		o.Retries = DefaultRetries
+		o.Retries = defaultRetries
 	case o.Retries < 0:
 		o.Retries = 0
 	}
 	if o.RetryBase <= 0 {
-		o.RetryBase = DefaultRetryBase
+		o.RetryBase = defaultRetryBase
 	}
 	if o.MaxRetryWait <= 0 {
-		o.MaxRetryWait = DefaultMaxRetryWait
+		o.MaxRetryWait = defaultMaxRetryWait
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+		o.Timeout = defaultTimeout
 	}
 	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
+		o.ConnectTimeout = defaultConnectTimeout
 	}
 	if o.MaxRedirects <= 0 {
-		o.MaxRedirects = DefaultMaxRedirects
+		o.MaxRedirects = defaultMaxRedirects
 	}
 	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
+		o.MaxBody = defaultMaxBody
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
 	}
 	if o.Soft404Threshold <= 0 {
-		o.Soft404Threshold = DefaultSoft404Threshold
+		o.Soft404Threshold = defaultSoft404Threshold
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Soft404Shingle is the shingle size of the soft-404 probe similarity:
+// soft404Shingle is the shingle size of the soft-404 probe similarity:
 // the similarity of two pages is the Jaccard index of the sets of hashed
 // 3-word shingles of their main texts (textsim.MainText). It is measured
 // twice, and the higher value counts: on the texts as they are, and on the
@@ -32,7 +32,7 @@ import (
 // site's boilerplate with the not-found page still differs in more than a
 // tenth of its shingles. From probeWeakSimilarity (0.6) up, the probe
 // adds a weaker score (soft404_classify.go).
-const Soft404Shingle = 3
+const soft404Shingle = 3
 
 // probeTextMax caps the probe answer's words kept for the comparison.
 const probeTextMax = 20000
@@ -192,7 +192,7 @@ func (rs *runState) dirProbe(ctx context.Context, u *url.URL) *probeResult {
 				words := textsim.Words(text)
 				p.words = words[:min(len(words), probeTextMax)]
 			}
-			p.shingles = shingleSet(p.words, Soft404Shingle)
+			p.shingles = shingleSet(p.words, soft404Shingle)
 			p.urlWords = urlWords(pu, ch.final)
 		}
 		rs.c.log.Debug("soft-404 probe", "url", p.url, "status", p.status, "final", p.final, "failure", p.failure)
@@ -283,11 +283,11 @@ func withoutWords(words []string, drop map[string]bool) ([]string, int) {
 }
 
 // probeSimilarity measures a target's main-text words against the
-// probe's (see Soft404Shingle): the higher of the similarity of the texts
+// probe's (see soft404Shingle): the higher of the similarity of the texts
 // as they are (raw) and of the texts without the two URLs' words (echo,
 // -1 when that measure does not apply).
 func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim, raw, echo float64) {
-	ts := shingleSet(words, Soft404Shingle)
+	ts := shingleSet(words, soft404Shingle)
 	raw = jaccardSorted(ts, p.shingles)
 	echo = -1
 	drop := urlWords(start, final)
@@ -303,10 +303,10 @@ func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim
 	// has at least len(ts) - 3·tn shingles, pw at most len(pw): when that
 	// bounds the Jaccard index below probeWeakSimilarity, the echo measure
 	// cannot score and is not computed.
-	if least := len(ts) - Soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
+	if least := len(ts) - soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
 		return raw, raw, echo
 	}
-	echo = jaccardSorted(shingleSet(tw, Soft404Shingle), shingleSet(pw, Soft404Shingle))
+	echo = jaccardSorted(shingleSet(tw, soft404Shingle), shingleSet(pw, soft404Shingle))
 	return max(raw, echo), raw, echo
 }
 

@@ -13,9 +13,6 @@ import (
 // callers branch on it with errors.As.
 type RefusedError = netguard.RefusedError
 
-// Resolver looks up the addresses of a host (see netguard.Resolver).
-type Resolver = netguard.Resolver
-
 // HTTP returns the options of the transport a Checker with o builds
 // (httpx.NewTransport): its SSRF policy, resolver, connect timeout and
 // per-host connection limit. Other stages that fetch for the same run

@@ -12,7 +12,9 @@ import (
 	"github.com/linkrot/linkrot/netguard"
 )
 
-// Error classes of ErrorClass: what a failed request ran into.
+// Error classes of ErrorClass: what a failed request ran into. The
+// exported ones are those callers tell apart; every class is a stable
+// string stored with a check (its ErrorClass) and shown in reports.
 const (
 	ClassPolicy      = "policy"      // the SSRF guard refused the address
 	ClassCanceled    = "canceled"    // the caller's context was canceled
@@ -20,11 +22,11 @@ const (
 	ClassDNS         = "dns"         // the name did not resolve
 	ClassTLS         = "tls"         // certificate or handshake failure
 	ClassTimeout     = "timeout"     // connect, headers or body too slow
-	ClassRefused     = "refused"     // connection refused
-	ClassReset       = "reset"       // connection reset or aborted
-	ClassUnreachable = "unreachable" // no route to the network or host
-	ClassClosed      = "closed"      // the peer closed the connection early
-	ClassOther       = "other"
+	classRefused     = "refused"     // connection refused
+	classReset       = "reset"       // connection reset or aborted
+	classUnreachable = "unreachable" // no route to the network or host
+	classClosed      = "closed"      // the peer closed the connection early
+	classOther       = "other"
 )
 
 // ErrorClass maps a failed request (or body read) to its class, by error
@@ -67,14 +69,14 @@ func ErrorClass(err error, tlsFailed bool) string {
 	case errors.As(err, &errno):
 		switch errno {
 		case syscall.ECONNREFUSED:
-			return ClassRefused
+			return classRefused
 		case syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE:
-			return ClassReset
+			return classReset
 		case syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.EHOSTDOWN, syscall.EADDRNOTAVAIL:
-			return ClassUnreachable
+			return classUnreachable
 		}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return ClassClosed
+		return classClosed
 	}
-	return ClassOther
+	return classOther
 }

@@ -37,12 +37,12 @@ func TestErrorClass(t *testing.T) {
 		{context.DeadlineExceeded, false, ClassTimeout},
 		{timeoutErr{}, false, ClassTimeout},
 		{errors.New("remote error"), true, ClassTLS},
-		{op(syscall.ECONNREFUSED), false, ClassRefused},
-		{op(syscall.ECONNRESET), false, ClassReset},
-		{op(syscall.EHOSTUNREACH), false, ClassUnreachable},
-		{op(syscall.EINVAL), false, ClassOther},
-		{io.ErrUnexpectedEOF, false, ClassClosed},
-		{errors.New("something"), false, ClassOther},
+		{op(syscall.ECONNREFUSED), false, classRefused},
+		{op(syscall.ECONNRESET), false, classReset},
+		{op(syscall.EHOSTUNREACH), false, classUnreachable},
+		{op(syscall.EINVAL), false, classOther},
+		{io.ErrUnexpectedEOF, false, classClosed},
+		{errors.New("something"), false, classOther},
 	}
 	for _, tt := range tests {
 		if got := ErrorClass(tt.err, tt.tlsFailed); got != tt.want {

@@ -12,8 +12,8 @@ import (
 
 // Defaults of Options, the live checker's.
 const (
-	DefaultPerHost        = 4
-	DefaultConnectTimeout = 10 * time.Second
+	defaultPerHost        = 4
+	defaultConnectTimeout = 10 * time.Second
 )
 
 // Options configure a guarded transport. The zero value is useful.
@@ -44,10 +44,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.PerHost <= 0 {
-		o.PerHost = DefaultPerHost
+		o.PerHost = defaultPerHost
 	}
 	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
+		o.ConnectTimeout = defaultConnectTimeout
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver

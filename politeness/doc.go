@@ -24,7 +24,7 @@
 //     robots.txt Crawl-delay (SetCrawlDelay) means one request at a time,
 //     starts at least that far apart; a learned rate (below).
 //   - A token bucket set with SetBudget: PerMinute tokens a minute, Burst
-//     at most, kept Margin (default DefaultMargin, 20%) below the published
+//     at most, kept Margin (default defaultMargin, 20%) below the published
 //     limit so that clock skew and the requests of other clients of the
 //     same address do not push the pool over it.
 //   - Pauses: a 429 or 503 answer with Retry-After (RFC 9110 section
@@ -62,7 +62,7 @@
 // resource asked for (RFC 6585 section 4 leaves the counting to the
 // server). The first refusal is taken to cover the whole key. When the
 // answers to requests that were already in flight when a key refused
-// one are almost all successes (at least ScopeEvidence of them, at most
+// one are almost all successes (at least scopeEvidence of them, at most
 // one refusal in eight, and refusals at most one answer in eight
 // overall), the server is limiting resources, not this client: its
 // refusals then pause only the request they answer (Slot.RetryNotBefore

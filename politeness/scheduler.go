@@ -17,28 +17,28 @@ import (
 
 // Defaults of Options and Budget.
 const (
-	DefaultPerHost      = 4
+	defaultPerHost      = 4
 	DefaultMaxRetryWait = 60 * time.Second
 	DefaultGiveUpStreak = 8
 	// DefaultPause is how long a 429 without Retry-After pauses its key;
 	// it doubles with each further 429 in a row, up to MaxRetryWait.
 	DefaultPause = time.Second
-	// DefaultMargin is the fraction of a published limit a Budget keeps
+	// defaultMargin is the fraction of a published limit a Budget keeps
 	// unused.
-	DefaultMargin = 0.2
-	// ScopeEvidence is the least number of successes, answering requests
+	defaultMargin = 0.2
+	// scopeEvidence is the least number of successes, answering requests
 	// in flight when the key refused one, before refusals are taken to
 	// cover single resources rather than the key (see the package doc).
-	ScopeEvidence = 8
+	scopeEvidence = 8
 )
 
 // ErrGivenUp is wrapped by the error Acquire and TryAcquire return for a
 // key that was given up.
 var ErrGivenUp = errors.New("rate-limited: given up")
 
-// ErrWindow is wrapped by the error of a request not made because its
+// errWindow is wrapped by the error of a request not made because its
 // resource is inside a window its server announced (see WindowError).
-var ErrWindow = errors.New("inside a window the server announced")
+var errWindow = errors.New("inside a window the server announced")
 
 // WindowError is the error of a request not made because the server asked
 // not to be asked for its resource before Until (a Retry-After, or a
@@ -52,8 +52,8 @@ func (e *WindowError) Error() string {
 	return fmt.Sprintf("%s: not requested inside the window its server announced; retry after %s", e.URL, e.Until.UTC().Format(time.RFC3339))
 }
 
-// Unwrap returns ErrWindow.
-func (e *WindowError) Unwrap() error { return ErrWindow }
+// Unwrap returns errWindow.
+func (e *WindowError) Unwrap() error { return errWindow }
 
 // Options configure a Scheduler. The zero value is useful.
 type Options struct {
@@ -92,7 +92,7 @@ type Budget struct {
 	PerMinute float64
 	// Burst is the bucket's size (at least 1).
 	Burst int
-	// Margin is the fraction of PerMinute kept unused (0: DefaultMargin;
+	// Margin is the fraction of PerMinute kept unused (0: defaultMargin;
 	// negative: none).
 	Margin float64
 }
@@ -237,7 +237,7 @@ type bucket struct {
 // New returns a Scheduler with o, defaults filled in.
 func New(o Options) *Scheduler {
 	if o.PerHost <= 0 {
-		o.PerHost = DefaultPerHost
+		o.PerHost = defaultPerHost
 	}
 	if o.MaxRetryWait <= 0 {
 		o.MaxRetryWait = DefaultMaxRetryWait
@@ -327,7 +327,7 @@ func (s *Scheduler) SetBudget(name string, b Budget) {
 	margin := b.Margin
 	switch {
 	case margin == 0:
-		margin = DefaultMargin
+		margin = defaultMargin
 	case margin < 0:
 		margin = 0
 	}
@@ -995,7 +995,7 @@ func (k *key) decay() {
 // package doc) and lifts a pause one of them imposed on the whole key.
 func (k *key) updateScope() {
 	was := k.perResource
-	k.perResource = k.overlapOK >= ScopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
+	k.perResource = k.overlapOK >= scopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
 	if k.perResource && !was {
 		// The refusals that paused and cut the key covered resources:
 		// undo the pause and the last cut.

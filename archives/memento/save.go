@@ -62,7 +62,7 @@ func (c *Client) Save(ctx context.Context, a Archive, target string, o SaveOptio
 	lim := c.saveLim[a.Name]
 	c.mu.Unlock()
 	if lim == nil {
-		lim = NewLimiter(a.saveRate())
+		lim = newLimiter(a.saveRate())
 		c.mu.Lock()
 		c.saveLim[a.Name] = lim
 		c.mu.Unlock()

@@ -155,7 +155,7 @@ func urlKey(u string) string {
 	if err != nil {
 		n = u
 	}
-	k := strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B").Replace(Key(n))
+	k := strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B").Replace(keyOf(n))
 	switch {
 	case strings.TrimSpace(k) == "":
 		return "-"
