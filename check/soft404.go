@@ -65,8 +65,8 @@ type probeCache struct {
 // trustedProbes is how many directories of a host must answer their probe
 // with a real 404 or 410, and none otherwise, before the host's other
 // directories are no longer probed. A documentation tree has a directory
-// per section, and a probe in each doubled the requests of a run over a
-// few hundred pages; a catch-all (the probe's target) answers 200 in the
+// per section, and a probe in each would double the requests of a run; a
+// catch-all (the probe's target) answers 200 in the
 // site's first directories probed, and then every directory of the host
 // is probed. A catch-all only in a directory probed after the host was
 // trusted is judged by the classifier's other signals, without the probe's

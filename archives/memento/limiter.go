@@ -15,7 +15,7 @@ import (
 // together. It is safe for concurrent use.
 //
 // It is also the pool's rate controller (the rule of the live checker's
-// politeness, issue 11): Cut, called on a 429, halves the rate (down to a
+// politeness): Cut, called on a 429, halves the rate (down to a
 // sixteenth of the budget); Success lets it grow back slowly, by a tenth
 // of the budget per success once a full current interval has passed
 // since the last cut or growth, never above the budget.
