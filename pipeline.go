@@ -44,7 +44,7 @@ type Config struct {
 	// CrawlOnly crawls without checking (linkrot crawl): no checks,
 	// findings, archives or history.
 	CrawlOnly bool
-	// Crawl configures the crawler. Its Frontier, CheckMaxBody and
+	// Crawl configures the crawler. Its Frontier, Observe and
 	// Scheduler fields are set by Audit (the scheduler shared with the
 	// checker: Check.Scheduler, else Crawl.Scheduler, else a new one); the
 	// zero value is crawler.Options' zero value.

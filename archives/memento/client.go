@@ -21,7 +21,7 @@ import (
 )
 
 // Options configure a Client. The zero value is useful except for
-// Transport, which should be the SSRF-guarded check.NewTransport (nil:
+// Transport, which should be the SSRF-guarded httpx.NewTransport (nil:
 // http.DefaultTransport, for tests only).
 type Options struct {
 	// Archives are the configured archives; each host of their endpoints
