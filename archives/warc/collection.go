@@ -221,7 +221,7 @@ func (c *Collection) addWACZ(path string, opts Options) error {
 	if own != nil {
 		rc, err := own.Open()
 		if err == nil {
-			entries, bad := ReadCDXJ(io.LimitReader(rc, 1<<30))
+			entries, bad := readCDXJ(io.LimitReader(rc, 1<<30))
 			rc.Close()
 			for _, b := range bad {
 				c.diag(member(own.Name), 0, b)
