@@ -19,7 +19,7 @@ import (
 // URL, as a parked domain does.
 func landerServer(t *testing.T, fixture string) *httptest.Server {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("..", "..", "audit", "check", "testdata", "parked", fixture))
+	body, err := os.ReadFile(filepath.Join("..", "..", "check", "testdata", "parked", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestAuditCommand_Parked(t *testing.T) {
 // and 404 elsewhere.
 func pageServer(t *testing.T, path, fixture string) *httptest.Server {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("..", "..", "audit", "check", "testdata", "parked", fixture))
+	body, err := os.ReadFile(filepath.Join("..", "..", "check", "testdata", "parked", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
