@@ -16,6 +16,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 // archiveStore is what the archives stage needs of the run database.
@@ -114,7 +115,7 @@ func (a *ArchiveSettings) stage(ctx context.Context, store archiveStore, run *au
 		return nil, nil, err
 	}
 	topts, privateOK := archiveTransport(ctx, run, a, list, kopts)
-	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
+	guarded, closeRT := httpx.NewTransportAllowing(topts.HTTP(), privateOK)
 	var rt http.RoundTripper = guarded
 	if len(a.WARCs) > 0 {
 		cols, err := OpenCollections(a.WARCs, store.Path(), log)

@@ -12,6 +12,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 func ts(s string) time.Time {
@@ -45,7 +46,7 @@ func TestArchiveTransport(t *testing.T) {
 	if topts.AllowPrivate || len(private) != 6 {
 		t.Fatalf("AllowPrivate %v, private endpoints %v; want false, the site's two origins and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
 	}
-	rt, done := check.NewTransportAllowing(topts, private)
+	rt, done := httpx.NewTransportAllowing(topts.HTTP(), private)
 	defer done()
 	client := memento.NewClient(memento.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second})
 	if _, err := client.Negotiate(context.Background(), archives[0], "http://example.org/", ts("2024-01-01T00:00:00Z")); err != nil {
@@ -63,7 +64,7 @@ func TestArchiveTransport(t *testing.T) {
 	if topts.AllowPrivate || !slices.Contains(private, other.URL+"/") {
 		t.Errorf("site on loopback: AllowPrivate %v, private %v; want false and the site's origin", topts.AllowPrivate, private)
 	}
-	rt2, done2 := check.NewTransportAllowing(topts, private)
+	rt2, done2 := httpx.NewTransportAllowing(topts.HTTP(), private)
 	defer done2()
 	client2 := memento.NewClient(memento.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
 	if _, err := client2.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1); err != nil {

@@ -172,7 +172,7 @@ func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progre
 		copts := cfg.Crawl
 		copts.Frontier = r
 		copts.Scheduler = sched
-		copts.CheckMaxBody = kopts.MaxBody
+		copts.Observe = check.Observer(kopts.MaxBody)
 		c := crawler.New(copts, r)
 		in := cfg.Input
 		switch in.Kind {

@@ -10,6 +10,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // OpenOptions are how Open builds a run, besides its settings.
@@ -157,7 +158,7 @@ func open(ctx context.Context, store openStore, run *audit.Run, s Settings, b bu
 	// The crawl records each page's evidence as the checker would read
 	// it, so that the check judges the site's pages without fetching them
 	// again (check.Known).
-	copts.CheckMaxBody = kopts.MaxBody
+	copts.Observe = check.Observer(kopts.MaxBody)
 	// One politeness scheduler for every stage: one host, one budget
 	// (Crawl-delay, pauses after 429s, the learned rate, giving a host
 	// up), whoever asks it.
@@ -166,6 +167,7 @@ func open(ctx context.Context, store openStore, run *audit.Run, s Settings, b bu
 		Delay:        max(copts.Delay, kopts.HostDelay),
 		Rules:        rules,
 		MaxRetryWait: kopts.MaxRetryWait,
+		ResourceID:   urls.NormalizeURL,
 	})
 	copts.Scheduler, kopts.Scheduler = j.Scheduler, j.Scheduler
 	// One robots.txt gate for the crawl and the checks: read once, its

@@ -32,7 +32,7 @@ type Config struct {
 	// CrawlOnly crawls without checking (linkrot crawl): no checks,
 	// findings, archives or history.
 	CrawlOnly bool
-	// Crawl configures the crawler. Its Frontier, CheckMaxBody and
+	// Crawl configures the crawler. Its Frontier, Observe and
 	// Scheduler fields are set by Audit (the scheduler shared with the
 	// checker: Check.Scheduler, else Crawl.Scheduler). Open builds it and
 	// Check from the run's Settings; a Config without a scheduler is

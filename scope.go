@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -67,8 +68,8 @@ func (s siteScope) robotsGate(userAgent string, sched crawler.CrawlDelaySetter) 
 // check (soft-404 probe, redirect hops) and across stages.
 func crawlDelayRules(ctx context.Context, gate interface {
 	CrawlDelay(context.Context, *url.URL) time.Duration
-}, origins []string, rules []audit.HostRule) []audit.HostRule {
-	var out []audit.HostRule
+}, origins []string, rules []politeness.HostRule) []politeness.HostRule {
+	var out []politeness.HostRule
 	done := map[string]bool{}
 	for _, o := range origins {
 		u, err := url.Parse(o)
@@ -91,7 +92,7 @@ func crawlDelayRules(ctx context.Context, gate interface {
 			continue
 		}
 		done[hp] = true
-		r, _ := audit.HostRuleFor(rules, hp)
+		r, _ := politeness.HostRuleFor(rules, hp)
 		r.Match, r.PerHost, r.Delay = hp, 1, max(r.Delay, d)
 		out = append(out, r)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 type fixedDelay map[string]time.Duration
@@ -18,7 +18,7 @@ func (f fixedDelay) CrawlDelay(_ context.Context, u *url.URL) time.Duration { re
 // the same host keeps its headers and its longer delay.
 func TestCrawlDelayRules(t *testing.T) {
 	gate := fixedDelay{"slow.example": 2 * time.Second, "polite.example:8080": time.Second, "fast.example": 0}
-	user := []audit.HostRule{
+	user := []politeness.HostRule{
 		{Match: "polite.example", Delay: 5 * time.Second, Headers: map[string]string{"Authorization": "x"}},
 		{Match: "other.example", PerHost: 9},
 	}

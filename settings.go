@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // SettingsVersion is the version of the Settings a run stores.
@@ -122,7 +122,7 @@ type ArchiveSettings struct {
 // the values (HeaderHash), so that other values make other settings;
 // resuming a run needs them from elsewhere (the configuration file).
 type HostSettings struct {
-	audit.HostRule
+	politeness.HostRule
 	Exclude     []string `json:"exclude,omitempty"`
 	HeaderNames []string `json:"header_names,omitempty"`
 	HeaderHash  string   `json:"header_hash,omitempty"`
@@ -223,6 +223,7 @@ func (s *Settings) CrawlOptions(log *slog.Logger) (crawler.Options, error) {
 		Timeout:      s.Timeout,
 		MaxBody:      c.MaxBody,
 		MaxRedirects: s.MaxRedirects,
+		Observe:      check.Observer(0),
 		Logger:       log,
 
 		MaxSegmentRepeats: offIfZero(c.MaxSegmentRepeats),
@@ -283,8 +284,8 @@ func (s *Settings) CheckOptions(log *slog.Logger) (check.Options, error) {
 
 // hostRules returns the host rules and the patterns of the URLs they
 // exclude.
-func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
-	var rules []audit.HostRule
+func (s *Settings) hostRules() ([]politeness.HostRule, []*regexp.Regexp, error) {
+	var rules []politeness.HostRule
 	var exclude []*regexp.Regexp
 	for _, h := range s.Hosts {
 		rules = append(rules, h.HostRule)

@@ -23,13 +23,13 @@ func BenchmarkArchiveStage_TwoBudgets(b *testing.B) {
 		slow := archivetest.New(b, archivetest.Options{})
 		fast := archivetest.New(b, archivetest.Options{})
 		at := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
-		in := Input{RunID: 1, Links: datedLinks(n, at, slow, fast)}
+		in := stageInput{RunID: 1, Links: datedLinks(n, at, slow, fast)}
 		cs, cf := slow.Config("slow", 600), fast.Config("fast", 1200)
 		client := stageClient(b, cs, cf)
 		var c collector
 		b.StartTimer()
 		start := time.Now()
-		sum, err := Run(context.Background(), Options{Client: client, SiteHosts: siteHosts}, in, c.sink())
+		sum, err := runStage(context.Background(), Options{Client: client, SiteHosts: siteHosts}, in, c.sink())
 		elapsed := time.Since(start)
 		b.StopTimer()
 		if err != nil || sum.LinksWithMemento != n || sum.LookupErrors != 0 {

@@ -17,8 +17,8 @@ import (
 
 // datedLinks returns n links to distinct resources, each declaring a
 // versiondate, with a capture of each in every fixture archive given.
-func datedLinks(n int, at time.Time, fas ...*archivetest.Archive) []Link {
-	var links []Link
+func datedLinks(n int, at time.Time, fas ...*archivetest.Archive) []stageLink {
+	var links []stageLink
 	for i := 1; i <= n; i++ {
 		u := fmt.Sprintf("http://ext.example/p%d", i)
 		for _, fa := range fas {
@@ -51,10 +51,10 @@ func TestRun_ArchivesInParallelWithinBudget(t *testing.T) {
 	fast := archivetest.New(t, archivetest.Options{})
 	at := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	const n = 24
-	in := Input{RunID: 1, Links: datedLinks(n, at, slow, fast)}
+	in := stageInput{RunID: 1, Links: datedLinks(n, at, slow, fast)}
 	cs, cf := slow.Config("slow", 1200), fast.Config("fast", 2400) // 1080 and 2160 a minute after the 10% margin
 	var c collector
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, cs, cf), SiteHosts: siteHosts}, in, c.sink())
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, cs, cf), SiteHosts: siteHosts}, in, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,9 +100,9 @@ func TestRun_429PausesPoolAndCounts(t *testing.T) {
 	good := archivetest.New(t, archivetest.Options{})
 	at := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	const n = 7 // more lookups than requests in flight at once: later ones wait for the pause
-	in := Input{RunID: 1, Links: datedLinks(n, at, bad, good)}
+	in := stageInput{RunID: 1, Links: datedLinks(n, at, bad, good)}
 	var c collector
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, bad.Config("bad", 60000), good.Config("good", 60000)), SiteHosts: siteHosts}, in, c.sink())
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, bad.Config("bad", 60000), good.Config("good", 60000)), SiteHosts: siteHosts}, in, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +160,12 @@ func TestRun_MaxSnapshots(t *testing.T) {
 		fa.Add(archivetest.Memento{Original: u, Time: ct, Body: page(oldText)})
 		snaps = append(snaps, audit.Snapshot{URL: fa.URLOf(u, ct, ""), Datetime: audit.NewTime(ct)})
 	}
-	in := Input{RunID: 1, Links: []Link{htmlLink(1, u, &audit.Robust{VersionDate: audit.NewTime(at), Snapshots: snaps})}}
+	in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, u, &audit.Robust{VersionDate: audit.NewTime(at), Snapshots: snaps})}}
 	var c collector
 	var skips []audit.SnapshotSkip
 	sink := c.sink()
 	sink.SnapshotSkip = func(s audit.SnapshotSkip) { c.mu.Lock(); skips = append(skips, s); c.mu.Unlock() }
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts, MaxSnapshots: 10}, in, sink)
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts, MaxSnapshots: 10}, in, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,10 +208,10 @@ func TestRun_RawReplayPerArchive(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := fa.Config(c.name, 60000)
 			cfg.Raw = memento.RawReplay(c.raw)
-			links := []Link{htmlLink(1, u, &audit.Robust{VersionDate: audit.NewTime(at)})}
-			in := Input{RunID: 1, Links: links, Checks: map[int64]*audit.Check{1: liveCheck(1, links[0].TargetURL)}}
+			links := []stageLink{htmlLink(1, u, &audit.Robust{VersionDate: audit.NewTime(at)})}
+			in := stageInput{RunID: 1, Links: links, Checks: map[int64]*audit.Check{1: liveCheck(1, links[0].TargetURL)}}
 			var col collector
-			sum, err := Run(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, col.sink())
+			sum, err := runStage(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, col.sink())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,8 +255,8 @@ func TestRun_KnownLookupsReused(t *testing.T) {
 		{Archive: "fx", URIR: links[1].TargetURL, Wanted: at, Status: audit.LookupFailed, Error: "rate limited", CheckedAt: at},
 	}
 	var c collector
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts, Known: known},
-		Input{RunID: 2, Links: links}, c.sink())
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts, Known: known},
+		stageInput{RunID: 2, Links: links}, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}

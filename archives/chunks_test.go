@@ -20,9 +20,9 @@ import (
 )
 
 // memStore is a Store holding one run (RunID 1) in memory: the fixture
-// Input, and what the stage saves.
+// stageInput, and what the stage saves.
 type memStore struct {
-	in Input
+	in stageInput
 
 	mu     sync.Mutex
 	c      collector
@@ -350,9 +350,9 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	}
 	siteHost := strings.TrimPrefix(site.URL, "http://")
 	p1, p2, p3 := site.URL+"/p1", site.URL+"/p2", site.URL+"/p3"
-	var links []Link
-	link := func(id, target int64, pageURL, href string, r *audit.Robust) *Link {
-		l := Link{ID: id, PageURL: pageURL, TargetID: target,
+	var links []stageLink
+	link := func(id, target int64, pageURL, href string, r *audit.Robust) *stageLink {
+		l := stageLink{ID: id, PageURL: pageURL, TargetID: target,
 			Link: audit.Link{Element: "a", Href: href, Text: fmt.Sprintf("link %d", id), Robust: r}}
 		if target != 0 {
 			l.TargetURL = norm(href)
@@ -411,12 +411,12 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	for id := range checks {
 		firstSeen[id] = d1
 	}
-	in := Input{RunID: 1, Links: links, Checks: checks, FirstSeen: firstSeen,
+	in := stageInput{RunID: 1, Links: links, Checks: checks, FirstSeen: firstSeen,
 		LinkFirstSeen: map[int64]time.Time{1: d1, 2: d2, 3: d1, 4: d1, 6: d1, 7: d1, 14: d1},
 		Reference: map[int64]*audit.Check{3: {RunID: 7, TargetID: 3, URL: checks[3].URL, SHA256: "earlier", SimHash: 0xf0f0, Words: 20,
 			CheckedAt: d1},
 			20: {RunID: 7, TargetID: 20, URL: checks[20].URL, SHA256: "earlier", SimHash: 0xff00, Words: 20, CheckedAt: d1}},
-		Pages: []OwnPage{
+		Pages: []ownPage{
 			{URL: norm(site.URL + "/about"), Identifiers: []audit.Identifier{{URL: site.URL + "/id/about", Rel: "identifier", Source: "header"}}},
 			{URL: norm(site.URL + "/contact"), Identifiers: []audit.Identifier{{URL: site.URL + "/id/contact", Rel: "identifier", Source: "header"}}},
 		}}
@@ -470,7 +470,7 @@ func TestStage_ChunksEquivalent(t *testing.T) {
 	var results []result
 	results = append(results, measure("Run", func() (*Summary, *collector) {
 		var c collector
-		sum, err := Run(context.Background(), opts(), in, c.sink())
+		sum, err := runStage(context.Background(), opts(), in, c.sink())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -52,7 +52,7 @@ func (ls *liveSet) targetPage(id int64) *livePage {
 // link's; otherwise the link's target, when its check found live HTML
 // (fingerprinted). ok is false when there is no live side or no target
 // to store the measurement under.
-func (s *stage) driftLive(l *Link) (u string, target int64, ok bool) {
+func (s *stage) driftLive(l *stageLink) (u string, target int64, ok bool) {
 	if r := l.Link.Robust; r != nil && isHTTP(r.OriginalURL) && !sameResource(r.OriginalURL, l.TargetURL) {
 		u, target = normalize(r.OriginalURL), l.TargetID
 		if id := s.targetOf(u); id != 0 {
@@ -85,8 +85,8 @@ func (s *stage) targetOf(u string) int64 {
 
 // driftLinks returns the links that get memento drift: a representative
 // memento and a live side (driftLive).
-func (s *stage) driftLinks(nr map[int64]*near) []*Link {
-	var out []*Link
+func (s *stage) driftLinks(nr map[int64]*near) []*stageLink {
+	var out []*stageLink
 	for i := range s.in.Links {
 		l := &s.in.Links[i]
 		b := nr[l.ID].bestMemento()
@@ -168,10 +168,10 @@ func (s *stage) fetchLive(ctx context.Context, u string, withBody bool) *livePag
 			}
 		}
 	}
-	if !withBody || resp.Status < 200 || resp.Status > 299 || !check.IsHTML(ct, resp.Body) {
+	if !withBody || resp.Status < 200 || resp.Status > 299 || !httpx.IsHTML(ct, resp.Body) {
 		return p
 	}
-	body := check.DecodeHTML(resp.Body, ct)
+	body := httpx.DecodeHTML(resp.Body, ct)
 	p.html = true
 	p.text = textsim.MainText(body)
 	if s.o.Identifiers != nil {
@@ -292,7 +292,7 @@ func (s *stage) mementoDrift(ctx context.Context, nr map[int64]*near, live *live
 			results[i] = result{raw: raw, why: why}
 			return
 		}
-		ref := textsim.MainText(check.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
+		ref := textsim.MainText(httpx.DecodeHTML(mr.Body, mr.Header.Get("Content-Type")))
 		results[i] = result{ok: true, raw: raw, note: note, m: drift.Compare(ref, lp.text, s.o.Shingle), refText: ref, live: lp.text}
 	})
 	if ctx.Err() != nil {

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -112,7 +112,7 @@ func (s *stage) identifiers(ctx context.Context, live *liveSet) map[int64][]iden
 		for _, l := range urls.ResolveLinks(resp.URL, links) {
 			f.links = append(f.links, l.URI)
 		}
-		if check.IsHTML(resp.Header.Get("Content-Type"), resp.Body) {
+		if httpx.IsHTML(resp.Header.Get("Content-Type"), resp.Body) {
 			f.links = append(f.links, htmlLinks(resp.Body, resp.URL)...)
 		}
 		res[i] = f

@@ -73,7 +73,7 @@ func (n *near) saveWanted(name string) bool {
 
 // suggestible reports whether l is a hyperlink to another site without
 // robustness data: a candidate for a "no-robustness-data" suggestion.
-func (s *stage) suggestible(l *Link) bool {
+func (s *stage) suggestible(l *stageLink) bool {
 	return !l.Link.Resource && (l.Link.Element == "a" || l.Link.Element == "area") &&
 		l.Link.Robust == nil && l.Link.Mset == nil && len(l.PWIDs) == 0 &&
 		isHTTP(l.TargetURL) && s.external(l.TargetURL)
@@ -84,7 +84,7 @@ func (s *stage) suggestible(l *Link) bool {
 // target or a suggestible live one, the date linkrot first saw the link
 // (the same page linking to the same target; the target's first sight
 // when that is unknown).
-func (s *stage) wantOf(l *Link) (want, bool) {
+func (s *stage) wantOf(l *stageLink) (want, bool) {
 	if w, ok := versionWant(l); ok {
 		return w, true
 	}
@@ -110,7 +110,7 @@ func (s *stage) wantOf(l *Link) (want, bool) {
 
 // versionWant is the question of a link with a data-versiondate: its
 // original (expectedOriginal) at that date.
-func versionWant(l *Link) (want, bool) {
+func versionWant(l *stageLink) (want, bool) {
 	if r := l.Link.Robust; r != nil && !r.VersionDate.IsZero() {
 		u := expectedOriginal(l)
 		if isHTTP(u) {

@@ -61,7 +61,7 @@ func newPrefetch(ctx context.Context, s *stage, queue int) *prefetch {
 
 // ask queues question w for every archive that has no answer to it yet.
 // It never blocks: a question finding an archive's queue full is left to
-// Run.
+// runStage.
 func (p *prefetch) ask(w want) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -9,16 +9,16 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// TestPrefetch_Take: a question asked ahead is asked once; Run's nearest
+// TestPrefetch_Take: a question asked ahead is asked once; runStage's nearest
 // takes its answer (with its own wanted-from), a question never asked is
-// Run's to ask, and nothing is asked after close.
+// runStage's to ask, and nothing is asked after close.
 func TestPrefetch_Take(t *testing.T) {
 	fa := archivetest.New(t, archivetest.Options{})
 	const orig = "http://example.org/gone"
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	fa.Add(archivetest.Memento{Original: orig, Time: at, Body: page("it was there")})
 	a := fa.Config("fx", 60000)
-	s := newStage(Options{Client: stageClient(t, a), Workers: 1}, Input{}, Sink{})
+	s := newStage(Options{Client: stageClient(t, a), Workers: 1}, stageInput{}, stageSink{})
 	ctx := context.Background()
 	p := newPrefetch(ctx, s, 4)
 	defer p.stop()

@@ -30,8 +30,9 @@
 //
 // With Options.Offline only first-seen drift runs: it needs no network.
 //
-// Run takes plain data (Input) and hands results to a Sink as they are
-// known; it knows nothing of the database.
+// The stage's core (runStage) takes plain data (stageInput) and hands
+// results to a stageSink as they are known; it knows nothing of the
+// database. Stage reads that data from a Store and saves what comes back.
 package archives
 
 import (
@@ -119,8 +120,8 @@ const DefaultMaxDistance = 30 * 24 * time.Hour
 // DefaultMaxSnapshots is the default of Options.MaxSnapshots.
 const DefaultMaxSnapshots = 10
 
-// Link is one link of the run with what the stage needs of it.
-type Link struct {
+// stageLink is one link of the run with what the stage needs of it.
+type stageLink struct {
 	ID      int64
 	PageURL string
 	Link    audit.Link
@@ -132,16 +133,16 @@ type Link struct {
 	PWIDs []audit.PWID
 }
 
-// OwnPage is a crawled page of the site with the identifiers it declares.
-type OwnPage struct {
+// ownPage is a crawled page of the site with the identifiers it declares.
+type ownPage struct {
 	URL         string
 	Identifiers []audit.Identifier
 }
 
-// Input is what Run works on.
-type Input struct {
+// stageInput is what Run works on.
+type stageInput struct {
 	RunID int64
-	Links []Link
+	Links []stageLink
 	// Checks are the run's live checks by target ID.
 	Checks map[int64]*audit.Check
 	// LinkFirstSeen is, by link ID, when linkrot first saw the link: the
@@ -155,13 +156,13 @@ type Input struct {
 	// target (SHA256 set), from any run: first-seen drift compares the
 	// run's check with it when it comes from an earlier run.
 	Reference map[int64]*audit.Check
-	Pages     []OwnPage
+	Pages     []ownPage
 }
 
-// Sink receives results as they are known. Its functions are called from
+// stageSink receives results as they are known. Its functions are called from
 // several goroutines at once and must be safe for concurrent use; a nil
 // function drops that kind of result.
-type Sink struct {
+type stageSink struct {
 	SnapshotCheck func(audit.SnapshotCheck)
 	Memento       func(audit.Memento)
 	Drift         func(audit.Drift)
@@ -221,7 +222,7 @@ func newSummary() *Summary {
 }
 
 // newStage returns a stage with opts' defaults applied.
-func newStage(opts Options, in Input, sink Sink) *stage {
+func newStage(opts Options, in stageInput, sink stageSink) *stage {
 	o := opts
 	if len(o.Archives) == 0 && o.Client != nil {
 		o.Archives = o.Client.Archives()
@@ -258,7 +259,7 @@ func newStage(opts Options, in Input, sink Sink) *stage {
 
 // chunk returns a stage over in that shares s's options, sink and run
 // state: one chunk of a run (Stage.Finish), or the whole of it (Run).
-func (s *stage) chunk(in Input) *stage {
+func (s *stage) chunk(in stageInput) *stage {
 	c := &stage{o: s.o, in: in, sink: s.sink, log: s.log, rs: s.rs}
 	if in.Checks == nil {
 		c.in.Checks = map[int64]*audit.Check{}
@@ -269,8 +270,8 @@ func (s *stage) chunk(in Input) *stage {
 // stage is one Run, or one chunk of the run Stage.Finish works through.
 type stage struct {
 	o    Options
-	in   Input
-	sink Sink
+	in   stageInput
+	sink stageSink
 	log  *slog.Logger
 	rs   *runState
 
@@ -318,11 +319,11 @@ type runState struct {
 	saveSeen map[string]bool
 }
 
-// Run runs the stage over in and returns its summary. Results go to sink
+// runStage runs the stage over in and returns its summary. Results go to sink
 // as they are known. It returns ctx.Err() when ctx is cancelled (the
 // results delivered so far stand); every goroutine it starts has exited
 // when it returns. Network failures are results, never errors.
-func Run(ctx context.Context, opts Options, in Input, sink Sink) (*Summary, error) {
+func runStage(ctx context.Context, opts Options, in stageInput, sink stageSink) (*Summary, error) {
 	s := newStage(opts, in, sink)
 	if s.o.Offline {
 		s.firstSeenDrift()

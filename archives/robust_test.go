@@ -12,7 +12,7 @@ import (
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 func TestJudgeSnapshot(t *testing.T) {
@@ -52,7 +52,7 @@ func TestJudgeSnapshot(t *testing.T) {
 
 func TestCompareSnapshot(t *testing.T) {
 	md := time.Date(2024, 3, 1, 23, 59, 59, 0, time.UTC)
-	link := &Link{Link: audit.Link{Href: "https://e.org/a", Robust: &audit.Robust{
+	link := &stageLink{Link: audit.Link{Href: "https://e.org/a", Robust: &audit.Robust{
 		OriginalURL: "https://e.org/a", VersionDate: audit.NewTime(time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)), VersionDateOnly: true}}}
 	tests := []struct {
 		name     string
@@ -89,16 +89,16 @@ func TestCompareSnapshot(t *testing.T) {
 
 func TestRobustHTML(t *testing.T) {
 	at := time.Date(2024, 11, 20, 16, 43, 33, 0, time.UTC)
-	got := RobustHTML(`https://e.org/?a=1&b="x"`, "https://e.org/", at, true, "https://web.archive.org/web/20241121100333/https://e.org/",
+	got := robustHTML(`https://e.org/?a=1&b="x"`, "https://e.org/", at, true, "https://web.archive.org/web/20241121100333/https://e.org/",
 		time.Date(2024, 11, 21, 10, 3, 33, 0, time.UTC), `<b>bold</b> & "quoted"`)
 	want := `<a href="https://e.org/?a=1&amp;b=&#34;x&#34;" data-originalurl="https://e.org/" data-versiondate="2024-11-20" ` +
 		`data-versionurl="https://web.archive.org/web/20241121100333/https://e.org/ 2024-11-21T10:03:33Z">&lt;b&gt;bold&lt;/b&gt; &amp; &#34;quoted&#34;</a>`
 	if got != want {
-		t.Errorf("RobustHTML =\n%s\nwant\n%s", got, want)
+		t.Errorf("robustHTML =\n%s\nwant\n%s", got, want)
 	}
-	got = RobustHTML("https://e.org/", "https://e.org/", at, false, "", time.Time{}, "")
+	got = robustHTML("https://e.org/", "https://e.org/", at, false, "", time.Time{}, "")
 	if got != `<a href="https://e.org/" data-originalurl="https://e.org/" data-versiondate="2024-11-20T16:43:33Z">https://e.org/</a>` {
-		t.Errorf("RobustHTML without memento = %s", got)
+		t.Errorf("robustHTML without memento = %s", got)
 	}
 }
 
@@ -107,20 +107,20 @@ func TestRobustHTML(t *testing.T) {
 func TestRun_Cancelled(t *testing.T) {
 	fa := archivetest.New(t, archivetest.Options{})
 	cfg := fa.Config("slowpoke", 1) // one request a minute
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	defer done()
 	client := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt})
-	var links []Link
+	var links []stageLink
 	for i := range 20 {
 		u := fmt.Sprintf("https://e.example/%d", i)
-		links = append(links, Link{ID: int64(i + 1), PageURL: "https://site.example/", TargetID: int64(i + 1), TargetURL: u,
+		links = append(links, stageLink{ID: int64(i + 1), PageURL: "https://site.example/", TargetID: int64(i + 1), TargetURL: u,
 			Link: audit.Link{Element: "a", Href: u, Robust: &audit.Robust{OriginalURL: u, VersionDate: audit.NewTime(time.Now())}}})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	var emitted int
-	_, err := Run(ctx, Options{Client: client, Workers: 4}, Input{RunID: 1, Links: links}, Sink{Memento: func(audit.Memento) { emitted++ }})
+	_, err := runStage(ctx, Options{Client: client, Workers: 4}, stageInput{RunID: 1, Links: links}, stageSink{Memento: func(audit.Memento) { emitted++ }})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run = %v, want deadline exceeded", err)
 	}

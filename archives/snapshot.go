@@ -15,7 +15,7 @@ import (
 
 // declared is one snapshot a link declares.
 type declared struct {
-	link     *Link
+	link     *stageLink
 	source   string // "versionurl", "mset", "pwid"
 	raw      string // as written
 	url      string // to fetch ("" when it cannot be resolved)
@@ -27,7 +27,7 @@ type declared struct {
 }
 
 // declaredSnapshots lists the snapshots of l.
-func (s *stage) declaredSnapshots(l *Link) []declared {
+func (s *stage) declaredSnapshots(l *stageLink) []declared {
 	var out []declared
 	if r := l.Link.Robust; r != nil {
 		for _, sn := range r.Snapshots {
@@ -129,7 +129,7 @@ func equalFoldPrefix(s, p string) bool {
 
 // expectedOriginal is the URI-R a link's snapshots must be mementos of:
 // data-originalurl, else the link's target.
-func expectedOriginal(l *Link) string {
+func expectedOriginal(l *stageLink) string {
 	if r := l.Link.Robust; r != nil && r.OriginalURL != "" {
 		return r.OriginalURL
 	}

@@ -124,7 +124,7 @@ func (st *Stage) Begin(ctx context.Context, run *audit.Run) error {
 	if q <= 0 {
 		q = 1024
 	}
-	s := newStage(st.Options, Input{RunID: run.ID}, Sink{})
+	s := newStage(st.Options, stageInput{RunID: run.ID}, stageSink{})
 	st.pre = newPrefetch(ctx, s, q)
 	st.targets = make(chan string, q)
 	st.wg.Go(func() { st.resolve(ctx) })
@@ -212,7 +212,7 @@ func (st *Stage) Finish(ctx context.Context) error {
 	suggs := audit.NewBatcher(wctx, st.Store.SaveSuggestions, wo)
 	saves := audit.NewBatcher(wctx, st.Store.SaveSaveRequests, wo)
 	skips := audit.NewBatcher(wctx, st.Store.SaveSnapshotSkips, wo)
-	sink := Sink{
+	sink := stageSink{
 		SnapshotCheck: snaps.Add,
 		Memento:       mems.Add,
 		Drift:         drifts.Add,
@@ -274,7 +274,7 @@ func (st *Stage) firstSeenOnly(ctx context.Context) error {
 	// Only targets fingerprinted by an earlier run have a first-seen
 	// drift: only their checks are held (a run's checks all at once were
 	// the peak of its memory).
-	in := Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
+	in := stageInput{RunID: run.ID, Checks: map[int64]*audit.Check{}}
 	var err error
 	if in.Reference, err = st.Store.EarlierFingerprints(ctx, run.ID); err != nil {
 		return err
@@ -294,7 +294,7 @@ func (st *Stage) firstSeenOnly(ctx context.Context) error {
 		return err
 	}
 	drifts := audit.NewBatcher(context.WithoutCancel(ctx), st.Store.SaveDrifts, audit.WriterOptions{BatchSize: 500})
-	sum, runErr := Run(ctx, Options{Offline: true, Thresholds: st.Options.Thresholds, Logger: st.Options.Logger}, in, Sink{Drift: drifts.Add})
+	sum, runErr := runStage(ctx, Options{Offline: true, Thresholds: st.Options.Thresholds, Logger: st.Options.Logger}, in, stageSink{Drift: drifts.Add})
 	if err := drifts.Close(); err != nil {
 		return fmt.Errorf("save drift: %w", err)
 	}
@@ -308,9 +308,9 @@ func (st *Stage) firstSeenOnly(ctx context.Context) error {
 // the only ones two chunks could ask; then each chunk is loaded and run,
 // the links without a target first. It returns the Summary and the
 // number of links.
-func (st *Stage) chunks(ctx context.Context, opts Options, sink Sink) (*Summary, int, error) {
+func (st *Stage) chunks(ctx context.Context, opts Options, sink stageSink) (*Summary, int, error) {
 	run := st.run
-	base := newStage(opts, Input{RunID: run.ID}, sink)
+	base := newStage(opts, stageInput{RunID: run.ID}, sink)
 	if err := st.crossTarget(ctx, base); err != nil {
 		return base.rs.sum, 0, err
 	}
@@ -318,9 +318,9 @@ func (st *Stage) chunks(ctx context.Context, opts Options, sink Sink) (*Summary,
 	if err != nil {
 		return base.rs.sum, 0, fmt.Errorf("load page identifiers: %w", err)
 	}
-	var own []OwnPage
+	var own []ownPage
 	for _, p := range pages {
-		own = append(own, OwnPage{URL: p.URL, Identifiers: p.Identifiers})
+		own = append(own, ownPage{URL: p.URL, Identifiers: p.Identifiers})
 	}
 	maxTargets, maxLinks := st.ChunkTargets, st.ChunkLinks
 	if maxTargets <= 0 {
@@ -389,7 +389,7 @@ func (st *Stage) crossTarget(ctx context.Context, s *stage) error {
 	var keys []lookupKey
 	origs := map[string]bool{}
 	err := st.Store.EachOriginalLink(ctx, st.run.ID, func(id int64, targetURL string, l *audit.Link) error {
-		lk := Link{ID: id, TargetURL: targetURL, Link: *l}
+		lk := stageLink{ID: id, TargetURL: targetURL, Link: *l}
 		if r := l.Robust; r != nil && isHTTP(r.OriginalURL) && !sameResource(r.OriginalURL, targetURL) {
 			origs[normalize(r.OriginalURL)] = true
 		}
@@ -436,11 +436,11 @@ func (st *Stage) crossTarget(ctx context.Context, s *stage) error {
 
 // chunkInput loads what Run needs of the links to the targets with IDs in
 // [from, to] (to = 0: the links without a target).
-func (st *Stage) chunkInput(ctx context.Context, from, to int64) (Input, error) {
+func (st *Stage) chunkInput(ctx context.Context, from, to int64) (stageInput, error) {
 	store, run := st.Store, st.run
-	in := Input{RunID: run.ID, Checks: map[int64]*audit.Check{}}
+	in := stageInput{RunID: run.ID, Checks: map[int64]*audit.Check{}}
 	err := store.EachTargetLink(ctx, run.ID, from, to, func(id int64, pageURL, targetURL string, targetID int64, l *audit.Link, pwids []audit.PWID) error {
-		in.Links = append(in.Links, Link{ID: id, PageURL: pageURL, Link: *l, TargetID: targetID, TargetURL: targetURL, PWIDs: pwids})
+		in.Links = append(in.Links, stageLink{ID: id, PageURL: pageURL, Link: *l, TargetID: targetID, TargetURL: targetURL, PWIDs: pwids})
 		return nil
 	})
 	if err != nil {

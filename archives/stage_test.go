@@ -14,7 +14,7 @@ import (
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -30,9 +30,9 @@ type collector struct {
 	saves    []audit.SaveRequest
 }
 
-func (c *collector) sink() Sink {
+func (c *collector) sink() stageSink {
 	add := func(f func()) { c.mu.Lock(); f(); c.mu.Unlock() }
-	return Sink{
+	return stageSink{
 		SnapshotCheck: func(x audit.SnapshotCheck) { add(func() { c.snaps = append(c.snaps, x) }) },
 		Memento:       func(x audit.Memento) { add(func() { c.mementos = append(c.mementos, x) }) },
 		Drift:         func(x audit.Drift) { add(func() { c.drifts = append(c.drifts, x) }) },
@@ -47,7 +47,7 @@ func (c *collector) sink() Sink {
 // with loopback allowed, fast budgets and short timeouts.
 func stageClient(t testing.TB, archives ...memento.Archive) *memento.Client {
 	t.Helper()
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(done)
 	return memento.NewClient(memento.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second,
 		MaxRetryWait: 2 * time.Second, Retries: -1, OtherHostRate: 60000})
@@ -62,12 +62,12 @@ func liveCheck(id int64, u string) *audit.Check {
 	return &audit.Check{TargetID: id, URL: u, Verdict: audit.VerdictOK, Status: 200, SHA256: "fingerprint", ContentType: "text/html"}
 }
 
-func htmlLink(id int64, href string, r *audit.Robust) Link {
+func htmlLink(id int64, href string, r *audit.Robust) stageLink {
 	n, err := urls.NormalizeURL(href)
 	if err != nil {
 		panic(err)
 	}
-	return Link{ID: id, PageURL: "http://site.example/", TargetID: id, TargetURL: n,
+	return stageLink{ID: id, PageURL: "http://site.example/", TargetID: id, TargetURL: n,
 		Link: audit.Link{Element: "a", Href: href, Text: fmt.Sprintf("link %d", id), Robust: r}}
 }
 
@@ -99,21 +99,21 @@ func TestRun_DriftAgainstOriginalURL(t *testing.T) {
 	fa.Add(archivetest.Memento{Original: orig, Time: at, Body: page(oldText)},
 		archivetest.Memento{Original: gone, Time: at, Body: page(oldText)})
 	cfg := fa.Config("fx", 60000)
-	links := []Link{
+	links := []stageLink{
 		htmlLink(1, fa.URLOf(orig, at, ""), &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(at)}),
 		htmlLink(2, fa.URLOf(gone, at, ""), &audit.Robust{OriginalURL: gone, VersionDate: audit.NewTime(at)}),
 	}
 	// A link without a target of its own (a pwid href) and an original
 	// that is no target of the run: nothing to store a measurement under.
-	links = append(links, Link{ID: 3, PageURL: "http://site.example/", Link: audit.Link{Element: "a",
+	links = append(links, stageLink{ID: 3, PageURL: "http://site.example/", Link: audit.Link{Element: "a",
 		Href: "urn:pwid:archive.org:2024-03-01T12:00:00Z:page:" + orig, Robust: &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(at)}}})
-	in := Input{RunID: 1, Links: links, Checks: map[int64]*audit.Check{
+	in := stageInput{RunID: 1, Links: links, Checks: map[int64]*audit.Check{
 		// The hrefs (the snapshots) are alive HTML.
 		1: liveCheck(1, links[0].TargetURL),
 		2: liveCheck(2, links[1].TargetURL),
 	}}
 	var c collector
-	if _, err := Run(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, c.sink()); err != nil {
+	if _, err := runStage(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, c.sink()); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.drifts) != 1 {
@@ -149,13 +149,13 @@ func TestRun_DriftFailures(t *testing.T) {
 	at := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	fa.Add(archivetest.Memento{Original: live.URL + "/a", Time: at, Body: page(oldText), NoDatetime: true},
 		archivetest.Memento{Original: live.URL + "/b", Time: at, Body: page(oldText)})
-	links := []Link{
+	links := []stageLink{
 		htmlLink(1, live.URL+"/a", &audit.Robust{VersionDate: audit.NewTime(at)}),
 		htmlLink(2, live.URL+"/b", &audit.Robust{VersionDate: audit.NewTime(at)}),
 	}
-	in := Input{RunID: 1, Links: links, Checks: map[int64]*audit.Check{1: liveCheck(1, links[0].TargetURL), 2: liveCheck(2, links[1].TargetURL)}}
+	in := stageInput{RunID: 1, Links: links, Checks: map[int64]*audit.Check{1: liveCheck(1, links[0].TargetURL), 2: liveCheck(2, links[1].TargetURL)}}
 	var c collector
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts}, in, c.sink())
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts}, in, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestRun_SaveMissingDespiteOtherArchives(t *testing.T) {
 	saveable := fa.Config("fx", 60000)
 
 	target := live.URL + "/new-post"
-	in := Input{RunID: 1, Links: []Link{htmlLink(1, target, nil)},
+	in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, target, nil)},
 		Checks:    map[int64]*audit.Check{1: liveCheck(1, target)},
 		FirstSeen: map[int64]time.Time{1: time.Now().Add(-time.Hour)}}
 	run := func(archives ...memento.Archive) *collector {
@@ -202,7 +202,7 @@ func TestRun_SaveMissingDespiteOtherArchives(t *testing.T) {
 		// site is elsewhere.
 		opts := Options{Client: stageClient(t, archives...), SiteHosts: siteHosts, SaveMissing: true,
 			Save: memento.SaveOptions{PollInterval: 10 * time.Millisecond}}
-		if _, err := Run(context.Background(), opts, in, c.sink()); err != nil {
+		if _, err := runStage(context.Background(), opts, in, c.sink()); err != nil {
 			t.Fatal(err)
 		}
 		return &c
@@ -253,10 +253,10 @@ func TestRun_IdentifiersOfNonHTMLTargets(t *testing.T) {
 	defer ext.Close()
 	target := ext.URL + "/paper.pdf"
 	chk := &audit.Check{TargetID: 1, URL: target, Verdict: audit.VerdictOK, Status: 200, ContentType: "application/pdf"}
-	in := Input{RunID: 1, Links: []Link{htmlLink(1, target, nil)}, Checks: map[int64]*audit.Check{1: chk}}
+	in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, target, nil)}, Checks: map[int64]*audit.Check{1: chk}}
 	var c collector
 	fa := archivetest.New(t, archivetest.Options{})
-	sum, err := Run(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts}, in, c.sink())
+	sum, err := runStage(context.Background(), Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: siteHosts}, in, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +305,11 @@ func TestRun_OwnPageIdentifierOnce(t *testing.T) {
 	host := strings.TrimPrefix(site.URL, "http://")
 	l := htmlLink(1, about, &audit.Robust{VersionDate: audit.NewTime(at)})
 	l.PageURL = site.URL + "/"
-	in := Input{RunID: 1, Links: []Link{l}, Checks: map[int64]*audit.Check{1: liveCheck(1, about)},
-		Pages: []OwnPage{{URL: about, Identifiers: []audit.Identifier{{URL: site.URL + "/id/about", Rel: "identifier", Source: "header"}}}}}
+	in := stageInput{RunID: 1, Links: []stageLink{l}, Checks: map[int64]*audit.Check{1: liveCheck(1, about)},
+		Pages: []ownPage{{URL: about, Identifiers: []audit.Identifier{{URL: site.URL + "/id/about", Rel: "identifier", Source: "header"}}}}}
 	var c collector
 	opts := Options{Client: stageClient(t, fa.Config("fx", 60000)), SiteHosts: map[string]bool{host: true}}
-	if _, err := Run(context.Background(), opts, in, c.sink()); err != nil {
+	if _, err := runStage(context.Background(), opts, in, c.sink()); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.drifts) != 1 || c.drifts[0].Band != audit.BandUnchanged {
@@ -341,9 +341,9 @@ func TestRun_NearestIsClosestNotLatest(t *testing.T) {
 	cfg := fa.Config("fx", 60000)
 	nearest := func(wanted time.Time, timemaps bool) audit.Memento {
 		t.Helper()
-		in := Input{RunID: 1, Links: []Link{htmlLink(1, orig, &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(wanted)})}}
+		in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, orig, &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(wanted)})}}
 		var c collector
-		if _, err := Run(context.Background(), Options{Client: stageClient(t, cfg), TimeMaps: timemaps, SiteHosts: siteHosts}, in, c.sink()); err != nil {
+		if _, err := runStage(context.Background(), Options{Client: stageClient(t, cfg), TimeMaps: timemaps, SiteHosts: siteHosts}, in, c.sink()); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.mementos) != 1 || !c.mementos[0].Nearest {
@@ -374,13 +374,13 @@ func TestRun_LinkFirstSeen(t *testing.T) {
 	const target = "http://example.org/gone"
 	targetSeen := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	linkSeen := time.Date(2024, 5, 5, 0, 0, 0, 0, time.UTC)
-	in := Input{RunID: 1, Links: []Link{htmlLink(1, target, nil), htmlLink(2, target, nil)},
+	in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, target, nil), htmlLink(2, target, nil)},
 		Checks:        map[int64]*audit.Check{1: {TargetID: 1, URL: target, Verdict: audit.VerdictNotFound, Status: 404}},
 		FirstSeen:     map[int64]time.Time{1: targetSeen},
 		LinkFirstSeen: map[int64]time.Time{1: linkSeen}}
 	in.Links[1].TargetID = 1
 	var c collector
-	if _, err := Run(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, c.sink()); err != nil {
+	if _, err := runStage(context.Background(), Options{Client: stageClient(t, cfg), SiteHosts: siteHosts}, in, c.sink()); err != nil {
 		t.Fatal(err)
 	}
 	wanted := map[int64]time.Time{}
@@ -403,16 +403,16 @@ func TestRun_PrivateArchiveOnly(t *testing.T) {
 	fa.Add(archivetest.Memento{Original: orig, Time: at, Body: page("a")})
 	other.Add(archivetest.Memento{Original: orig, Time: at, Body: page("a")})
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransportAllowing(check.Options{ConnectTimeout: 2 * time.Second}, []string{cfg.TimeGate, cfg.TimeMap, cfg.Save})
+	rt, done := httpx.NewTransportAllowing(httpx.Options{ConnectTimeout: 2 * time.Second}, []string{cfg.TimeGate, cfg.TimeMap, cfg.Save})
 	defer done()
 	client := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Timeout: 5 * time.Second, Retries: -1, OtherHostRate: 60000})
 	r := &audit.Robust{OriginalURL: orig, VersionDate: audit.NewTime(at), Snapshots: []audit.Snapshot{
 		{URL: fa.URLOf(orig, at, ""), Datetime: audit.NewTime(at)},
 		{URL: other.URLOf(orig, at, ""), Datetime: audit.NewTime(at)},
 	}}
-	in := Input{RunID: 1, Links: []Link{htmlLink(1, orig, r)}}
+	in := stageInput{RunID: 1, Links: []stageLink{htmlLink(1, orig, r)}}
 	var c collector
-	if _, err := Run(context.Background(), Options{Client: client, SiteHosts: siteHosts}, in, c.sink()); err != nil {
+	if _, err := runStage(context.Background(), Options{Client: client, SiteHosts: siteHosts}, in, c.sink()); err != nil {
 		t.Fatal(err)
 	}
 	verdict := map[string]audit.SnapshotCheck{}
@@ -435,12 +435,12 @@ func TestRun_PrivateArchiveOnly(t *testing.T) {
 
 // TestRun_Offline: first-seen drift needs no network and no client.
 func TestRun_Offline(t *testing.T) {
-	in := Input{RunID: 2,
+	in := stageInput{RunID: 2,
 		Checks:    map[int64]*audit.Check{1: {RunID: 2, TargetID: 1, URL: "http://e.org/", SHA256: "b", SimHash: 0xFFFF, Words: 100, Verdict: audit.VerdictOK}},
 		Reference: map[int64]*audit.Check{1: {RunID: 1, TargetID: 1, URL: "http://e.org/", SHA256: "a", SimHash: 0, Words: 100}},
-		Links:     []Link{htmlLink(1, "http://e.org/", &audit.Robust{VersionDate: audit.NewTime(time.Now())})}}
+		Links:     []stageLink{htmlLink(1, "http://e.org/", &audit.Robust{VersionDate: audit.NewTime(time.Now())})}}
 	var c collector
-	sum, err := Run(context.Background(), Options{Offline: true}, in, c.sink())
+	sum, err := runStage(context.Background(), Options{Offline: true}, in, c.sink())
 	if err != nil {
 		t.Fatal(err)
 	}

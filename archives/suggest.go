@@ -41,7 +41,7 @@ func (s *stage) suggestions(nr map[int64]*near, ids map[int64][]identResult) {
 			s.emitSuggestion(audit.Suggestion{
 				LinkID: l.ID, PageURL: l.PageURL, Href: b.URL, Text: text, Reason: ReasonBrokenMemento,
 				OriginalURL: orig, VersionDate: n.want.at, VersionURL: b.URL,
-				HTML: RobustHTML(b.URL, orig, n.want.at, dateOnly, b.URL, b.Datetime, text),
+				HTML: robustHTML(b.URL, orig, n.want.at, dateOnly, b.URL, b.Datetime, text),
 			})
 		case alive(c) && s.suggestible(l) && n != nil:
 			sg := audit.Suggestion{
@@ -52,7 +52,7 @@ func (s *stage) suggestions(nr map[int64]*near, ids map[int64][]identResult) {
 			if b != nil && b.Representative {
 				sg.VersionURL, mt = b.URL, b.Datetime
 			}
-			sg.HTML = RobustHTML(l.Link.Href, l.TargetURL, n.want.at, true, sg.VersionURL, mt, text)
+			sg.HTML = robustHTML(l.Link.Href, l.TargetURL, n.want.at, true, sg.VersionURL, mt, text)
 			s.emitSuggestion(sg)
 		}
 		for _, r := range ids[l.TargetID] {
@@ -80,12 +80,12 @@ func (s *stage) emitSuggestion(sg audit.Suggestion) {
 	}
 }
 
-// RobustHTML writes a Robust Link (robust-links spec §2-3): href,
+// robustHTML writes a Robust Link (robust-links spec §2-3): href,
 // data-originalurl, data-versiondate (a date when dateOnly, else a
 // datetime, ISO 8601 in UTC) and, when mementoURL is set,
 // data-versionurl with the memento's datetime. Attribute values and text
 // are HTML-escaped; an empty text shows href.
-func RobustHTML(href, original string, versionDate time.Time, dateOnly bool, mementoURL string, mementoTime time.Time, text string) string {
+func robustHTML(href, original string, versionDate time.Time, dateOnly bool, mementoURL string, mementoTime time.Time, text string) string {
 	var b strings.Builder
 	b.WriteString(`<a href="`)
 	b.WriteString(html.EscapeString(href))

@@ -40,7 +40,7 @@ type PageEvidence struct {
 	Anchors []string `json:"anchors,omitempty"`
 	// Text is the page's main-text words (textsim.Words of
 	// textsim.MainText) joined by single spaces, for the soft-404
-	// comparison: at most check.KnownTextMax bytes, cut on a word
+	// comparison: at most 64 KiB (the checker's cap on kept text), cut on a word
 	// boundary; TextCapped reports the page had more.
 	Text       string `json:"text,omitempty"`
 	TextCapped bool   `json:"text_capped,omitempty"`

@@ -13,7 +13,6 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/politeness"
-	"golang.org/x/net/html/charset"
 )
 
 // deferral says a check was cut short to be tried again: after a pause
@@ -282,20 +281,6 @@ func evidenceHeaders(h http.Header) map[string]string {
 		}
 	}
 	return m
-}
-
-// toUTF8 decodes an HTML body to UTF-8: BOM, then the Content-Type
-// charset, then <meta>, then a UTF-8 validity sniff (x/net/html/charset).
-func toUTF8(body []byte, contentType string) []byte {
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	if name == "utf-8" {
-		return body
-	}
-	out, err := enc.NewDecoder().Bytes(body)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 // redirectToRoot reports whether a redirected target is a deep URL that

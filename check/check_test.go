@@ -657,12 +657,12 @@ func TestCheckOne_Anchors(t *testing.T) {
 	}
 	many := strings.Repeat(`<p id="x">`, 1) + func() string {
 		var b strings.Builder
-		for i := range MaxAnchors + 100 {
+		for i := range maxAnchors + 100 {
 			fmt.Fprintf(&b, `<i id="a%d">`, i)
 		}
 		return b.String()
 	}()
-	if n := len(anchors([]byte(many), MaxAnchors)); n != MaxAnchors {
-		t.Errorf("%d anchors, want the cap %d", n, MaxAnchors)
+	if n := len(anchors([]byte(many), maxAnchors)); n != maxAnchors {
+		t.Errorf("%d anchors, want the cap %d", n, maxAnchors)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
@@ -48,20 +49,20 @@ type Target struct {
 
 // Defaults of Options.
 const (
-	DefaultWorkers          = 64
-	DefaultPerHost          = 4
-	DefaultRetries          = 2
-	DefaultRetryBase        = 500 * time.Millisecond
-	DefaultMaxRetryWait     = 60 * time.Second
-	DefaultTimeout          = 30 * time.Second
-	DefaultConnectTimeout   = 10 * time.Second
-	DefaultMaxRedirects     = 10
-	DefaultMaxBody          = 2 << 20
-	DefaultSoft404Threshold = 0.9
+	defaultWorkers          = 64
+	defaultPerHost          = 4
+	defaultRetries          = 2
+	defaultRetryBase        = 500 * time.Millisecond
+	defaultMaxRetryWait     = 60 * time.Second
+	defaultTimeout          = 30 * time.Second
+	defaultConnectTimeout   = 10 * time.Second
+	defaultMaxRedirects     = 10
+	defaultMaxBody          = httpx.DefaultMaxBody
+	defaultSoft404Threshold = 0.9
 	DefaultUserAgent        = "linkrot (+https://github.com/linkrot/linkrot)"
 
-	// MaxAnchors bounds Check.Anchors.
-	MaxAnchors = 20000
+	// maxAnchors bounds Check.Anchors.
+	maxAnchors = 20000
 )
 
 // Options configure a Checker. The zero value is useful: each field names
@@ -135,13 +136,13 @@ type Options struct {
 	// redirect-to-root verdicts (default: on).
 	DisableSoft404 bool
 	// Soft404Threshold is the least similarity (Jaccard index of 3-word
-	// shingle sets, see Soft404Shingle) between a target's main text and a
+	// shingle sets, see soft404Shingle) between a target's main text and a
 	// probe's that makes the target a soft 404 (default 0.9).
 	Soft404Threshold float64
 
 	// Resolver resolves host names for the default transport (default
 	// net.DefaultResolver). Answers are cached for a run.
-	Resolver Resolver
+	Resolver netguard.Resolver
 	// Transport replaces the default SSRF-guarded transport. For tests
 	// only: the SSRF policy, the DNS cache and the connect timeout are
 	// properties of the default transport and do not apply to another one.
@@ -153,7 +154,7 @@ type Options struct {
 	// PerHost above Options.PerHost is capped by the transport's
 	// MaxConnsPerHost (PerHost). Headers go only to the matching host,
 	// never to redirect hops elsewhere.
-	Hosts []audit.HostRule
+	Hosts []politeness.HostRule
 
 	// Scheduler is the per-host budget the checks run within, shared with
 	// the crawl of the same run (one host, one budget): concurrency, delay,
@@ -178,40 +179,40 @@ type Checker struct {
 func New(opts Options) *Checker {
 	o := opts
 	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
+		o.Workers = defaultWorkers
 	}
 	if o.PerHost <= 0 {
-		o.PerHost = DefaultPerHost
+		o.PerHost = defaultPerHost
 	}
 	switch {
 	case o.Retries == 0:
-		o.Retries = DefaultRetries
+		o.Retries = defaultRetries
 	case o.Retries < 0:
 		o.Retries = 0
 	}
 	if o.RetryBase <= 0 {
-		o.RetryBase = DefaultRetryBase
+		o.RetryBase = defaultRetryBase
 	}
 	if o.MaxRetryWait <= 0 {
-		o.MaxRetryWait = DefaultMaxRetryWait
+		o.MaxRetryWait = defaultMaxRetryWait
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+		o.Timeout = defaultTimeout
 	}
 	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
+		o.ConnectTimeout = defaultConnectTimeout
 	}
 	if o.MaxRedirects <= 0 {
-		o.MaxRedirects = DefaultMaxRedirects
+		o.MaxRedirects = defaultMaxRedirects
 	}
 	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
+		o.MaxBody = defaultMaxBody
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
 	}
 	if o.Soft404Threshold <= 0 {
-		o.Soft404Threshold = DefaultSoft404Threshold
+		o.Soft404Threshold = defaultSoft404Threshold
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
@@ -240,14 +241,14 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 	rs := &runState{c: c, o: &c.o, sched: c.o.Scheduler, probes: newProbeCache()}
 	if rs.sched == nil {
 		rs.sched = politeness.New(politeness.Options{
-			PerHost: c.o.PerHost, Delay: c.o.HostDelay, Rules: c.o.Hosts, MaxRetryWait: c.o.MaxRetryWait,
+			PerHost: c.o.PerHost, Delay: c.o.HostDelay, Rules: c.o.Hosts, MaxRetryWait: c.o.MaxRetryWait, ResourceID: urls.NormalizeURL,
 		})
 	}
 	if c.o.Transport != nil {
 		rs.rt = c.o.Transport
 	} else {
 		rs.guard = newGuard(runCtx, &c.o)
-		rs.rt = newTransport(rs.guard, &c.o)
+		rs.rt = httpx.NewPool(rs.guard.DialContext, c.o.HTTP())
 	}
 	rs.rt = withRobotsPacing(rs.rt, c.o.Robots)
 	return rs, func() {
@@ -255,24 +256,6 @@ func (c *Checker) newRun(ctx context.Context) (*runState, func()) {
 		if ci, ok := rs.rt.(interface{ CloseIdleConnections() }); ok {
 			ci.CloseIdleConnections()
 		}
-	}
-}
-
-// newTransport is the shared Transport of a run: keep-alive, HTTP/2 where
-// the server offers it, at most PerHost connections per host, every dial
-// through the SSRF guard and never through a proxy.
-func newTransport(g *netguard.Dialer, o *Options) *http.Transport {
-	return &http.Transport{
-		Proxy:                  nil,
-		DialContext:            g.DialContext,
-		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           0, // no limit; per host below
-		MaxIdleConnsPerHost:    o.PerHost,
-		MaxConnsPerHost:        o.PerHost,
-		IdleConnTimeout:        90 * time.Second,
-		TLSHandshakeTimeout:    o.ConnectTimeout,
-		ExpectContinueTimeout:  time.Second,
-		MaxResponseHeaderBytes: 1 << 20,
 	}
 }
 

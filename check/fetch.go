@@ -2,24 +2,19 @@ package check
 
 import (
 	"bufio"
-	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"crypto/tls"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptrace"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
 )
@@ -190,7 +185,7 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	for k, v := range extra {
 		req.Header[k] = v
 	}
-	if r, ok := audit.HostRuleFor(o.Hosts, hostKey(u)); ok {
+	if r, ok := politeness.HostRuleFor(o.Hosts, hostKey(u)); ok {
 		for k, v := range r.Headers {
 			req.Header.Set(k, v)
 		}
@@ -239,10 +234,10 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 	case r.status == 403 || r.status == 429 || r.status == 503:
 		limit = min(o.MaxBody, challengeBodyMax)
 	}
-	mediaType := mediaTypeOf(resp.Header.Get("Content-Type"))
-	if limit > 0 && (mediaType == "" || isHTMLType(mediaType)) {
+	mediaType := httpx.MediaType(resp.Header.Get("Content-Type"))
+	if limit > 0 && (mediaType == "" || httpx.IsHTMLType(mediaType)) {
 		raw := &errRecorder{r: resp.Body}
-		dec, decErr := decoder(resp, raw)
+		dec, decErr := httpx.Decoder(resp, raw)
 		if decErr != nil {
 			r.decodeErr = decErr
 		} else {
@@ -250,11 +245,11 @@ func (s *session) attempt(ctx context.Context, u *url.URL, extra http.Header) *r
 			if mediaType == "" {
 				// No Content-Type: sniff (net/http's algorithm).
 				peek, _ := br.Peek(512)
-				mediaType = mediaTypeOf(http.DetectContentType(peek))
+				mediaType = httpx.MediaType(http.DetectContentType(peek))
 			}
-			if isHTMLType(mediaType) {
+			if httpx.IsHTMLType(mediaType) {
 				r.html = true
-				r.body, r.truncated, err = readCapped(br, limit, resp.ContentLength)
+				r.body, r.truncated, err = httpx.ReadCapped(br, limit, resp.ContentLength)
 				if err != nil {
 					if raw.err != nil && raw.err != io.EOF {
 						r.bodyErr = raw.err
@@ -285,68 +280,6 @@ func drain(resp *http.Response, cancel context.CancelFunc) {
 	io.CopyN(io.Discard, resp.Body, drainMax)
 }
 
-// readCapped reads r up to max bytes; truncated reports there was more.
-func readCapped(r io.Reader, max, sizeHint int64) ([]byte, bool, error) {
-	var buf bytes.Buffer
-	if sizeHint > 0 {
-		buf.Grow(int(min(sizeHint, max) + 1))
-	}
-	_, err := buf.ReadFrom(io.LimitReader(r, max+1))
-	b := buf.Bytes()
-	if int64(len(b)) > max {
-		return b[:max], true, nil
-	}
-	return b, false, err
-}
-
-// decoder returns the decoded body. The Transport decodes gzip when it
-// asked for it (resp.Uncompressed); a gzip or deflate body it did not ask
-// for is decoded here. Either way the caller caps the decoded bytes.
-func decoder(resp *http.Response, raw io.Reader) (io.Reader, error) {
-	if resp.Uncompressed {
-		return raw, nil
-	}
-	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
-	case "", "identity":
-		return raw, nil
-	case "gzip", "x-gzip":
-		return &lazyReader{open: func() (io.Reader, error) { return gzip.NewReader(raw) }}, nil
-	case "deflate":
-		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
-		br := bufio.NewReader(raw)
-		return &lazyReader{open: func() (io.Reader, error) {
-			h, err := br.Peek(2)
-			if err != nil {
-				return nil, err
-			}
-			if h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
-				return zlib.NewReader(br)
-			}
-			return flate.NewReader(br), nil
-		}}, nil
-	default:
-		return nil, errors.New("unsupported content-encoding " + truncate(ce, 40))
-	}
-}
-
-// lazyReader opens a decoder on first read, so that a stream that is not
-// what it claims fails as a read, with the reader's error recorded.
-type lazyReader struct {
-	open func() (io.Reader, error)
-	r    io.Reader
-	err  error
-}
-
-func (l *lazyReader) Read(p []byte) (int, error) {
-	if l.r == nil && l.err == nil {
-		l.r, l.err = l.open()
-	}
-	if l.err != nil {
-		return 0, l.err
-	}
-	return l.r.Read(p)
-}
-
 // errRecorder remembers the error of the raw body, telling a network
 // failure apart from a decoding one.
 type errRecorder struct {
@@ -360,33 +293,6 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
-}
-
-func mediaTypeOf(ct string) string {
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		// Take what precedes the parameters.
-		mt, _, _ = strings.Cut(ct, ";")
-		mt = strings.ToLower(strings.TrimSpace(mt))
-	}
-	return mt
-}
-
-func isHTMLType(mt string) bool {
-	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// IsHTML reports whether a body is HTML: by its Content-Type, or sniffed with
-// net/http's algorithm when there is none. The crawler and the archives
-// stage decide with it, so every stage agrees on what is a page.
-func IsHTML(contentType string, body []byte) bool {
-	if contentType == "" {
-		contentType = http.DetectContentType(body)
-	}
-	return isHTMLType(mediaTypeOf(contentType))
 }
 
 // timingRec collects the phases of one attempt from httptrace hooks (and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/netguard"
 )
 
 // testOptions are fast options for loopback servers.
@@ -44,7 +45,7 @@ func (f fakeResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAd
 
 // countingResolver counts lookups.
 type countingResolver struct {
-	Resolver
+	netguard.Resolver
 	n atomic.Int64
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // TestChecker_HostRules checks per-host overrides: a rule's headers reach
@@ -49,7 +50,7 @@ func TestChecker_HostRules(t *testing.T) {
 	o := testOptions()
 	o.PerHost = 4
 	o.DisableSoft404 = true
-	o.Hosts = []audit.HostRule{{Match: su.Host, PerHost: 1, Headers: map[string]string{"Authorization": "Bearer s3cret"}}}
+	o.Hosts = []politeness.HostRule{{Match: su.Host, PerHost: 1, Headers: map[string]string{"Authorization": "Bearer s3cret"}}}
 	var targets []Target
 	for i, p := range []string{"/a", "/b", "/c", "/d"} {
 		targets = append(targets, Target{ID: int64(i + 1), URL: staging.URL + p})

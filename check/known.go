@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/net/html"
@@ -28,12 +29,12 @@ import (
 // fingerprint and anchors, and the soft-404 probe (a request to another
 // URL) compared with the crawl's main text.
 
-// KnownTextMax caps the main text kept of a crawled page for the soft-404
+// knownTextMax caps the main text kept of a crawled page for the soft-404
 // comparison (PageEvidence.Text): 64 KiB of words, about 10,000. A page
 // with more is compared on this prefix, which decides the verdict exactly
 // unless the probe's text is itself about as long (see knownBody.decides);
 // then the target is fetched after all.
-const KnownTextMax = 64 << 10
+const knownTextMax = 64 << 10
 
 // Known is the response the crawl of the same run got for a target's URL:
 // the checker judges the target from it without a request of its own (but
@@ -76,7 +77,7 @@ type Known struct {
 // of the same URL needs: the checker's evidence header fields and
 // validators, its bot-challenge signal, and for a 2xx HTML response the
 // fingerprint, anchors and main text of the first maxBody decoded bytes
-// (the checker's Options.MaxBody; <= 0: DefaultMaxBody), exactly as the
+// (the checker's Options.MaxBody; <= 0: defaultMaxBody), exactly as the
 // checker would compute them. header is the response's header as the
 // server sent it (Content-Type and Content-Encoding included); body the
 // decoded body read, complete false when the reader stopped before its
@@ -86,7 +87,7 @@ type Known struct {
 // by fetching it.
 func Observe(status int, header http.Header, body []byte, complete bool, maxBody int64, parsed *ParsedHTML) *audit.PageEvidence {
 	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
+		maxBody = defaultMaxBody
 	}
 	e := &audit.PageEvidence{
 		BodyCap:      maxBody,
@@ -104,14 +105,14 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	}
 	var read []byte
 	isRead, truncated := false, false
-	if mt := mediaTypeOf(header.Get("Content-Type")); limit > 0 && (mt == "" || isHTMLType(mt)) {
+	if mt := httpx.MediaType(header.Get("Content-Type")); limit > 0 && (mt == "" || httpx.IsHTMLType(mt)) {
 		if ce := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); ce != "" && ce != "identity" {
 			return nil
 		}
 		if mt == "" {
-			mt = mediaTypeOf(http.DetectContentType(body[:min(len(body), 512)]))
+			mt = httpx.MediaType(http.DetectContentType(body[:min(len(body), 512)]))
 		}
-		if isHTMLType(mt) {
+		if httpx.IsHTMLType(mt) {
 			n := min(int64(len(body)), limit)
 			read, isRead = body[:n], true
 			truncated = !complete || int64(len(body)) > limit
@@ -130,9 +131,25 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 	return e
 }
 
-// ResponseFields are the response header fields Observe reads: the
+// Observer returns Observe with the checker's body cap maxBody (its
+// Options.MaxBody; <= 0: defaultMaxBody), in the form the crawler takes it
+// (crawler.Options.Observe): decoded and doc, when not nil, are the body
+// as the crawler decoded and parsed it (see ParsedHTML). The pipeline
+// wires the two stages with it, so that the crawler records each page's
+// evidence as the checker would read it without importing the checker.
+func Observer(maxBody int64) func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
+	return func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
+		var parsed *ParsedHTML
+		if doc != nil {
+			parsed = &ParsedHTML{Decoded: decoded, Doc: doc}
+		}
+		return Observe(status, header, body, complete, maxBody, parsed)
+	}
+}
+
+// responseFields are the response header fields Observe reads: the
 // evidence fields, the validators, Content-Type and Content-Encoding.
-var ResponseFields = append(slices.Clone(evidenceFields), "Content-Type", "Content-Encoding", "ETag", "Last-Modified")
+var responseFields = append(slices.Clone(evidenceFields), "Content-Type", "Content-Encoding", "ETag", "Last-Modified")
 
 // pageFingerprint is what a check takes from a 2xx HTML body.
 type pageFingerprint struct {
@@ -163,7 +180,7 @@ type ParsedHTML struct {
 // them as KnownTextMax holds (text, capped), instead of as a slice.
 func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *ParsedHTML, keepText bool) pageFingerprint {
 	sum := sha256.Sum256(body)
-	page := toUTF8(body, contentType)
+	page := httpx.DecodeHTML(body, contentType)
 	var doc *html.Node
 	if parsed != nil && parsed.Doc != nil && bytes.Equal(page, parsed.Decoded) {
 		doc = parsed.Doc
@@ -193,12 +210,12 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 				return
 			}
 			if len(b) > 0 {
-				if len(b)+1+len(w) > KnownTextMax {
+				if len(b)+1+len(w) > knownTextMax {
 					fp.capped = true
 					return
 				}
 				b = append(b, ' ')
-			} else if len(w) > KnownTextMax {
+			} else if len(w) > knownTextMax {
 				fp.capped = true
 				return
 			}
@@ -220,9 +237,9 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 	fp.signals = pageSignals(doc)
 	if withAnchors {
 		if doc != nil {
-			fp.anchors = anchorsOf(doc, MaxAnchors)
+			fp.anchors = anchorsOf(doc, maxAnchors)
 		} else {
-			fp.anchors = anchors(page, MaxAnchors)
+			fp.anchors = anchors(page, maxAnchors)
 		}
 	}
 	return fp
@@ -269,10 +286,10 @@ func (k *knownBody) decides(p *probeResult, start, final *url.URL, threshold flo
 		return true
 	}
 	bound := min(threshold, probeWeakSimilarity)
-	if len(k.fp.words) < Soft404Shingle {
+	if len(k.fp.words) < soft404Shingle {
 		return false
 	}
-	a := len(shingleSet(k.fp.words, Soft404Shingle))
+	a := len(shingleSet(k.fp.words, soft404Shingle))
 	if float64(len(p.shingles)) >= bound*float64(a) {
 		return false
 	}
@@ -282,11 +299,11 @@ func (k *knownBody) decides(p *probeResult, start, final *url.URL, threshold flo
 	}
 	tw, _ := withoutWords(k.fp.words, drop)
 	pw, _ := withoutWords(p.words, drop)
-	if len(tw) < Soft404Shingle {
+	if len(tw) < soft404Shingle {
 		return false
 	}
-	af := len(shingleSet(tw, Soft404Shingle))
-	return float64(len(shingleSet(pw, Soft404Shingle))) < bound*float64(af)
+	af := len(shingleSet(tw, soft404Shingle))
+	return float64(len(shingleSet(pw, soft404Shingle))) < bound*float64(af)
 }
 
 // challenge is challenge() for the chain's last response; a response

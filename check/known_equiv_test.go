@@ -170,7 +170,7 @@ func comparable(c audit.Check) audit.Check {
 func TestKnown_SameAsFetch(t *testing.T) {
 	site := newEquivSite(t)
 	sink := &pageSink{}
-	_, err := crawler.New(crawler.Options{IgnoreRobots: true, CheckMaxBody: equivMaxBody, Timeout: 5 * time.Second}, sink).
+	_, err := crawler.New(crawler.Options{IgnoreRobots: true, Observe: check.Observer(equivMaxBody), Timeout: 5 * time.Second}, sink).
 		Crawl(context.Background(), []string{site.URL + "/"})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func knownHTML(url, text string) *Known {
 		FetchedAt: time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC), Duration: 42 * time.Millisecond,
 		Evidence: audit.PageEvidence{
 			Headers: map[string]string{"Content-Type": "text/html; charset=utf-8", "ETag": `"e1"`},
-			ETag:    `"e1"`, BodyCap: DefaultMaxBody, HTML: true, BodyBytes: 1234,
+			ETag:    `"e1"`, BodyCap: defaultMaxBody, HTML: true, BodyBytes: 1234,
 			SHA256: strings.Repeat("0f", 32), SimHash: 0xfeed, Words: len(strings.Fields(text)),
 			Anchors: []string{"top", "s2"}, Text: text,
 		},
@@ -33,7 +33,7 @@ func knownHTML(url, text string) *Known {
 
 func knownStatus(url string, status int, redirects ...audit.Redirect) *Known {
 	return &Known{FinalURL: url, Status: status, Redirects: redirects, ContentType: "text/plain",
-		Evidence: audit.PageEvidence{BodyCap: DefaultMaxBody, Headers: map[string]string{"Content-Type": "text/plain"}}}
+		Evidence: audit.PageEvidence{BodyCap: defaultMaxBody, Headers: map[string]string{"Content-Type": "text/plain"}}}
 }
 
 // TestKnown_Verdicts: every verdict class judged from a Known response,
@@ -260,7 +260,7 @@ func TestKnown_CappedText(t *testing.T) {
 	}{{"/short/", true}, {"/long/", false}} {
 		target := s.URL + tt.dir + "page"
 		fp := fingerprintPage([]byte("<main>"+long+"</main>"), "text/html", false, nil, true)
-		if !fp.capped || len(fp.text) > KnownTextMax {
+		if !fp.capped || len(fp.text) > knownTextMax {
 			t.Fatalf("text of %d bytes, capped %v", len(fp.text), fp.capped)
 		}
 		k := knownHTML(target, fp.text)
@@ -285,7 +285,7 @@ func TestKnown_CappedText(t *testing.T) {
 // TestKnown_Index: the index follows the crawl's redirects across pages,
 // leaves out failures and loops, and gives each page's final response.
 func TestKnown_Index(t *testing.T) {
-	ev := &audit.PageEvidence{HTML: true, BodyCap: DefaultMaxBody}
+	ev := &audit.PageEvidence{HTML: true, BodyCap: defaultMaxBody}
 	pages := []*audit.Page{
 		{Extraction: audit.Extraction{URL: "http://s/a"}, RequestURL: "http://s/a", Status: 200, Evidence: ev},
 		// /t redirected to /a, which the crawl had already: not followed.
@@ -364,7 +364,7 @@ func TestObserve(t *testing.T) {
 	if !e.HTML || e.SHA256 != fp.sha256 || e.SimHash != fp.simhash || e.Words != len(fp.words) ||
 		e.Text != strings.Join(fp.words, " ") || e.TextCapped || !slices.Equal(e.Anchors, fp.anchors) ||
 		e.ETag != `"v"` || e.Headers["Server"] != "test" || e.Headers["Date"] != "" || e.BodyBytes != int64(len(body)) ||
-		e.BodyTruncated || e.BodyCap != DefaultMaxBody {
+		e.BodyTruncated || e.BodyCap != defaultMaxBody {
 		t.Errorf("evidence = %+v, fingerprint = %+v", e, fp)
 	}
 	// Cut at the checker's body cap, as a fetch would be.

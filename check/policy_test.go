@@ -1,13 +1,7 @@
 package check
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
-	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/netguard"
@@ -43,47 +37,5 @@ func TestIsPrivateAddr(t *testing.T) {
 		if want && (netguard.Check(ip, false) == "" || netguard.Check(ip, true) != "") {
 			t.Errorf("%s: IsPrivateAddr disagrees with checkAddr", addr)
 		}
-	}
-}
-
-// TestNewGuardedTransport: loopback is allowed for the addresses privateOK
-// names only; link-local is refused even when privateOK says yes.
-func TestNewGuardedTransport(t *testing.T) {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "site") }))
-	defer site.Close()
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other") }))
-	defer other.Close()
-	siteAddr := strings.TrimPrefix(site.URL, "http://")
-	var asked []string
-	tr, done := NewGuardedTransport(Options{Resolver: fakeResolver{"meta.test": {"169.254.169.254"}}}, func(addr string) bool {
-		asked = append(asked, addr)
-		return addr == siteAddr || strings.HasPrefix(addr, "meta.test:") || strings.HasPrefix(addr, "169.254.")
-	})
-	defer done()
-	if tr.Proxy != nil {
-		t.Errorf("the guarded transport uses a proxy")
-	}
-	get := func(u string) error {
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, u, nil)
-		resp, err := tr.RoundTrip(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
-	}
-	if err := get(site.URL + "/"); err != nil {
-		t.Errorf("the allowed loopback site: %v", err)
-	}
-	var refused *RefusedError
-	if err := get(other.URL + "/"); !errors.As(err, &refused) || refused.Reason != "loopback address" {
-		t.Errorf("another loopback service: %v, want refused", err)
-	}
-	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://meta.test/latest/meta-data/"} {
-		if err := get(u); !errors.As(err, &refused) || !strings.Contains(refused.Reason, "link-local") {
-			t.Errorf("%s: %v, want refused as link-local", u, err)
-		}
-	}
-	if len(asked) == 0 {
-		t.Errorf("privateOK never consulted")
 	}
 }

@@ -45,14 +45,14 @@ func (rs *runState) robotsSkip(ctx context.Context, u *url.URL) string {
 	return rs.o.Robots.Disallowed(ctx, u)
 }
 
-// RobotsError reports a request not sent because the audited site's
+// robotsError reports a request not sent because the audited site's
 // robots.txt disallows its URL.
-type RobotsError struct {
+type robotsError struct {
 	URL    string
 	Reason string
 }
 
-func (e *RobotsError) Error() string { return "not requested: " + e.Reason + ": " + e.URL }
+func (e *robotsError) Error() string { return "not requested: " + e.Reason + ": " + e.URL }
 
 // pacedTransport makes every request wait for its host's turn under a
 // RobotsGate's Crawl-delay (each attempt, retry, redirect hop and soft-404
@@ -77,7 +77,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
-		return nil, &RobotsError{URL: req.URL.Redacted(), Reason: why}
+		return nil, &robotsError{URL: req.URL.Redacted(), Reason: why}
 	}
 	done, err := t.gate.Wait(req.Context(), req.URL)
 	if err != nil {

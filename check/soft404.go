@@ -11,10 +11,11 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift/textsim"
+	"github.com/linkrot/linkrot/httpx"
 	"golang.org/x/sync/singleflight"
 )
 
-// Soft404Shingle is the shingle size of the soft-404 probe similarity:
+// soft404Shingle is the shingle size of the soft-404 probe similarity:
 // the similarity of two pages is the Jaccard index of the sets of hashed
 // 3-word shingles of their main texts (textsim.MainText). It is measured
 // twice, and the higher value counts: on the texts as they are, and on the
@@ -31,7 +32,7 @@ import (
 // site's boilerplate with the not-found page still differs in more than a
 // tenth of its shingles. From probeWeakSimilarity (0.6) up, the probe
 // adds a weaker score (soft404_classify.go).
-const Soft404Shingle = 3
+const soft404Shingle = 3
 
 // probeTextMax caps the probe answer's words kept for the comparison.
 const probeTextMax = 20000
@@ -64,8 +65,8 @@ type probeCache struct {
 // trustedProbes is how many directories of a host must answer their probe
 // with a real 404 or 410, and none otherwise, before the host's other
 // directories are no longer probed. A documentation tree has a directory
-// per section, and a probe in each doubled the requests of a run over a
-// few hundred pages; a catch-all (the probe's target) answers 200 in the
+// per section, and a probe in each would double the requests of a run; a
+// catch-all (the probe's target) answers 200 in the
 // site's first directories probed, and then every directory of the host
 // is probed. A catch-all only in a directory probed after the host was
 // trusted is judged by the classifier's other signals, without the probe's
@@ -187,11 +188,11 @@ func (rs *runState) dirProbe(ctx context.Context, u *url.URL) *probeResult {
 			p.status = r.status
 			p.final = ch.final.String()
 			if r.html && r.body != nil {
-				text := textsim.MainText(toUTF8(r.body, r.header.Get("Content-Type")))
+				text := textsim.MainText(httpx.DecodeHTML(r.body, r.header.Get("Content-Type")))
 				words := textsim.Words(text)
 				p.words = words[:min(len(words), probeTextMax)]
 			}
-			p.shingles = shingleSet(p.words, Soft404Shingle)
+			p.shingles = shingleSet(p.words, soft404Shingle)
 			p.urlWords = urlWords(pu, ch.final)
 		}
 		rs.c.log.Debug("soft-404 probe", "url", p.url, "status", p.status, "final", p.final, "failure", p.failure)
@@ -282,11 +283,11 @@ func withoutWords(words []string, drop map[string]bool) ([]string, int) {
 }
 
 // probeSimilarity measures a target's main-text words against the
-// probe's (see Soft404Shingle): the higher of the similarity of the texts
+// probe's (see soft404Shingle): the higher of the similarity of the texts
 // as they are (raw) and of the texts without the two URLs' words (echo,
 // -1 when that measure does not apply).
 func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim, raw, echo float64) {
-	ts := shingleSet(words, Soft404Shingle)
+	ts := shingleSet(words, soft404Shingle)
 	raw = jaccardSorted(ts, p.shingles)
 	echo = -1
 	drop := urlWords(start, final)
@@ -302,10 +303,10 @@ func probeSimilarity(words []string, start, final *url.URL, p *probeResult) (sim
 	// has at least len(ts) - 3·tn shingles, pw at most len(pw): when that
 	// bounds the Jaccard index below probeWeakSimilarity, the echo measure
 	// cannot score and is not computed.
-	if least := len(ts) - Soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
+	if least := len(ts) - soft404Shingle*tn; least > 0 && float64(len(pw)) < probeWeakSimilarity*float64(least) {
 		return raw, raw, echo
 	}
-	echo = jaccardSorted(shingleSet(tw, Soft404Shingle), shingleSet(pw, Soft404Shingle))
+	echo = jaccardSorted(shingleSet(tw, soft404Shingle), shingleSet(pw, soft404Shingle))
 	return max(raw, echo), raw, echo
 }
 

@@ -16,10 +16,10 @@ func BenchmarkSoft404Classify(b *testing.B) {
 	fp := fingerprintPage([]byte(docPage()), "text/html", false, nil, false)
 	pw := textsim.Words(textsim.MainText([]byte(layout(article))))
 	probe := &probeResult{url: "https://example.com/docs/abc", final: "https://example.com/docs/abc", status: 200,
-		words: pw, shingles: shingleSet(pw, Soft404Shingle), urlWords: urlWords(&url.URL{Path: "/docs/abc"})}
+		words: pw, shingles: shingleSet(pw, soft404Shingle), urlWords: urlWords(&url.URL{Path: "/docs/abc"})}
 	u, _ := url.Parse("https://example.com/docs/howto/404.html")
 	in := &soft404Input{start: u, final: u, words: fp.words, count: fp.count, page: fp.signals,
-		simhash: fp.simhash, probe: probe, probeThreshold: DefaultSoft404Threshold}
+		simhash: fp.simhash, probe: probe, probeThreshold: defaultSoft404Threshold}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := classifySoft404(in); res.verdict != "" {

@@ -23,7 +23,7 @@ import (
 //     2004; Meneses, Furuta and Shipman, "Identifying 'soft 404' error
 //     pages: analyzing the lexical signatures of documents in distributed
 //     collections", TPDL 2012). Same not-found page as the
-//     probe (Soft404Shingle), or both redirected to one page that is not
+//     probe (soft404Shingle), or both redirected to one page that is not
 //     a home page: weightProbe. A similarity between probeWeakSimilarity
 //     and the threshold adds up to weightProbeWeak. A probe answered 404
 //     or 410 is recorded with score 0: it no longer rules the other
@@ -110,7 +110,7 @@ func classifySoft404(in *soft404Input) soft404Result {
 	ev := &audit.Soft404Evidence{}
 	threshold := in.probeThreshold
 	if threshold <= 0 || threshold > 1 {
-		threshold = DefaultSoft404Threshold
+		threshold = defaultSoft404Threshold
 	}
 	toks := foldTokens(in.words)
 	length := effectiveLength(in.words, in.count)

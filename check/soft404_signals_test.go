@@ -471,7 +471,7 @@ func FuzzSoft404Classify(f *testing.F) {
 		fp := fingerprintPage([]byte(page), "text/html", true, nil, false)
 		pw := textsim.Words(textsim.MainText([]byte(probePage)))
 		probe := &probeResult{url: "https://example.com/x/zzzz", final: "https://example.com/x/zzzz", status: probeStatus,
-			words: pw, shingles: shingleSet(pw, Soft404Shingle), urlWords: map[string]bool{"x": true}}
+			words: pw, shingles: shingleSet(pw, soft404Shingle), urlWords: map[string]bool{"x": true}}
 		ref := &audit.Check{SHA256: "r", SimHash: 12345, Words: 300}
 		res := classifySoft404(&soft404Input{start: start, final: final, redirects: redirects, words: fp.words,
 			count: fp.count, page: fp.signals, simhash: fp.simhash, probe: probe, reference: ref, probeThreshold: 0.9})

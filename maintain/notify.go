@@ -18,6 +18,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 // NotifyStore is what the Notifier reads and records (store/sqlite's DB
@@ -203,7 +204,7 @@ func (n *Notifier) Run(ctx context.Context) (NotifyResult, error) {
 		byHost[h] = append(byHost[h], d)
 	}
 	sort.Strings(hosts)
-	tr, closeTr := check.NewGuardedTransport(check.Options{AllowPrivate: n.o.AllowPrivate, ConnectTimeout: n.o.Timeout, PerHost: 1}, nil)
+	tr, closeTr := httpx.NewGuardedTransport(httpx.Options{AllowPrivate: n.o.AllowPrivate, ConnectTimeout: n.o.Timeout, PerHost: 1}, nil)
 	defer closeTr()
 	client := &http.Client{Transport: tr, Timeout: n.o.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

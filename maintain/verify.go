@@ -19,6 +19,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/store/sqlite"
 	"github.com/linkrot/linkrot/urls"
 )
@@ -149,7 +150,7 @@ func NewVerifier(q Queue, checker Checker, o VerifierOptions) *Verifier {
 	tr := o.Transport
 	v.closeTr = func() {}
 	if tr == nil {
-		gt, closeFn := check.NewGuardedTransport(check.Options{AllowPrivate: o.AllowPrivate, Timeout: o.FetchTimeout, PerHost: 2}, nil)
+		gt, closeFn := httpx.NewGuardedTransport(httpx.Options{AllowPrivate: o.AllowPrivate, PerHost: 2}, nil)
 		tr, v.closeTr = gt, closeFn
 	}
 	v.client = &http.Client{

@@ -13,8 +13,8 @@ import (
 
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -45,7 +45,7 @@ func dateSite(t *testing.T, files map[string]string, mtimes map[string]time.Time
 func lookupClient(t *testing.T, fa *archivetest.Archive) (*memento.Client, memento.Archive) {
 	t.Helper()
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	t.Cleanup(done)
 	return memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Retries: -1}), cfg
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -84,7 +84,7 @@ func fixture(t *testing.T) (*archivetest.Archive, *memento.Client, memento.Archi
 		fa.Add(archivetest.Memento{Original: u, Time: captured, Body: "<p>captured</p>"})
 	}
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	t.Cleanup(done)
 	return fa, memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Retries: -1}), cfg
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 // JobEnv returns a worker's env of job (built by linkrot.OpenStored with
@@ -18,7 +19,7 @@ import (
 // The env's Close closes the job.
 func JobEnv(job *linkrot.Job, pacer *Pacer) *RunEnv {
 	copts, kopts := job.Config.Crawl, job.Config.Check
-	base, closeBase := check.NewTransportAllowing(kopts, kopts.AllowPrivateHosts)
+	base, closeBase := httpx.NewTransportAllowing(kopts.HTTP(), kopts.AllowPrivateHosts)
 	delay := max(copts.Delay, kopts.HostDelay)
 	gate := job.Robots
 	pacer.MaxPause = kopts.MaxRetryWait

@@ -29,7 +29,7 @@ package urls
 // backslash escapes) and <targets> are recognised before any delimiter is
 // interpreted. A malformed link is skipped: the parser resynchronises at the
 // next top-level comma (or at a "<" that starts a new line, which is how
-// TimeMaps are laid out), records a *LinkHeaderError and keeps going, so every
+// TimeMaps are laid out), records a *linkHeaderError and keeps going, so every
 // well-formed link is still returned. Work is linear in the input size,
 // including on hostile input (see scanQuoted), and the number of recorded
 // errors is capped.
@@ -121,8 +121,8 @@ func (l WebLink) String() string {
 	return b.String()
 }
 
-// LinkHeaderError describes one malformed part of a Link field value.
-type LinkHeaderError struct {
+// linkHeaderError describes one malformed part of a Link field value.
+type linkHeaderError struct {
 	// Offset is the byte offset of the problem in the field values joined
 	// with ", " (the combined field value of RFC 9110 §5.3); for a single
 	// field it is the offset in that field.
@@ -133,7 +133,7 @@ type LinkHeaderError struct {
 	Reason string
 }
 
-func (e *LinkHeaderError) Error() string {
+func (e *linkHeaderError) Error() string {
 	if e.Excerpt == "" {
 		return fmt.Sprintf("link header: offset %d: %s", e.Offset, e.Reason)
 	}
@@ -141,7 +141,7 @@ func (e *LinkHeaderError) Error() string {
 }
 
 const (
-	// maxLinkHeaderErrors caps the *LinkHeaderError values kept by one
+	// maxLinkHeaderErrors caps the *linkHeaderError values kept by one
 	// ParseLinkHeader call; further problems are counted in one summary
 	// error, so that a huge garbage header cannot make a huge error.
 	maxLinkHeaderErrors = 20
@@ -151,7 +151,7 @@ const (
 // ParseLinkHeader parses one or more Link field values (several fields,
 // several links per field), or the body of an application/link-format
 // document. It never panics. Malformed links are skipped and reported in the
-// returned error (an errors.Join of *LinkHeaderError values with the offset
+// returned error (an errors.Join of *linkHeaderError values with the offset
 // and a quoted excerpt) while every well-formed link is still returned, in
 // order. Besides skipped links, the error also reports problems that cost no
 // link: a missing comma between two links (both are returned) and an invalid
@@ -230,7 +230,7 @@ type linkParser struct {
 
 func (p *linkParser) fail(off int, reason string) {
 	if len(p.errs) < maxLinkHeaderErrors {
-		p.errs = append(p.errs, &LinkHeaderError{Offset: p.base + off, Excerpt: excerpt(p.s, off), Reason: reason})
+		p.errs = append(p.errs, &linkHeaderError{Offset: p.base + off, Excerpt: excerpt(p.s, off), Reason: reason})
 		return
 	}
 	if p.more == 0 {
@@ -245,7 +245,7 @@ func (p *linkParser) err() error {
 	}
 	errs := p.errs
 	if p.more > 0 {
-		errs = append(errs, &LinkHeaderError{Offset: p.moreOffset, Reason: fmt.Sprintf("%d more problems not listed", p.more)})
+		errs = append(errs, &linkHeaderError{Offset: p.moreOffset, Reason: fmt.Sprintf("%d more problems not listed", p.more)})
 	}
 	return errors.Join(errs...)
 }

@@ -176,9 +176,9 @@ func checkLinkErrors(t *testing.T, err error, combinedLen int) {
 		t.Fatalf("%d errors", len(errs))
 	}
 	for _, e := range errs {
-		var le *LinkHeaderError
+		var le *linkHeaderError
 		if !errors.As(e, &le) {
-			t.Fatalf("%T is not a *LinkHeaderError", e)
+			t.Fatalf("%T is not a *linkHeaderError", e)
 		}
 		if le.Reason == "" || le.Offset < 0 || le.Offset > combinedLen || len(le.Excerpt) > linkExcerptLen {
 			t.Fatalf("bad error %+v (input length %d)", le, combinedLen)

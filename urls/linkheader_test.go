@@ -148,7 +148,7 @@ type linkHeaderCase struct {
 	fields []string
 	want   []WebLink
 	// wantErrs holds, in order, a substring of the Reason of each expected
-	// *LinkHeaderError; nil means ParseLinkHeader must return a nil error.
+	// *linkHeaderError; nil means ParseLinkHeader must return a nil error.
 	wantErrs []string
 }
 
@@ -488,8 +488,8 @@ func unfold(s string) string {
 	return strings.Join(lines, " ")
 }
 
-// linkHeaderErrors returns the *LinkHeaderError values joined in err.
-func linkHeaderErrors(t *testing.T, err error) []*LinkHeaderError {
+// linkHeaderErrors returns the *linkHeaderError values joined in err.
+func linkHeaderErrors(t *testing.T, err error) []*linkHeaderError {
 	t.Helper()
 	if err == nil {
 		return nil
@@ -498,11 +498,11 @@ func linkHeaderErrors(t *testing.T, err error) []*LinkHeaderError {
 	if !ok {
 		t.Fatalf("error %v (%T) is not an errors.Join", err, err)
 	}
-	var out []*LinkHeaderError
+	var out []*linkHeaderError
 	for _, e := range joined.Unwrap() {
-		var le *LinkHeaderError
+		var le *linkHeaderError
 		if !errors.As(e, &le) {
-			t.Fatalf("joined error %v (%T) is not a *LinkHeaderError", e, e)
+			t.Fatalf("joined error %v (%T) is not a *linkHeaderError", e, e)
 		}
 		out = append(out, le)
 	}

@@ -55,21 +55,21 @@ var urlParser = wurl.NewParser(
 	wurl.WithPathPercentEncodeSet(wurl.PathPercentEncodeSet.Set('|', '^')),
 )
 
-// ErrInvalidURL is matched (errors.Is) by every error of ParseURL,
+// errInvalidURL is matched (errors.Is) by every error of ParseURL,
 // Resolver.Resolve and NormalizeURL for input that is not a URL.
-var ErrInvalidURL = errors.New("invalid URL")
+var errInvalidURL = errors.New("invalid URL")
 
-// URLError is the error for input that is not a URL. Its message names the
+// invalidURLError is the error for input that is not a URL. Its message names the
 // reason only, never the input (which may hold a password).
-type URLError struct {
+type invalidURLError struct {
 	// Reason is the WHATWG validation error that made parsing fail.
 	Reason string
 }
 
-func (e *URLError) Error() string { return e.Reason }
+func (e *invalidURLError) Error() string { return e.Reason }
 
-// Is reports whether target is ErrInvalidURL.
-func (e *URLError) Is(target error) bool { return target == ErrInvalidURL }
+// Is reports whether target is errInvalidURL.
+func (e *invalidURLError) Is(target error) bool { return target == errInvalidURL }
 
 // ParseURL parses an absolute URL as browsers do (the WHATWG URL Standard).
 // It is Resolver{}.Resolve without a base: a relative reference is an
@@ -149,7 +149,7 @@ func (r Resolver) Base() string {
 // result (see URL; its fragment kept apart). warnings are the validation errors that did not stop
 // parsing (a tab or newline removed, "\" read as "/", a space
 // percent-encoded, ...), deduplicated, without the input. Userinfo is
-// returned as found; see RedactURL.
+// returned as found; see redactURL.
 func (r Resolver) Resolve(ref string) (u URL, warnings []string, err error) {
 	if u, ok := resolveFast(r.fast, ref); ok {
 		return u, nil, nil
@@ -160,7 +160,7 @@ func (r Resolver) Resolve(ref string) (u URL, warnings []string, err error) {
 // resolve is Resolve through the parser (no fast path).
 func (r Resolver) resolve(ref string) (u URL, warnings []string, err error) {
 	if reason := tooCostly(ref); reason != "" {
-		return URL{}, nil, &URLError{Reason: reason}
+		return URL{}, nil, &invalidURLError{Reason: reason}
 	}
 	var w *wurl.Url
 	if r.base != nil {
@@ -189,7 +189,7 @@ func (r Resolver) resolve(ref string) (u URL, warnings []string, err error) {
 }
 
 func urlError(err error) error {
-	return &URLError{Reason: reason(err)}
+	return &invalidURLError{Reason: reason(err)}
 }
 
 // reason is the text of a WHATWG validation error without the input URL,
@@ -217,7 +217,7 @@ func truncateRunes(s string, n int) string {
 // NormalizeURL returns the form of a URL under which targets are
 // deduplicated, stored and fetched: the WHATWG serialisation (see
 // urlParser) of raw parsed without a base, with the fragment removed and
-// the userinfo password replaced by "***" (RedactURL). That is: scheme and
+// the userinfo password replaced by "***" (redactURL). That is: scheme and
 // host lower-cased, the host in Punycode or as a canonical IP address,
 // default ports dropped, an empty path made "/" (http, https, ws, wss, ftp,
 // file), dot segments resolved (also "%2E%2E", as browsers do), tab and
@@ -227,7 +227,7 @@ func truncateRunes(s string, n int) string {
 // "%"). The query is kept as written but for that encoding (its order can
 // be meaningful). The fragment never makes a URL invalid. Non-special URLs (mailto:,
 // javascript:, urn:, ...) keep their case and path. A relative reference
-// is an error (ErrInvalidURL). NormalizeURL(NormalizeURL(x)) is
+// is an error (errInvalidURL). NormalizeURL(NormalizeURL(x)) is
 // NormalizeURL(x).
 func NormalizeURL(raw string) (string, error) {
 	if n, ok := canonicalHTTP(raw); ok {
@@ -239,7 +239,7 @@ func NormalizeURL(raw string) (string, error) {
 // normalizeURL is NormalizeURL through the parser (no fast path).
 func normalizeURL(raw string) (string, error) {
 	if reason := tooCostly(raw); reason != "" {
-		return "", fmt.Errorf("normalize URL: %w", &URLError{Reason: reason})
+		return "", fmt.Errorf("normalize URL: %w", &invalidURLError{Reason: reason})
 	}
 	w, err := urlParser.Parse(raw)
 	if err != nil {
@@ -256,15 +256,14 @@ func ParseURLWarn(raw string) (URL, []string, error) {
 
 // Limits of the URL parser's input. nlnwa/whatwg-url takes time quadratic
 // in the number of path segments, in the length of the userinfo and in the
-// number of "@" in an authority (8 KiB of "a/" takes 25 ms, of "@" 150 ms,
-// a 63 KB user name 3.5 s), so hostile pages could stall
+// number of "@" in an authority, so hostile pages could stall
 // extraction; URLs beyond these limits are invalid for linkrot (a link
-// diagnostic, never a crash or a stall). MaxURLLen is RFC 9110's
+// diagnostic, never a crash or a stall). maxURLLen is RFC 9110's
 // recommended minimum a server should support (8000 octets) eight times
 // over; a data: URL is exempt (its path is opaque and parsed in linear
 // time; inline images are often larger).
 const (
-	MaxURLLen          = 64000
+	maxURLLen          = 64000
 	maxURLPathSlashes  = 1024
 	maxURLAuthorityAts = 8
 	maxURLAuthorityLen = 1024
@@ -272,8 +271,8 @@ const (
 
 // tooCostly returns why s is beyond the parser's limits, or "".
 func tooCostly(s string) string {
-	if len(s) > MaxURLLen && !hasDataScheme(s) {
-		return fmt.Sprintf("URL of %d bytes is longer than %d", len(s), MaxURLLen)
+	if len(s) > maxURLLen && !hasDataScheme(s) {
+		return fmt.Sprintf("URL of %d bytes is longer than %d", len(s), maxURLLen)
 	}
 	if len(s) < 512 {
 		return "" // cheap whatever it holds

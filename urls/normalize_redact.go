@@ -24,7 +24,7 @@ import (
 //     and the report writers redact what they print once more;
 //   - the checker never turns URL userinfo into an Authorization header
 //     (it calls the transport directly, and strips userinfo before a
-//     request: StripUserinfo). A site behind HTTP authentication is
+//     request: stripUserinfo). A site behind HTTP authentication is
 //     audited with a host rule's headers instead.
 //
 // The user name is kept (user:***@), as the report needs to show which
@@ -33,10 +33,10 @@ import (
 // RedactedPassword replaces a URL password.
 const RedactedPassword = "***"
 
-// RedactURL returns u with its password replaced by RedactedPassword (u
+// redactURL returns u with its password replaced by RedactedPassword (u
 // itself when it has none). net/url serialises the result as
 // "user:%2A%2A%2A@"; use RedactText on a string.
-func RedactURL(u *url.URL) *url.URL {
+func redactURL(u *url.URL) *url.URL {
 	if u == nil || u.User == nil {
 		return u
 	}
@@ -48,9 +48,9 @@ func RedactURL(u *url.URL) *url.URL {
 	return &c
 }
 
-// StripUserinfo returns u without userinfo (u itself when it has none):
+// stripUserinfo returns u without userinfo (u itself when it has none):
 // the URL a request is sent to.
-func StripUserinfo(u *url.URL) *url.URL {
+func stripUserinfo(u *url.URL) *url.URL {
 	if u == nil || u.User == nil {
 		return u
 	}

@@ -47,8 +47,8 @@ func TestResolver_Resolve(t *testing.T) {
 				if err == nil {
 					t.Fatalf("Resolve(%q) = %v, want an error", tc.ref, u)
 				}
-				if !errors.Is(err, ErrInvalidURL) {
-					t.Errorf("error %v is not ErrInvalidURL", err)
+				if !errors.Is(err, errInvalidURL) {
+					t.Errorf("error %v is not errInvalidURL", err)
 				}
 				if strings.Contains(err.Error(), tc.ref) {
 					t.Errorf("error %q quotes the input", err)
@@ -109,15 +109,15 @@ func TestRedactText(t *testing.T) {
 
 func TestRedactURL(t *testing.T) {
 	u, _ := url.Parse("https://user:s3cr3t@host/p")
-	r := RedactURL(u)
+	r := redactURL(u)
 	if p, _ := r.User.Password(); p != RedactedPassword {
 		t.Errorf("password %q", p)
 	}
 	if p, _ := u.User.Password(); p != "s3cr3t" {
-		t.Error("RedactURL changed its argument")
+		t.Error("redactURL changed its argument")
 	}
-	if s := StripUserinfo(u); s.User != nil || s.String() != "https://host/p" {
-		t.Errorf("StripUserinfo = %v", s)
+	if s := stripUserinfo(u); s.User != nil || s.String() != "https://host/p" {
+		t.Errorf("stripUserinfo = %v", s)
 	}
 }
 
@@ -196,7 +196,7 @@ func TestResolve_Limits(t *testing.T) {
 		{"long user name", "http://" + strings.Repeat("a", 1100) + "@h/", false},
 		{"many @", "http://" + strings.Repeat("a@", 300) + "h/", false},
 		{"many segments", "http://h" + strings.Repeat("/a", 1100), false},
-		{"too long", "http://h/" + strings.Repeat("a", MaxURLLen), false},
+		{"too long", "http://h/" + strings.Repeat("a", maxURLLen), false},
 		{"large data URL", "data:image/png;base64," + strings.Repeat("iVBORw0KGgo=", 20000), true},
 		{"mailto with many recipients", "mailto:" + strings.Repeat("a@example.org,", 100), true},
 		{"long query with slashes", "http://h/?" + strings.Repeat("a/@", 10000), true},

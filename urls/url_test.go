@@ -120,10 +120,10 @@ func TestURL_Invalid(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseURL(%q) = %q, want an error", tc.in, u)
 			}
-			if !errors.Is(err, ErrInvalidURL) {
-				t.Errorf("error %v is not ErrInvalidURL", err)
+			if !errors.Is(err, errInvalidURL) {
+				t.Errorf("error %v is not errInvalidURL", err)
 			}
-			var ue *URLError
+			var ue *invalidURLError
 			if !errors.As(err, &ue) || !strings.Contains(strings.ToLower(ue.Reason), strings.ToLower(tc.reason)) {
 				t.Errorf("reason %q, want it to mention %q", err, tc.reason)
 			}
@@ -133,8 +133,8 @@ func TestURL_Invalid(t *testing.T) {
 			if !u.IsZero() {
 				t.Errorf("ParseURL returned %q with an error", u)
 			}
-			if _, err := NormalizeURL(tc.in); !errors.Is(err, ErrInvalidURL) {
-				t.Errorf("NormalizeURL: %v, want ErrInvalidURL", err)
+			if _, err := NormalizeURL(tc.in); !errors.Is(err, errInvalidURL) {
+				t.Errorf("NormalizeURL: %v, want errInvalidURL", err)
 			}
 		})
 	}
@@ -238,7 +238,7 @@ func FuzzURLModel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		u, _, err := r.Resolve(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidURL) || !u.IsZero() {
+			if !errors.Is(err, errInvalidURL) || !u.IsZero() {
 				t.Fatalf("Resolve(%q): %v, %q", s, err, u)
 			}
 			return

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Options configure a Client. The zero value is useful except for
-// Transport, which should be the SSRF-guarded check.NewTransport (nil:
+// Transport, which should be the SSRF-guarded httpx.NewTransport (nil:
 // http.DefaultTransport, for tests only).
 type Options struct {
 	// Archives are the configured archives; each host of their endpoints
@@ -59,7 +60,7 @@ type Options struct {
 	// Logger receives debug records of retries and pauses (default: none).
 	Logger *slog.Logger
 	// Scheduler holds the request budgets (nil: the Client makes its own).
-	// Each archive pool is a key named PoolKey ("ia/api") with a token
+	// Each archive pool is a key named poolKey ("ia/api") with a token
 	// bucket of its budget (burst 1) and the scheduler's rate controller
 	// (429/503 with Retry-After pause the whole pool; a 429 cuts its rate,
 	// which grows back slowly); other hosts are keyed by host
@@ -70,13 +71,13 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultTimeout      = 30 * time.Second
-	DefaultRetries      = 2
-	DefaultMaxRetryWait = 60 * time.Second
-	DefaultMaxBody      = 5 << 20
-	DefaultMaxRedirects = 10
-	DefaultFailAfter    = 3
-	DefaultUserAgent    = "linkrot (+https://github.com/linkrot/linkrot)"
+	defaultTimeout      = 30 * time.Second
+	defaultRetries      = 2
+	defaultMaxRetryWait = 60 * time.Second
+	defaultMaxBody      = 5 << 20
+	defaultMaxRedirects = 10
+	defaultFailAfter    = 3
+	defaultUserAgent    = "linkrot (+https://github.com/linkrot/linkrot)"
 )
 
 // Errors a Client returns (wrapped in *Error).
@@ -135,7 +136,7 @@ type Client struct {
 	hostPool map[string]string     // archive host -> its first archive's main pool
 	archive  map[string]bool       // hosts of configured archives
 	local    map[string]bool       // hosts of local collections
-	saveLim  map[string]*Limiter   // by archive name
+	saveLim  map[string]*limiter   // by archive name
 }
 
 type poolPrefix struct {
@@ -143,8 +144,8 @@ type poolPrefix struct {
 	key    string
 }
 
-// PoolKey names pool p of archive a: "ia/api".
-func PoolKey(a Archive, p Pool) string { return a.Name + "/" + p.Name }
+// poolKey names pool p of archive a: "ia/api".
+func poolKey(a Archive, p Pool) string { return a.Name + "/" + p.Name }
 
 // hostPath is u without scheme, host lower-cased.
 func hostPath(u *url.URL) string {
@@ -222,31 +223,31 @@ func (st *hostState) wait(ctx context.Context, sched *politeness.Scheduler) (*po
 func NewClient(opts Options) *Client {
 	o := opts
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+		o.Timeout = defaultTimeout
 	}
 	switch {
 	case o.Retries == 0:
-		o.Retries = DefaultRetries
+		o.Retries = defaultRetries
 	case o.Retries < 0:
 		o.Retries = 0
 	}
 	if o.MaxRetryWait <= 0 {
-		o.MaxRetryWait = DefaultMaxRetryWait
+		o.MaxRetryWait = defaultMaxRetryWait
 	}
 	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
+		o.MaxBody = defaultMaxBody
 	}
 	if o.MaxRedirects <= 0 {
-		o.MaxRedirects = DefaultMaxRedirects
+		o.MaxRedirects = defaultMaxRedirects
 	}
 	if o.UserAgent == "" {
-		o.UserAgent = DefaultUserAgent
+		o.UserAgent = defaultUserAgent
 	}
 	if o.OtherHostRate <= 0 {
 		o.OtherHostRate = DefaultRate
 	}
 	if o.FailAfter <= 0 {
-		o.FailAfter = DefaultFailAfter
+		o.FailAfter = defaultFailAfter
 	}
 	rt := o.Transport
 	if rt == nil {
@@ -257,7 +258,7 @@ func NewClient(opts Options) *Client {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if o.Scheduler == nil {
-		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait})
+		o.Scheduler = politeness.New(politeness.Options{MaxRetryWait: o.MaxRetryWait, ResourceID: urls.NormalizeURL})
 	}
 	c := &Client{
 		o:   o,
@@ -269,7 +270,7 @@ func NewClient(opts Options) *Client {
 		hostPool: map[string]string{},
 		archive:  map[string]bool{},
 		local:    map[string]bool{},
-		saveLim:  map[string]*Limiter{},
+		saveLim:  map[string]*limiter{},
 	}
 	for _, a := range o.Archives {
 		for _, h := range a.hosts() {
@@ -278,11 +279,11 @@ func NewClient(opts Options) *Client {
 				c.local[h] = true
 			}
 			if _, ok := c.hostPool[h]; !ok {
-				c.hostPool[h] = PoolKey(a, a.MainPool())
+				c.hostPool[h] = poolKey(a, a.MainPool())
 			}
 		}
 		for i, p := range a.AllPools() {
-			key := PoolKey(a, p)
+			key := poolKey(a, p)
 			rate := p.PerMinute()
 			if i == 0 {
 				rate = a.PerMinute()
@@ -297,7 +298,7 @@ func NewClient(opts Options) *Client {
 			}
 		}
 		if a.Save != "" {
-			c.saveLim[a.Name] = NewLimiter(a.saveRate())
+			c.saveLim[a.Name] = newLimiter(a.saveRate())
 		}
 	}
 	sort.SliceStable(c.prefixes, func(i, j int) bool { return len(c.prefixes[i].prefix) > len(c.prefixes[j].prefix) })
@@ -428,7 +429,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 			}
 		}
 		if err != nil {
-			_, class := check.ClassifyError(err)
+			class := httpx.ErrorClass(err, false)
 			if ctx.Err() != nil {
 				return nil, &Error{Op: r.op, URL: r.url, Class: "canceled", Err: err}
 			}
@@ -457,7 +458,7 @@ func (c *Client) do(ctx context.Context, r request) (*Response, error) {
 		}
 		wait := backoff(attempt)
 		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
-			if ra, ok := check.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			if ra, ok := politeness.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 				wait = ra
 			}
 			if resp.Status == http.StatusTooManyRequests {
@@ -530,7 +531,7 @@ func (c *Client) roundTrip(ctx context.Context, u *url.URL, r request) (*Respons
 		max = c.o.MaxBody
 	}
 	if max > 0 {
-		out.Body, out.Truncated, err = check.ReadBody(resp, max)
+		out.Body, out.Truncated, err = httpx.ReadBody(resp, max)
 		if err != nil {
 			return nil, fmt.Errorf("reading body: %w", err)
 		}

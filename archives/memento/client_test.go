@@ -13,7 +13,7 @@ import (
 
 	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 // day is a date of the fixture's captures.
@@ -37,7 +37,7 @@ func fixture(t *testing.T, opts archivetest.Options) (*archivetest.Archive, *mem
 
 func newClient(t *testing.T, archives ...memento.Archive) *memento.Client {
 	t.Helper()
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(done)
 	return memento.NewClient(memento.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second, MaxRetryWait: 5 * time.Second, OtherHostRate: 60000})
 }
@@ -291,7 +291,7 @@ func TestClient_Unavailable(t *testing.T) {
 // TestClient_SSRF: the guarded transport refuses link-local addresses,
 // whatever an archive redirects to.
 func TestClient_SSRF(t *testing.T) {
-	rt, done := check.NewTransport(check.Options{})
+	rt, done := httpx.NewTransport(httpx.Options{})
 	defer done()
 	c := memento.NewClient(memento.Options{Transport: rt, Timeout: 2 * time.Second})
 	_, err := c.FetchMemento(context.Background(), "http://169.254.169.254/latest/meta-data/", -1)
@@ -347,7 +347,7 @@ func TestRateBudget_ConcurrentWorkers(t *testing.T) {
 	fa := archivetest.New(t, archivetest.Options{})
 	fa.Add(archivetest.Memento{Original: orig, Time: day(2020, 1, 1, 0), Body: "x"})
 	cfg := fa.Config("budget", 10*60)
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(done)
 	starts := &startLog{rt: rt}
 	c := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: starts, Timeout: 5 * time.Second})
@@ -427,7 +427,7 @@ func TestClient_LongRetryAfterFailsFast(t *testing.T) {
 		fa := archivetest.New(t, archivetest.Options{TooManyRequests: 1, RetryAfter: "4"})
 		fa.Add(archivetest.Memento{Original: orig, Time: day(2020, 1, 1, 0), Body: "x"})
 		cfg := fa.Config("ia-like", 60000)
-		rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+		rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 		t.Cleanup(done)
 		c := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, MaxRetryWait: time.Second})
 		ctx := context.Background()
@@ -452,7 +452,7 @@ func TestClient_LongRetryAfterFailsFast(t *testing.T) {
 		fa := archivetest.New(t, archivetest.Options{TooManyRequests: 1, RetryAfter: "4"})
 		fa.Add(archivetest.Memento{Original: orig, Time: day(2020, 1, 1, 0), Body: "x"})
 		cfg := fa.Config("ia-like", 30) // one request every 2s
-		rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+		rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 		t.Cleanup(done)
 		c := memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, MaxRetryWait: time.Second})
 		ctx := context.Background()

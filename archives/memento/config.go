@@ -38,7 +38,7 @@ type Archive struct {
 	// Save is the Save Page Now 2 endpoint (POST url=...; GET
 	// <Save>/status/<job id>), "" when the archive takes no capture
 	// requests. SaveRate is its own, stricter budget per minute
-	// (DefaultSaveRate when 0).
+	// (defaultSaveRate when 0).
 	Save     string
 	SaveRate float64
 	// Local marks a collection on this machine (--archive-warc): it is
@@ -67,7 +67,7 @@ type Pool struct {
 // Rates used when an Archive leaves them zero.
 const (
 	DefaultRate     = 60.0
-	DefaultSaveRate = 3.0
+	defaultSaveRate = 3.0
 	// DefaultMargin is the share of an archive's published limit linkrot
 	// leaves unused: 10%. Budgets are enforced by spacing requests (a
 	// token bucket of capacity one), so in any window of W at most
@@ -75,8 +75,8 @@ const (
 	// clock differences between linkrot and the archive, and the archive
 	// counting a request when it ends rather than when it starts.
 	DefaultMargin = 0.10
-	// LocalRate is the budget of a local collection: it is no server.
-	LocalRate = 1e6
+	// localRate is the budget of a local collection: it is no server.
+	localRate = 1e6
 )
 
 // PerMinute returns what linkrot sends to the pool per minute: its
@@ -107,7 +107,7 @@ func (a Archive) MainPool() Pool {
 func (a Archive) AllPools() []Pool {
 	m := a.MainPool()
 	if a.Local {
-		m.Rate, m.Margin = LocalRate, -1
+		m.Rate, m.Margin = localRate, -1
 	}
 	for _, s := range []string{a.TimeGate, a.TimeMap} {
 		if s == "" {
@@ -386,8 +386,8 @@ func Presets() []Archive {
 	}
 }
 
-// Preset returns the preset named name.
-func Preset(name string) (Archive, bool) {
+// presetNamed returns the preset named name.
+func presetNamed(name string) (Archive, bool) {
 	for _, p := range Presets() {
 		if p.Name == name {
 			return p, true
@@ -426,7 +426,7 @@ func expand(tmpl, uriR string) string {
 // minute: its rate less the margin.
 func (a Archive) PerMinute() float64 {
 	if a.Local {
-		return LocalRate
+		return localRate
 	}
 	return effective(a.Rate, a.Margin)
 }
@@ -435,7 +435,7 @@ func (a Archive) saveRate() float64 {
 	if a.SaveRate > 0 {
 		return a.SaveRate
 	}
-	return DefaultSaveRate
+	return defaultSaveRate
 }
 
 // hosts returns the host[:port] of each endpoint of a (lower-cased).
@@ -524,7 +524,7 @@ func ParseArchive(spec string) (Archive, error) {
 	if name, tg, ok := strings.Cut(head, "="); ok {
 		a = Archive{Name: strings.TrimSpace(name), TimeGate: strings.TrimSpace(tg)}
 	} else {
-		p, found := Preset(head)
+		p, found := presetNamed(head)
 		if !found {
 			return Archive{}, fmt.Errorf("archive %q: want name=timegate-url or a preset name (%s)", spec, presetNames())
 		}

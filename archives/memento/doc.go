@@ -23,5 +23,5 @@
 // Everything an archive answers is untrusted input: Link headers go
 // through urls.ParseLinkHeader, datetimes through strict parsers, bodies
 // are capped after decompression and every connection goes through the
-// SSRF guard of package netguard (check.NewTransport).
+// SSRF guard of package netguard (httpx.NewTransport).
 package memento

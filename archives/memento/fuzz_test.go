@@ -71,18 +71,18 @@ func FuzzExpandTemplate(f *testing.F) {
 	f.Add("http://{item}/{timestamp}", "", "", "@evil.example")
 	f.Add("https://a/{timestamp}{raw}{raw}/{item}?{item}", "20200101000000", "PART", "http://e/?q=1#f")
 	f.Fuzz(func(t *testing.T, tmpl, ts, spec, item string) {
-		out, err := ExpandTemplate(tmpl, ts, spec, item)
+		out, err := expandTemplate(tmpl, ts, spec, item)
 		if err != nil {
 			return
 		}
 		u, perr := url.Parse(out)
 		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			t.Fatalf("ExpandTemplate(%q, %q, %q, %q) = %q: not an absolute http(s) URL", tmpl, ts, spec, item, out)
+			t.Fatalf("expandTemplate(%q, %q, %q, %q) = %q: not an absolute http(s) URL", tmpl, ts, spec, item, out)
 		}
 		if i := strings.Index(tmpl, "/{"); i > 0 && strings.Count(tmpl[:i], "/") >= 2 && !strings.Contains(tmpl[:i], "{") {
 			tu, _ := url.Parse(tmpl[:i])
 			if tu != nil && tu.Host != "" && !strings.EqualFold(tu.Host, u.Host) {
-				t.Fatalf("ExpandTemplate(%q, ..., item %q) = %q: host moved", tmpl, item, out)
+				t.Fatalf("expandTemplate(%q, ..., item %q) = %q: host moved", tmpl, item, out)
 			}
 		}
 		if strings.Contains(out, "{timestamp}") && !strings.Contains(ts+item, "{timestamp}") {

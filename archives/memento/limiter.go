@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Limiter is a token bucket of capacity one: requests start at least
+// limiter is a token bucket of capacity one: requests start at least
 // 1/rate apart, whichever goroutine makes them, so in any window of length
 // W at most W·rate + 1 requests start. It never lets a burst through, the
 // strictest reading of an archive's "N requests a minute". The spacing is
@@ -15,11 +15,11 @@ import (
 // together. It is safe for concurrent use.
 //
 // It is also the pool's rate controller (the rule of the live checker's
-// politeness, issue 11): Cut, called on a 429, halves the rate (down to a
+// politeness): Cut, called on a 429, halves the rate (down to a
 // sixteenth of the budget); Success lets it grow back slowly, by a tenth
 // of the budget per success once a full current interval has passed
 // since the last cut or growth, never above the budget.
-type Limiter struct {
+type limiter struct {
 	base time.Duration // the budget's interval: never faster
 
 	mu       sync.Mutex
@@ -30,27 +30,27 @@ type Limiter struct {
 	cuts     int
 }
 
-// NewLimiter returns a Limiter for perMinute requests a minute (at least
+// newLimiter returns a Limiter for perMinute requests a minute (at least
 // one a day).
-func NewLimiter(perMinute float64) *Limiter {
+func newLimiter(perMinute float64) *limiter {
 	perMinute = max(perMinute, 1.0/(24*60))
 	iv := time.Duration(float64(time.Minute) / perMinute)
-	return &Limiter{base: iv, interval: iv}
+	return &limiter{base: iv, interval: iv}
 }
 
 // Interval returns the least time between two request starts now (the
 // budget's, or longer after a Cut).
-func (l *Limiter) Interval() time.Duration {
+func (l *limiter) Interval() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.interval
 }
 
 // Budget returns the least interval the Limiter ever allows.
-func (l *Limiter) Budget() time.Duration { return l.base }
+func (l *limiter) Budget() time.Duration { return l.base }
 
 // Cut halves the rate (a 429 answer), down to a sixteenth of the budget.
-func (l *Limiter) Cut() {
+func (l *limiter) Cut() {
 	l.mu.Lock()
 	l.interval = min(l.interval*2, l.base*16)
 	l.changed = time.Now()
@@ -59,7 +59,7 @@ func (l *Limiter) Cut() {
 }
 
 // Cuts returns how often Cut was called.
-func (l *Limiter) Cuts() int {
+func (l *limiter) Cuts() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.cuts
@@ -67,7 +67,7 @@ func (l *Limiter) Cuts() int {
 
 // Success records an answer that was no 429: after a cut, the rate grows
 // back by a tenth of the budget, at most once per current interval.
-func (l *Limiter) Success() {
+func (l *limiter) Success() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.interval == l.base || time.Since(l.changed) < l.interval {
@@ -83,7 +83,7 @@ func (l *Limiter) Success() {
 // pause that begins while the caller waits included. It returns
 // ctx.Err() when ctx is done first. Waiting callers are let go one at a
 // time, in no particular order.
-func (l *Limiter) Wait(ctx context.Context) error {
+func (l *limiter) Wait(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -117,7 +117,7 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // PauseUntil keeps every request from starting before t (a 429 or 503
 // answer's Retry-After). An earlier t than a pause in force changes
 // nothing.
-func (l *Limiter) PauseUntil(t time.Time) {
+func (l *limiter) PauseUntil(t time.Time) {
 	l.mu.Lock()
 	if t.After(l.paused) {
 		l.paused = t
@@ -126,7 +126,7 @@ func (l *Limiter) PauseUntil(t time.Time) {
 }
 
 // PausedUntil returns the end of the pause in force (zero when none).
-func (l *Limiter) PausedUntil() time.Time {
+func (l *limiter) PausedUntil() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.paused.After(time.Now()) {

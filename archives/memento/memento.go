@@ -55,10 +55,10 @@ type LinkInfo struct {
 	BadDatetimes int
 }
 
-// ParseLinkInfo reads the Memento links out of parsed Link values (RFC
+// parseLinkInfo reads the Memento links out of parsed Link values (RFC
 // 8288), resolved against base. rel is a set of tokens: "first last
 // memento" is a memento as much as "memento" is.
-func ParseLinkInfo(links []urls.WebLink, base *url.URL) LinkInfo {
+func parseLinkInfo(links []urls.WebLink, base *url.URL) LinkInfo {
 	if base != nil {
 		links = urls.ResolveLinks(base, links)
 	}
@@ -90,7 +90,7 @@ func ParseLinkInfo(links []urls.WebLink, base *url.URL) LinkInfo {
 
 func headerLinkInfo(resp *Response) LinkInfo {
 	links, _ := urls.ParseLinkHeader(resp.Header.Values("Link")...)
-	return ParseLinkInfo(links, resp.URL)
+	return parseLinkInfo(links, resp.URL)
 }
 
 // Negotiation is what a TimeGate answered for a datetime.
@@ -289,15 +289,15 @@ type TimeMap struct {
 
 // Caps of TimeMap.
 const (
-	MaxTimeMapPages    = 20
-	MaxTimeMapDepth    = 3
-	MaxTimeMapMementos = 200000
+	maxTimeMapPages    = 20
+	maxTimeMapDepth    = 3
+	maxTimeMapMementos = 200000
 	maxTimeMapBody     = 16 << 20
 )
 
 // TimeMap fetches archive a's TimeMap of uriR (application/link-format),
 // following index and paging TimeMaps (links with rel="timemap", other
-// than "self") to MaxTimeMapDepth levels and MaxTimeMapPages documents.
+// than "self") to maxTimeMapDepth levels and maxTimeMapPages documents.
 // An archive without a TimeMap of uriR (404) gives an error wrapping
 // ErrNoMemento.
 func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap, error) {
@@ -320,7 +320,7 @@ func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap,
 			continue
 		}
 		seen[p.url] = true
-		if tm.Pages >= MaxTimeMapPages {
+		if tm.Pages >= maxTimeMapPages {
 			tm.Truncated = true
 			break
 		}
@@ -362,14 +362,14 @@ func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap,
 			if byURL[m.URL] {
 				continue
 			}
-			if len(tm.Mementos) >= MaxTimeMapMementos {
+			if len(tm.Mementos) >= maxTimeMapMementos {
 				tm.Truncated = true
 				break
 			}
 			byURL[m.URL] = true
 			tm.Mementos = append(tm.Mementos, m)
 		}
-		if p.depth+1 <= MaxTimeMapDepth {
+		if p.depth+1 <= maxTimeMapDepth {
 			for _, next := range li.TimeMaps {
 				if !seen[next] {
 					queue = append(queue, page{next, p.depth + 1})
@@ -389,5 +389,5 @@ func (c *Client) TimeMap(ctx context.Context, a Archive, uriR string) (*TimeMap,
 // links are skipped; every well-formed one counts.
 func ParseTimeMap(body string, base *url.URL) LinkInfo {
 	links, _ := urls.ParseLinkHeader(body)
-	return ParseLinkInfo(links, base)
+	return parseLinkInfo(links, base)
 }

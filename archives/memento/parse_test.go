@@ -174,7 +174,7 @@ func TestRegistry(t *testing.T) {
 	if err != nil || got != "https://web.archive.org/web/20221127183321id_/http://e.org/a.png" {
 		t.Errorf("Resolve(part) = %q, %v", got, err)
 	}
-	if _, err := reg.Resolve(audit.PWID{ArchiveID: "elsewhere.example", Datetime: at, Item: "http://e.org/"}); !errors.Is(err, ErrUnknownArchive) {
+	if _, err := reg.Resolve(audit.PWID{ArchiveID: "elsewhere.example", Datetime: at, Item: "http://e.org/"}); !errors.Is(err, errUnknownArchive) {
 		t.Errorf("unknown archive: %v", err)
 	}
 	if _, err := reg.Resolve(audit.PWID{ArchiveID: "archive.org", Item: "http://e.org/"}); err == nil {
@@ -191,7 +191,7 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// An item that makes the URL relative or foreign is refused.
-	if _, err := ExpandTemplate("http://{item}/{timestamp}", "20200101000000", "", ""); err == nil {
+	if _, err := expandTemplate("http://{item}/{timestamp}", "20200101000000", "", ""); err == nil {
 		t.Error("template giving an URL without host accepted")
 	}
 }
@@ -199,7 +199,7 @@ func TestRegistry(t *testing.T) {
 // TestLimiter_Spacing: requests start at least one interval apart, in
 // order, whatever the number of waiting goroutines.
 func TestLimiter_Spacing(t *testing.T) {
-	l := NewLimiter(6000) // 10ms
+	l := newLimiter(6000) // 10ms
 	ctx := context.Background()
 	starts := make(chan time.Time, 20)
 	done := make(chan struct{})
@@ -237,7 +237,7 @@ func TestLimiter_Spacing(t *testing.T) {
 }
 
 func TestLimiter_PauseAndCancel(t *testing.T) {
-	l := NewLimiter(60000)
+	l := newLimiter(60000)
 	l.PauseUntil(time.Now().Add(80 * time.Millisecond))
 	if l.PausedUntil().IsZero() {
 		t.Error("PausedUntil zero during a pause")

@@ -45,27 +45,27 @@ func ParseRegistryEntry(s string) (id, template string, err error) {
 	return id, template, nil
 }
 
-// ErrUnknownArchive is returned (wrapped) by Resolve for a pwid whose
+// errUnknownArchive is returned (wrapped) by Resolve for a pwid whose
 // archive id is not in the registry.
-var ErrUnknownArchive = errors.New("archive id not in the pwid registry")
+var errUnknownArchive = errors.New("archive id not in the pwid registry")
 
 // Resolve returns the replay URL of p: its template filled in. The result
 // must be an absolute http(s) URL.
 func (r Registry) Resolve(p audit.PWID) (string, error) {
 	tmpl, ok := r[strings.ToLower(p.ArchiveID)]
 	if !ok {
-		return "", fmt.Errorf("pwid %.200q: %w (%q)", p.Raw, ErrUnknownArchive, p.ArchiveID)
+		return "", fmt.Errorf("pwid %.200q: %w (%q)", p.Raw, errUnknownArchive, p.ArchiveID)
 	}
 	if p.Datetime.IsZero() {
 		return "", fmt.Errorf("pwid %.200q: no archival time", p.Raw)
 	}
-	return ExpandTemplate(tmpl, Timestamp14(p.Datetime.Time), p.ContentSpec, p.Item)
+	return expandTemplate(tmpl, Timestamp14(p.Datetime.Time), p.ContentSpec, p.Item)
 }
 
-// ExpandTemplate fills a pwid replay template (see Registry). Unknown or
+// expandTemplate fills a pwid replay template (see Registry). Unknown or
 // unterminated placeholders are errors, and so is a result that is not an
 // absolute http(s) URL.
-func ExpandTemplate(tmpl, timestamp, contentSpec, item string) (string, error) {
+func expandTemplate(tmpl, timestamp, contentSpec, item string) (string, error) {
 	if err := checkTemplate(tmpl); err != nil {
 		return "", err
 	}

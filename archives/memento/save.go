@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // SaveOptions tune Save. The zero value is useful.
@@ -62,7 +62,7 @@ func (c *Client) Save(ctx context.Context, a Archive, target string, o SaveOptio
 	lim := c.saveLim[a.Name]
 	c.mu.Unlock()
 	if lim == nil {
-		lim = NewLimiter(a.saveRate())
+		lim = newLimiter(a.saveRate())
 		c.mu.Lock()
 		c.saveLim[a.Name] = lim
 		c.mu.Unlock()
@@ -169,5 +169,5 @@ func parseRetryAfterHeader(h http.Header) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	return check.ParseRetryAfter(v, time.Now())
+	return politeness.ParseRetryAfter(v, time.Now())
 }

@@ -167,7 +167,7 @@ func (c *Collection) Len() int {
 
 func (c *Collection) add(e Entry, src *source) {
 	c.sources[e.File] = src
-	k := Key(e.URL)
+	k := keyOf(e.URL)
 	c.byKey[k] = append(c.byKey[k], e)
 	if !e.Revisit() && e.Digest != "" {
 		c.byDigest[e.Digest] = append(c.byDigest[e.Digest], e)
@@ -221,7 +221,7 @@ func (c *Collection) addWACZ(path string, opts Options) error {
 	if own != nil {
 		rc, err := own.Open()
 		if err == nil {
-			entries, bad := ReadCDXJ(io.LimitReader(rc, 1<<30))
+			entries, bad := readCDXJ(io.LimitReader(rc, 1<<30))
 			rc.Close()
 			for _, b := range bad {
 				c.diag(member(own.Name), 0, b)
@@ -382,9 +382,9 @@ func mediaType(ct string) string {
 	return strings.ToLower(strings.TrimSpace(mt))
 }
 
-// Key is the lookup key of a URL: urls.NormalizeURL without the scheme
+// keyOf is the lookup key of a URL: urls.NormalizeURL without the scheme
 // (http and https match interchangeably, as in the Wayback Machine).
-func Key(raw string) string {
+func keyOf(raw string) string {
 	n, err := urls.NormalizeURL(raw)
 	if err != nil {
 		n = raw
@@ -397,7 +397,7 @@ func Key(raw string) string {
 
 // Captures returns the captures of uriR, oldest first.
 func (c *Collection) Captures(uriR string) []Entry {
-	return c.byKey[Key(uriR)]
+	return c.byKey[keyOf(uriR)]
 }
 
 // Nearest returns the capture of uriR nearest to at (the earlier on a
@@ -405,7 +405,7 @@ func (c *Collection) Captures(uriR string) []Entry {
 func (c *Collection) Nearest(uriR string, at time.Time) (Entry, bool) {
 	var best Entry
 	found := false
-	for _, e := range c.byKey[Key(uriR)] {
+	for _, e := range c.byKey[keyOf(uriR)] {
 		d, bd := absDur(e.Time.Sub(at)), absDur(best.Time.Sub(at))
 		if !found || d < bd {
 			best, found = e, true
@@ -431,8 +431,8 @@ type Capture struct {
 	Revisit *Entry
 }
 
-// MaxPayload caps the payload bytes read of one capture.
-const MaxPayload = 16 << 20
+// maxPayload caps the payload bytes read of one capture.
+const maxPayload = 16 << 20
 
 // Read reads the capture e: for a revisit record, the payload of the
 // record it revisits (by WARC-Refers-To-Target-URI and -Date, else by
@@ -473,7 +473,7 @@ func (c *Collection) Read(e Entry) (cap *Capture, err error) {
 // revisited finds the record a revisit record refers to.
 func (c *Collection) revisited(e Entry) (Entry, bool) {
 	if e.RefersToURL != "" && !e.RefersToDate.IsZero() {
-		for _, o := range c.byKey[Key(e.RefersToURL)] {
+		for _, o := range c.byKey[keyOf(e.RefersToURL)] {
 			if !o.Revisit() && o.Time.Equal(e.RefersToDate.Truncate(time.Second)) {
 				return o, true
 			}
@@ -485,7 +485,7 @@ func (c *Collection) revisited(e Entry) (Entry, bool) {
 		if o.Time.After(e.Time) {
 			continue
 		}
-		if !found || Key(o.URL) == Key(e.URL) && Key(best.URL) != Key(e.URL) || o.Time.After(best.Time) {
+		if !found || keyOf(o.URL) == keyOf(e.URL) && keyOf(best.URL) != keyOf(e.URL) || o.Time.After(best.Time) {
 			best, found = o, true
 		}
 	}
@@ -543,7 +543,7 @@ func readPayload(b gowarc.PayloadBlock) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(io.LimitReader(r, MaxPayload))
+	body, err := io.ReadAll(io.LimitReader(r, maxPayload))
 	if err != nil {
 		return body, fmt.Errorf("payload: %w", err)
 	}

@@ -1,12 +1,10 @@
-package warc_test
+package warc
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/linkrot/linkrot/archives/warc"
 )
 
 // readAll opens a collection of one file holding b and reads every
@@ -17,7 +15,7 @@ func readAll(t *testing.T, name string, b []byte) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := warc.Open("f", []string{p}, warc.Options{IndexDir: filepath.Join(dir, "idx")})
+	c, err := Open("f", []string{p}, Options{IndexDir: filepath.Join(dir, "idx")})
 	if err != nil {
 		return
 	}
@@ -55,12 +53,12 @@ func FuzzCDXJ(f *testing.F) {
 	f.Add([]byte(`org,example)/ 20240301100000 {"url":"http://example.org/","offset":"0","filename":"a.warc.gz","status":"200"}`))
 	f.Add([]byte("!meta\n- 1 {}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		es, _ := warc.ReadCDXJ(bytes.NewReader(b))
+		es, _ := readCDXJ(bytes.NewReader(b))
 		var out bytes.Buffer
-		if err := warc.WriteCDXJ(&out, nil, es); err != nil {
+		if err := writeCDXJ(&out, nil, es); err != nil {
 			t.Fatal(err)
 		}
-		again, bad := warc.ReadCDXJ(&out)
+		again, bad := readCDXJ(&out)
 		if len(again) != len(es) || len(bad) != 0 {
 			t.Fatalf("round trip: %d entries, then %d (%v)", len(es), len(again), bad)
 		}

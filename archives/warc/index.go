@@ -34,10 +34,10 @@ type cdxjFields struct {
 // maxCDXJLine caps one index line.
 const maxCDXJLine = 1 << 20
 
-// ReadCDXJ reads a CDXJ index ("<urlkey> <timestamp> {json}" lines; lines
+// readCDXJ reads a CDXJ index ("<urlkey> <timestamp> {json}" lines; lines
 // starting with "!" are metadata). Lines that do not parse are returned
 // as errors, never a failure.
-func ReadCDXJ(r io.Reader) ([]Entry, []error) {
+func readCDXJ(r io.Reader) ([]Entry, []error) {
 	var out []Entry
 	var bad []error
 	sc := bufio.NewScanner(r)
@@ -124,9 +124,9 @@ func parseTimestamp(ts string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// WriteCDXJ writes entries as CDXJ lines after the given metadata lines
+// writeCDXJ writes entries as CDXJ lines after the given metadata lines
 // ("!..." lines).
-func WriteCDXJ(w io.Writer, meta []string, entries []Entry) error {
+func writeCDXJ(w io.Writer, meta []string, entries []Entry) error {
 	bw := bufio.NewWriter(w)
 	for _, m := range meta {
 		fmt.Fprintf(bw, "!%s\n", m)
@@ -155,7 +155,7 @@ func urlKey(u string) string {
 	if err != nil {
 		n = u
 	}
-	k := strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B").Replace(Key(n))
+	k := strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "\f", "%0C", "\v", "%0B").Replace(keyOf(n))
 	switch {
 	case strings.TrimSpace(k) == "":
 		return "-"
@@ -224,7 +224,7 @@ func (c *Collection) readIndexFile(path, stamp string) ([]Entry, bool) {
 			return nil, false
 		}
 	}
-	es, bad := ReadCDXJ(br)
+	es, bad := readCDXJ(br)
 	for _, b := range bad {
 		c.diag(path, 0, b)
 	}
@@ -243,7 +243,7 @@ func writeIndex(path, stamp string, entries []Entry) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := WriteCDXJ(tmp, []string{stamp}, entries); err != nil {
+	if err := writeCDXJ(tmp, []string{stamp}, entries); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/linkrot/linkrot/archives/memento"
 )
 
-// HostSuffix ends the reserved host names collections are served on
+// hostSuffix ends the reserved host names collections are served on
 // (.invalid is reserved by RFC 2606: it can never reach the network).
-const HostSuffix = ".warc.linkrot.invalid"
+const hostSuffix = ".warc.linkrot.invalid"
 
-// Host returns the host name collection name is served on.
-func Host(name string) string {
+// hostOf returns the host name collection name is served on.
+func hostOf(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
@@ -26,14 +26,14 @@ func Host(name string) string {
 			b.WriteByte('-')
 		}
 	}
-	return strings.Trim(b.String(), "-") + HostSuffix
+	return strings.Trim(b.String(), "-") + hostSuffix
 }
 
 // Archive returns the archive configuration that asks c: Memento
 // TimeGate and TimeMap on c's reserved host, raw replay by the id_ flag,
 // marked Local (asked about private URLs too, no budget).
 func (c *Collection) Archive() memento.Archive {
-	base := "http://" + Host(c.Name)
+	base := "http://" + hostOf(c.Name)
 	return memento.Archive{
 		Name:     c.Name,
 		TimeGate: base + "/timegate/",
@@ -177,7 +177,7 @@ func (c *Collection) links(base, uri string, es []Entry) string {
 func Transport(next http.RoundTripper, cols ...*Collection) http.RoundTripper {
 	hosts := map[string]*Collection{}
 	for _, c := range cols {
-		hosts[Host(c.Name)] = c
+		hosts[hostOf(c.Name)] = c
 	}
 	return &transport{next: next, hosts: hosts}
 }
@@ -190,7 +190,7 @@ type transport struct {
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c, ok := t.hosts[strings.ToLower(req.URL.Hostname())]
 	if !ok {
-		if strings.HasSuffix(strings.ToLower(req.URL.Hostname()), HostSuffix) {
+		if strings.HasSuffix(strings.ToLower(req.URL.Hostname()), hostSuffix) {
 			return nil, fmt.Errorf("no local collection at %s", req.URL.Host)
 		}
 		return t.next.RoundTrip(req)

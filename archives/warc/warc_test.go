@@ -1,4 +1,4 @@
-package warc_test
+package warc
 
 import (
 	"archive/zip"
@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/archives/warc"
 )
 
 const page = "http://example.org/news"
@@ -90,7 +89,7 @@ func collectionFile(t *testing.T, dir string) string {
 	return p
 }
 
-func checkCollection(t *testing.T, c *warc.Collection) {
+func checkCollection(t *testing.T, c *Collection) {
 	t.Helper()
 	caps := c.Captures("https://EXAMPLE.org/news") // http/https and case alike
 	if len(caps) != 3 {
@@ -123,7 +122,7 @@ func TestCollection_WARC(t *testing.T) {
 	dir := t.TempDir()
 	p := collectionFile(t, dir)
 	idx := filepath.Join(dir, "db.warc-index")
-	c, err := warc.Open("w", []string{p}, warc.Options{IndexDir: idx})
+	c, err := Open("w", []string{p}, Options{IndexDir: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +141,7 @@ func TestCollection_WARC(t *testing.T) {
 
 	// Opened again: the kept index is read, not rebuilt.
 	time.Sleep(10 * time.Millisecond)
-	c2, err := warc.Open("w", []string{dir}, warc.Options{IndexDir: idx})
+	c2, err := Open("w", []string{dir}, Options{IndexDir: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +159,7 @@ func TestCollection_WARC(t *testing.T) {
 	f.Write(gz(response(page, t1, body1)))
 	f.Write(gz(response("http://example.org/new", t3, "<p>new</p>")))
 	f.Close()
-	c3, err := warc.Open("w", []string{p}, warc.Options{IndexDir: idx})
+	c3, err := Open("w", []string{p}, Options{IndexDir: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +188,11 @@ func wacz(t *testing.T, dir string, withIndex bool) string {
 		// Index the WARC with the package itself, then copy its lines.
 		tmp := filepath.Join(t.TempDir(), "data.warc.gz")
 		os.WriteFile(tmp, src, 0o644)
-		c, err := warc.Open("x", []string{tmp}, warc.Options{})
+		c, err := Open("x", []string{tmp}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var entries []warc.Entry
+		var entries []Entry
 		for _, u := range []string{page, "http://example.org/other"} {
 			for _, e := range c.Captures(u) {
 				e.File = "data.warc.gz"
@@ -201,7 +200,7 @@ func wacz(t *testing.T, dir string, withIndex bool) string {
 			}
 		}
 		iw, _ := zw.Create("indexes/index.cdxj")
-		warc.WriteCDXJ(iw, nil, entries)
+		writeCDXJ(iw, nil, entries)
 	}
 	zw.Create("datapackage.json")
 	zw.Close()
@@ -213,7 +212,7 @@ func TestCollection_WACZ(t *testing.T) {
 	for _, withIndex := range []bool{false, true} {
 		t.Run(fmt.Sprintf("index=%v", withIndex), func(t *testing.T) {
 			p := wacz(t, t.TempDir(), withIndex)
-			c, err := warc.Open("w", []string{p}, warc.Options{IndexDir: t.TempDir()})
+			c, err := Open("w", []string{p}, Options{IndexDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +228,7 @@ func TestCollection_WACZ(t *testing.T) {
 // the collection exactly as a remote Memento archive: TimeGate, TimeMap,
 // raw replay, and a private URL is asked about too.
 func TestCollection_AsArchive(t *testing.T) {
-	c, err := warc.Open("mine", []string{collectionFile(t, t.TempDir())}, warc.Options{})
+	c, err := Open("mine", []string{collectionFile(t, t.TempDir())}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +236,7 @@ func TestCollection_AsArchive(t *testing.T) {
 	if !a.Local {
 		t.Fatal("collection archive not Local")
 	}
-	client := memento.NewClient(memento.Options{Archives: []memento.Archive{a}, Transport: warc.Transport(nil, c)})
+	client := memento.NewClient(memento.Options{Archives: []memento.Archive{a}, Transport: Transport(nil, c)})
 	ctx := context.Background()
 	n, err := client.Negotiate(ctx, a, page, t2.Add(48*time.Hour))
 	if err != nil {
@@ -269,7 +268,7 @@ func TestReadCDXJ_Bad(t *testing.T) {
 		"garbage\n" +
 		`org,example)/ 2024 {"url":"http://example.org/","offset":"-1","filename":"a"}` + "\n" +
 		`org,example)/ 20240301100000 {not json` + "\n"
-	es, bad := warc.ReadCDXJ(strings.NewReader(in))
+	es, bad := readCDXJ(strings.NewReader(in))
 	if len(es) != 1 || len(bad) != 3 {
 		t.Errorf("entries %+v, bad %v", es, bad)
 	}

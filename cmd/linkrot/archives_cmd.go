@@ -14,7 +14,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/archives/warc"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 // runArchivesCmd lists the configured archives (default: the archives a
@@ -77,7 +77,7 @@ func runArchivesCmd(ctx context.Context, e *env, args []string) error {
 			private = append(private, a.TimeGate, a.TimeMap)
 		}
 	}
-	rt, closeRT := check.NewTransportAllowing(check.Options{AllowPrivate: *allowPrivate, Timeout: *timeout}, private)
+	rt, closeRT := httpx.NewTransportAllowing(httpx.Options{AllowPrivate: *allowPrivate}, private)
 	defer closeRT()
 	client := memento.NewClient(memento.Options{Archives: list, Transport: warc.Transport(rt, cols...), Timeout: *timeout, Retries: -1})
 	results := make([]memento.PingResult, len(list))

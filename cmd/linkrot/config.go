@@ -17,7 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // A configuration file (TOML) holds the flags of linkrot audit by name, so
@@ -26,7 +26,7 @@ import (
 //
 //	url = "https://example.org/"   # the positional argument: a URL or a directory
 //	[thresholds]                   # flags again, grouped for readability
-//	[[host]]                       # per-host overrides (audit.HostRule) and excluded paths
+//	[[host]]                       # per-host overrides (politeness.HostRule) and excluded paths
 //	[[archive]]                    # one --archive each
 //
 // Relative paths (flags whose value is a path, file or directory, and a
@@ -44,7 +44,7 @@ type fileConfig struct {
 
 // hostConfig is one [[host]] table.
 type hostConfig struct {
-	audit.HostRule
+	politeness.HostRule
 	// Exclude are regexps over the URL path (and query) of the host: URLs
 	// neither crawled nor checked.
 	Exclude []string `json:"exclude,omitempty"`

@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // flagValues returns every flag's value as a string (lists joined).
@@ -127,7 +127,7 @@ exclude = ["^/private/"]
 	if cfg.url != filepath.Join(dir, "public") {
 		t.Errorf("url = %q (a relative directory is relative to the file)", cfg.url)
 	}
-	want := []hostConfig{{HostRule: audit.HostRule{Match: "staging.example.org", PerHost: 1, Delay: 2 * time.Second,
+	want := []hostConfig{{HostRule: politeness.HostRule{Match: "staging.example.org", PerHost: 1, Delay: 2 * time.Second,
 		Headers: map[string]string{"Authorization": "Bearer x"}}, Exclude: []string{"^/private/"}}}
 	if !reflect.DeepEqual(cfg.hosts, want) {
 		t.Errorf("hosts = %+v", cfg.hosts)

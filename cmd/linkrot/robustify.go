@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/archives/memento"
-	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -72,7 +72,7 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 			private = append(private, a.TimeGate, a.TimeMap, a.Save)
 		}
 	}
-	rt, closeRT := check.NewTransportAllowing(check.Options{AllowPrivate: *allowPrivate}, private)
+	rt, closeRT := httpx.NewTransportAllowing(httpx.Options{AllowPrivate: *allowPrivate}, private)
 	defer closeRT()
 	client := memento.NewClient(memento.Options{Archives: list, Transport: rt})
 	hosts := map[string]bool{}

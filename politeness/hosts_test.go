@@ -1,4 +1,4 @@
-package audit
+package politeness
 
 import (
 	"net/url"
