@@ -60,6 +60,10 @@ var layers = map[string]int{
 	"robustify": layerFrontEnd,
 	"scaleout":  layerFrontEnd,
 	"cmd/...":   layerFrontEnd,
+	// The demo site and archive of linkrot demo, and the tool comparing
+	// two binaries' reports, run whole audits.
+	"internal/demo":              layerFrontEnd,
+	"internal/reportcompare/...": layerFrontEnd,
 }
 
 // sameLayer lists the imports allowed between two packages of the same
