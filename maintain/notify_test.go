@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -70,7 +71,7 @@ func addBacklink(t testing.TB, db *sqlite.DB, b audit.Backlink) {
 		t.Fatal(err)
 	}
 	b.Via, b.VerifiedAt, b.Client = "link", time.Now(), "127.0.0.1"
-	if err := db.FinishWire(ctx, w.ID, audit.WireDone, "verified", sqlite.WireEffect{UpsertBacklink: &b}, time.Now()); err != nil {
+	if err := db.FinishWire(ctx, w.ID, audit.WireDone, "verified", store.WireEffect{UpsertBacklink: &b}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -867,7 +868,7 @@ func TestReport_PrunedHistory(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "r.db")
 	buildReportDB(t, dbPath, goldenRuns()...)
 	db := openDB(t, dbPath)
-	if res, err := db.Prune(context.Background(), sqlite.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 {
+	if res, err := db.Prune(context.Background(), store.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 {
 		t.Fatalf("prune: %v, %v", res, err)
 	}
 	code, out, stderr := run(t, "", "report", "--db", dbPath, "--format", "json")

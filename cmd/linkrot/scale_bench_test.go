@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -203,7 +204,7 @@ func writeScaleRun(ctx context.Context, path string) error {
 	}
 	var findings []audit.Finding
 	nf := 0
-	err = db.EachLink(ctx, r.ID, func(l *sqlite.StoredLink) error {
+	err = db.EachLink(ctx, r.ID, func(l *store.StoredLink) error {
 		c := broken[l.TargetID]
 		if c == nil {
 			return nil

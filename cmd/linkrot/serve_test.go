@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/store/sqlite"
 )
 
@@ -204,7 +205,7 @@ func TestFixesCommand_Claims(t *testing.T) {
 		if err := db.EnqueueWire(ctx, []*audit.WireRequest{w}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishWire(ctx, w.ID, audit.WireDone, c.Note, sqlite.WireEffect{Claim: &c}, c.ClaimedAt); err != nil {
+		if err := db.FinishWire(ctx, w.ID, audit.WireDone, c.Note, store.WireEffect{Claim: &c}, c.ClaimedAt); err != nil {
 			t.Fatal(i, err)
 		}
 	}

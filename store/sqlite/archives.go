@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -174,26 +175,16 @@ func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, n
 	return nil
 }
 
-// PWIDSnapshot is a snapshot the archives stage resolved from a pwid of a
-// link (snapshots rows with source 'pwid').
-type PWIDSnapshot struct {
-	LinkID   int64
-	Ord      int
-	URL      string
-	Datetime time.Time
-	TargetID int64
-}
-
 // PWIDSnapshots returns the pwid snapshots of a run's links, by link and
 // order. An unknown run yields an error wrapping audit.ErrNotFound.
-func (db *DB) PWIDSnapshots(ctx context.Context, runID int64) ([]PWIDSnapshot, error) {
-	var out []PWIDSnapshot
+func (db *DB) PWIDSnapshots(ctx context.Context, runID int64) ([]store.PWIDSnapshot, error) {
+	var out []store.PWIDSnapshot
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT s.link_id, s.ord, s.url, s.datetime, s.target_id
 			FROM snapshots s JOIN links l ON l.id = s.link_id
 			WHERE l.run_id = ? AND s.source = 'pwid' ORDER BY s.link_id, s.ord`, runID, func(rows *sql.Rows) error {
 			var (
-				p      PWIDSnapshot
+				p      store.PWIDSnapshot
 				dt     sql.NullString
 				target sql.NullInt64
 			)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // TestArchives_DriftFailures: failed drift measurements round-trip, stay
@@ -85,7 +86,7 @@ func testArchives_PWIDSnapshots(t *testing.T) {
 	if err := db.read.QueryRow(`SELECT id FROM targets WHERE url = ?`, u1).Scan(&target); err != nil {
 		t.Fatalf("no target for the resolved pwid: %v", err)
 	}
-	want := []PWIDSnapshot{{LinkID: links[0], Ord: 0, URL: u1, Datetime: at1, TargetID: target}, {LinkID: links[0], Ord: 1, URL: u2, Datetime: at2}}
+	want := []store.PWIDSnapshot{{LinkID: links[0], Ord: 0, URL: u1, Datetime: at1, TargetID: target}, {LinkID: links[0], Ord: 1, URL: u2, Datetime: at2}}
 	want[1].TargetID = got[1].TargetID
 	if !reflect.DeepEqual(got, want) || got[1].TargetID == 0 {
 		t.Errorf("PWIDSnapshots = %+v\nwant %+v", got, want)

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // The read-only queries behind the dashboard (package dashboard): one
@@ -28,7 +28,7 @@ import (
 // PostgreSQL URL opens pools whose sessions are read-only
 // (default_transaction_read_only).
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	if IsPostgresURL(path) {
+	if store.IsPostgresURL(path) {
 		db, err := openPostgres(ctx, path, true)
 		if err != nil {
 			return nil, fmt.Errorf("open store read-only: %w", err)
@@ -75,21 +75,11 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	return &DB{path: abs, write: pool, read: pool}, nil
 }
 
-// TargetInfo is a target with where it was first seen.
-type TargetInfo struct {
-	ID           int64
-	URL          string
-	Host         string
-	Scheme       string
-	FirstSeenRun int64
-	FirstSeenAt  time.Time
-}
-
 // Target returns the target with the given ID; an unknown ID yields an
 // error wrapping audit.ErrNotFound. It is safe for concurrent use.
-func (db *DB) Target(ctx context.Context, id int64) (*TargetInfo, error) {
+func (db *DB) Target(ctx context.Context, id int64) (*store.TargetInfo, error) {
 	var (
-		t     TargetInfo
+		t     store.TargetInfo
 		first sql.NullInt64
 		at    sql.NullString
 	)
@@ -138,19 +128,10 @@ func (db *DB) TargetChecks(ctx context.Context, targetID int64, limit int) ([]au
 	return out, nil
 }
 
-// TargetLink is one link to a target: the page that carries it.
-type TargetLink struct {
-	RunID   int64
-	LinkID  int64
-	PageURL string
-	Element string
-	Text    string
-}
-
 // TargetLinks returns the links to a target in the latest run that has
 // any, in page then document order, at most limit of them (limit <= 0:
 // all). It is safe for concurrent use.
-func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]TargetLink, error) {
+func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]store.TargetLink, error) {
 	if limit <= 0 {
 		limit = noLimit
 	}
@@ -164,9 +145,9 @@ func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]Tar
 		return nil, fmt.Errorf("links to target %d: %w", targetID, err)
 	}
 	defer rows.Close()
-	var out []TargetLink
+	var out []store.TargetLink
 	for rows.Next() {
-		var l TargetLink
+		var l store.TargetLink
 		if err := rows.Scan(&l.RunID, &l.LinkID, &l.PageURL, &l.Element, &l.Text); err != nil {
 			return nil, fmt.Errorf("links to target %d: %w", targetID, err)
 		}
@@ -260,22 +241,9 @@ func (db *DB) TargetDrifts(ctx context.Context, targetID int64, limit int) ([]au
 	return out, nil
 }
 
-// FindingRef is a finding with its store ID (what a dismissal names) and
-// the link it is about.
-type FindingRef struct {
-	ID       int64
-	RunID    int64
-	LinkID   int64
-	TargetID int64
-	PageURL  string
-	Verdict  audit.Verdict
-	Message  string
-	Fragment string
-}
-
 // RunFindingRefs returns the findings of a run that are tied to a link,
 // with their IDs, ordered by ID. It is safe for concurrent use.
-func (db *DB) RunFindingRefs(ctx context.Context, runID int64) ([]FindingRef, error) {
+func (db *DB) RunFindingRefs(ctx context.Context, runID int64) ([]store.FindingRef, error) {
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT f.id, f.run_id, f.link_id, coalesce(l.target_id, 0), p.url, f.verdict, f.message, f.fragment
 		FROM findings f JOIN links l ON l.id = f.link_id JOIN pages p ON p.id = l.page_id
@@ -284,10 +252,10 @@ func (db *DB) RunFindingRefs(ctx context.Context, runID int64) ([]FindingRef, er
 		return nil, fmt.Errorf("findings of run %d: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []FindingRef
+	var out []store.FindingRef
 	for rows.Next() {
 		var (
-			f FindingRef
+			f store.FindingRef
 			v string
 		)
 		if err := rows.Scan(&f.ID, &f.RunID, &f.LinkID, &f.TargetID, &f.PageURL, &v, &f.Message, &f.Fragment); err != nil {
@@ -334,17 +302,10 @@ func (db *DB) UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]i
 	return out, nil
 }
 
-// SearchHit is a URL found by a search, with the latest run it appears in.
-type SearchHit struct {
-	ID    int64 // the target's ID (0 for pages)
-	URL   string
-	RunID int64
-}
-
 // SearchTargets returns the targets whose URL contains q (case-insensitive
 // for ASCII), ordered by URL, at most limit. q is bound as a parameter
 // and matched with instr, so '%' and '_' are plain characters.
-func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]SearchHit, error) {
+func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]store.SearchHit, error) {
 	return db.search(ctx, "targets", `
 		SELECT t.id, t.url, coalesce((SELECT max(run_id) FROM links WHERE target_id = t.id), 0)
 		FROM targets t WHERE instr(lower(t.url), lower(?)) > 0
@@ -354,13 +315,13 @@ func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]SearchH
 // SearchPages returns the crawled pages whose URL contains q
 // (case-insensitive for ASCII), once per URL with the latest run that
 // crawled it, ordered by URL, at most limit.
-func (db *DB) SearchPages(ctx context.Context, q string, limit int) ([]SearchHit, error) {
+func (db *DB) SearchPages(ctx context.Context, q string, limit int) ([]store.SearchHit, error) {
 	return db.search(ctx, "pages", `
 		SELECT 0, url, max(run_id) FROM pages WHERE instr(lower(url), lower(?)) > 0
 		GROUP BY url ORDER BY url LIMIT ?`, q, limit)
 }
 
-func (db *DB) search(ctx context.Context, what, query, q string, limit int) ([]SearchHit, error) {
+func (db *DB) search(ctx context.Context, what, query, q string, limit int) ([]store.SearchHit, error) {
 	if q == "" || limit <= 0 {
 		return nil, nil
 	}
@@ -369,9 +330,9 @@ func (db *DB) search(ctx context.Context, what, query, q string, limit int) ([]S
 		return nil, fmt.Errorf("search %s: %w", what, err)
 	}
 	defer rows.Close()
-	var out []SearchHit
+	var out []store.SearchHit
 	for rows.Next() {
-		var h SearchHit
+		var h store.SearchHit
 		if err := rows.Scan(&h.ID, &h.URL, &h.RunID); err != nil {
 			return nil, fmt.Errorf("search %s: %w", what, err)
 		}
@@ -383,21 +344,10 @@ func (db *DB) search(ctx context.Context, what, query, q string, limit int) ([]S
 	return out, nil
 }
 
-// RunProgress is what a run has stored so far.
-type RunProgress struct {
-	RunID    int64
-	Status   audit.RunStatus
-	Pages    int
-	Links    int
-	Checked  int
-	Broken   int
-	Findings int
-}
-
 // RunningRuns returns the progress of every run whose status is running,
 // newest first. A run that was killed without finishing also has that
 // status until it is resumed or abandoned. It is safe for concurrent use.
-func (db *DB) RunningRuns(ctx context.Context) ([]RunProgress, error) {
+func (db *DB) RunningRuns(ctx context.Context) ([]store.RunProgress, error) {
 	broken, args := verdictSet(audit.Verdict.Broken)
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT r.id, r.status,
@@ -413,10 +363,10 @@ func (db *DB) RunningRuns(ctx context.Context) ([]RunProgress, error) {
 		return nil, fmt.Errorf("running runs: %w", err)
 	}
 	defer rows.Close()
-	var out []RunProgress
+	var out []store.RunProgress
 	for rows.Next() {
 		var (
-			p RunProgress
+			p store.RunProgress
 			s string
 		)
 		if err := rows.Scan(&p.RunID, &s, &p.Pages, &p.Links, &p.Checked, &p.Broken, &p.Findings); err != nil {

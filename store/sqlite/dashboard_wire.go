@@ -11,56 +11,19 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
-
-// States of a WireClaim.
-const (
-	ClaimPending  = "pending"  // received, its check not made yet
-	ClaimChecked  = "checked"  // its check made (Verdict and Confirmed hold)
-	ClaimRejected = "rejected" // refused when processed (Note says why)
-	ClaimFailed   = "failed"   // its check could not be made (Note says why)
-)
-
-// WireClaim is an inbound UNLINKR or LINKMOD about one target, as the
-// dashboard lists it: the sender's claim and what linkrot's check made of
-// it.
-type WireClaim struct {
-	Method string // audit.WireUNLINKR or audit.WireLINKMOD
-	// Source is our page (the one linking to the target).
-	Source string
-	Target string
-	// Claimant is the sender's address.
-	Claimant string
-	// Replacement is the replacement the sender named ("" when none).
-	Replacement string
-	ReceivedAt  time.Time
-	State       string
-	// Verdict is the check's verdict of the target, ReplacementVerdict
-	// that of the replacement (UNLINKR), Band the drift band against the
-	// check before (LINKMOD); "" when not known.
-	Verdict            audit.Verdict
-	ReplacementVerdict audit.Verdict
-	Band               string
-	// Confirmed is set for an UNLINKR the checks bore out.
-	Confirmed bool
-	// Note is the check's conclusion, one line.
-	Note string
-	// RunID is the run whose maintenance record holds the claim (0 when
-	// none).
-	RunID int64
-}
 
 // TargetClaims returns the UNLINKR and LINKMOD claims about the target
 // with URL targetURL (as stored, or normalized), newest first, at most
 // limit (all when limit <= 0): UNLINKR claims recorded on maintenance
 // records, UNLINKR notifications not (yet) recorded, and LINKMOD
 // notifications with their drift check.
-func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]WireClaim, error) {
+func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]store.WireClaim, error) {
 	norm := normalizedOr(targetURL)
-	var out []WireClaim
+	var out []store.WireClaim
 	err := func() error {
 		tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		if err != nil {
@@ -72,7 +35,7 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 				target_verdict, replacement_verdict, confirmed, claim_note
 			FROM maintenance WHERE claimed_at IS NOT NULL AND target IN (?, ?)`, []any{targetURL, norm}, func(rows *sql.Rows) error {
 			var (
-				c         = WireClaim{Method: audit.WireUNLINKR, State: ClaimChecked}
+				c         = store.WireClaim{Method: audit.WireUNLINKR, State: store.ClaimChecked}
 				at        sql.NullString
 				tv, rv    string
 				confirmed int
@@ -98,7 +61,7 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 			WHERE w.target IN (?, ?) AND (w.method = 'LINKMOD' OR (w.method = 'UNLINKR' AND w.state <> 'done'))`,
 			[]any{targetURL, norm}, func(rows *sql.Rows) error {
 				var (
-					c         WireClaim
+					c         store.WireClaim
 					at        sql.NullString
 					state, lv string
 				)
@@ -108,9 +71,9 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 				c.Verdict = audit.Verdict(lv)
 				switch state {
 				case "queued":
-					c.State = ClaimPending
+					c.State = store.ClaimPending
 				case "done":
-					c.State = ClaimChecked
+					c.State = store.ClaimChecked
 				default:
 					c.State = state
 				}
@@ -166,22 +129,9 @@ func (db *DB) PageBacklinks(ctx context.Context, pageURL string, limit int) ([]a
 	return out, nil
 }
 
-// WireCounts are the numbers of the dashboard's link-maintenance card.
-type WireCounts struct {
-	// Pending counts UNLINKR and LINKMOD notifications whose check is
-	// not made yet.
-	Pending int
-	// Confirmed and Unconfirmed count the UNLINKR claims recorded on
-	// maintenance records that the checks bore out, or not.
-	Confirmed   int
-	Unconfirmed int
-	// Backlinks counts the verified backlinks.
-	Backlinks int
-}
-
 // WireSummary returns the counts of the link-maintenance card.
-func (db *DB) WireSummary(ctx context.Context) (WireCounts, error) {
-	var c WireCounts
+func (db *DB) WireSummary(ctx context.Context) (store.WireCounts, error) {
+	var c store.WireCounts
 	err := db.read.QueryRowContext(ctx, `SELECT
 			(SELECT count(*) FROM wire_inbox WHERE state = 'queued' AND method IN ('UNLINKR', 'LINKMOD')),
 			(SELECT count(*) FROM maintenance WHERE claimed_at IS NOT NULL AND confirmed = 1),

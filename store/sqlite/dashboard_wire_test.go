@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 func TestDashboardWire_Reads(t *testing.T) { forEachBackend(t, testDashboardWire_Reads) }
@@ -20,7 +21,7 @@ func testDashboardWire_Reads(t *testing.T) {
 		repl   = "https://new.example/x"
 		friend = "https://friend.example/post"
 	)
-	if c, err := db.WireSummary(ctx); err != nil || c != (WireCounts{}) {
+	if c, err := db.WireSummary(ctx); err != nil || c != (store.WireCounts{}) {
 		t.Fatalf("empty WireSummary = %+v, %v", c, err)
 	}
 	at := time.Date(2026, 11, 4, 12, 0, 0, 0, time.UTC)
@@ -41,12 +42,12 @@ func testDashboardWire_Reads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(db.FinishWire(ctx, reqs[0].ID, audit.WireDone, "confirmed", WireEffect{Claim: &audit.Claim{RunID: run, Source: page,
+	must(db.FinishWire(ctx, reqs[0].ID, audit.WireDone, "confirmed", store.WireEffect{Claim: &audit.Claim{RunID: run, Source: page,
 		Target: target, Claimant: "a", ClaimedAt: at, Replacement: repl, TargetVerdict: audit.VerdictGone, TargetStatus: 410,
 		ReplacementVerdict: audit.VerdictOK, Confirmed: true, Note: "gone"}}, done))
-	must(db.FinishWire(ctx, reqs[2].ID, audit.WireDone, "checked", WireEffect{LiveChecks: []audit.LiveCheck{
+	must(db.FinishWire(ctx, reqs[2].ID, audit.WireDone, "checked", store.WireEffect{LiveChecks: []audit.LiveCheck{
 		{Reason: audit.LiveLinkmod, URL: target, Verdict: audit.VerdictOK, Status: 200, Band: audit.BandMinor, CheckedAt: done}}}, done))
-	must(db.FinishWire(ctx, reqs[4].ID, audit.WireDone, "stored", WireEffect{UpsertBacklink: &audit.Backlink{Source: friend,
+	must(db.FinishWire(ctx, reqs[4].ID, audit.WireDone, "stored", store.WireEffect{UpsertBacklink: &audit.Backlink{Source: friend,
 		Target: page, Via: "webmention", LinkMod: true, Client: "e", VerifiedAt: done}}, done))
 
 	claims, err := db.TargetClaims(ctx, target, 0)
@@ -55,13 +56,13 @@ func testDashboardWire_Reads(t *testing.T) {
 		t.Fatalf("TargetClaims = %+v, want 3", claims)
 	}
 	// Newest first: the LINKMOD, the pending UNLINKR, the recorded one.
-	if c := claims[0]; c.Method != audit.WireLINKMOD || c.State != ClaimChecked || c.Verdict != audit.VerdictOK || c.Band != audit.BandMinor {
+	if c := claims[0]; c.Method != audit.WireLINKMOD || c.State != store.ClaimChecked || c.Verdict != audit.VerdictOK || c.Band != audit.BandMinor {
 		t.Errorf("LINKMOD claim = %+v", c)
 	}
-	if c := claims[1]; c.Method != audit.WireUNLINKR || c.State != ClaimPending || c.Claimant != "b" || c.Verdict != "" {
+	if c := claims[1]; c.Method != audit.WireUNLINKR || c.State != store.ClaimPending || c.Claimant != "b" || c.Verdict != "" {
 		t.Errorf("pending claim = %+v", c)
 	}
-	if c := claims[2]; c.State != ClaimChecked || !c.Confirmed || c.RunID != run || c.Replacement != repl ||
+	if c := claims[2]; c.State != store.ClaimChecked || !c.Confirmed || c.RunID != run || c.Replacement != repl ||
 		c.Verdict != audit.VerdictGone || c.ReplacementVerdict != audit.VerdictOK || !c.ReceivedAt.Equal(at) {
 		t.Errorf("recorded claim = %+v", c)
 	}
@@ -79,7 +80,7 @@ func testDashboardWire_Reads(t *testing.T) {
 	c, err := db.WireSummary(ctx)
 	must(err)
 	// Pending: the UNLINKR left queued and the other target's LINKMOD.
-	if want := (WireCounts{Pending: 2, Confirmed: 1, Backlinks: 1}); c != want {
+	if want := (store.WireCounts{Pending: 2, Confirmed: 1, Backlinks: 1}); c != want {
 		t.Errorf("WireSummary = %+v, want %+v", c, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // evidencePage is a crawled 2xx HTML page with evidence.
@@ -84,7 +85,7 @@ func testEvidence_RoundTrip(t *testing.T) {
 	}
 	// Rows go with their run.
 	mustCreateRun(t, db)
-	if res, err := db.Prune(ctx, PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 || res.Runs[0] != runID {
+	if res, err := db.Prune(ctx, store.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 || res.Runs[0] != runID {
 		t.Fatalf("prune = %+v, %v", res, err)
 	}
 	if n := count(t, db, `SELECT count(*) FROM page_evidence`); n != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 func TestStore_SaveCrawlFrontier(t *testing.T) { forEachBackend(t, testStore_SaveCrawlFrontier) }
@@ -75,7 +76,7 @@ func TestStore_RunState(t *testing.T) { forEachBackend(t, testStore_RunState) }
 func testStore_RunState(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	any := ResumeQuery{Command: audit.CommandAudit}
+	any := store.ResumeQuery{Command: audit.CommandAudit}
 	if _, err := db.UnfinishedRun(ctx, any); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("UnfinishedRun on an empty database = %v", err)
 	}
@@ -94,7 +95,7 @@ func testStore_RunState(t *testing.T) {
 	if err != nil || fp != "fp-b" || string(s) != `{"x":2}` {
 		t.Errorf("RunSettings = %q, %q, %v", fp, s, err)
 	}
-	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-a"}); err != nil || r.ID != run1 {
+	if r, err := db.UnfinishedRun(ctx, store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-a"}); err != nil || r.ID != run1 {
 		t.Errorf("UnfinishedRun(fp-a) = %+v, %v", r, err)
 	}
 	if r, err := db.UnfinishedRun(ctx, any); err != nil || r.ID != run2 {
@@ -103,7 +104,7 @@ func testStore_RunState(t *testing.T) {
 	if err := db.FinishRun(ctx, run2, audit.RunComplete, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-b"}); !errors.Is(err, audit.ErrNotFound) {
+	if _, err := db.UnfinishedRun(ctx, store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp-b"}); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("a complete run is unfinished: %v", err)
 	}
 	if err := db.FinishRun(ctx, run1, audit.RunInterrupted, time.Time{}, "x"); err != nil {

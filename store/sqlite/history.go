@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // ApplyHistory folds the checks of run runID into the targets' histories
@@ -343,19 +344,11 @@ func (db *DB) RunHistories(ctx context.Context, runID int64) (map[int64]audit.Ta
 	return out, nil
 }
 
-// TimelineEntry is one run's check of a target.
-type TimelineEntry struct {
-	RunID     int64         `json:"run_id"`
-	Verdict   audit.Verdict `json:"verdict"`
-	Status    int           `json:"status"`
-	CheckedAt time.Time     `json:"checked_at"`
-}
-
 // TargetTimeline returns the checks of a target in every run the database
 // still holds, oldest first (runs removed by Prune are gone; the target's
 // TargetHistory keeps their summary). An unknown target yields none. It is
 // safe for concurrent use.
-func (db *DB) TargetTimeline(ctx context.Context, targetID int64) ([]TimelineEntry, error) {
+func (db *DB) TargetTimeline(ctx context.Context, targetID int64) ([]store.TimelineEntry, error) {
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT run_id, verdict, status, checked_at FROM checks
 		WHERE target_id = ? ORDER BY run_id`, targetID)
@@ -363,10 +356,10 @@ func (db *DB) TargetTimeline(ctx context.Context, targetID int64) ([]TimelineEnt
 		return nil, fmt.Errorf("timeline of target %d: %w", targetID, err)
 	}
 	defer rows.Close()
-	var out []TimelineEntry
+	var out []store.TimelineEntry
 	for rows.Next() {
 		var (
-			e  TimelineEntry
+			e  store.TimelineEntry
 			v  string
 			at sql.NullString
 		)

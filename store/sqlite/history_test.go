@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 var histT0 = time.Date(2025, 3, 1, 3, 0, 0, 0, time.UTC)
@@ -300,7 +301,7 @@ func testPrune(t *testing.T) {
 	want := mustHistories(t, db, ids[u])
 
 	// Dry run: nothing removed.
-	res, err := db.Prune(ctx, PruneOptions{Keep: 2, DryRun: true})
+	res, err := db.Prune(ctx, store.PruneOptions{Keep: 2, DryRun: true})
 	if err != nil || !reflect.DeepEqual(res.Runs, []int64{runs[1], runs[0]}) {
 		t.Fatalf("dry run = %+v, %v", res, err)
 	}
@@ -310,11 +311,11 @@ func testPrune(t *testing.T) {
 	// --older-than: runs started more than 36h before the last one go, but
 	// --keep 3 protects the third newest.
 	now := histT0.Add(3 * 24 * time.Hour)
-	res, err = db.Prune(ctx, PruneOptions{Keep: 3, OlderThan: 36 * time.Hour, Now: now})
+	res, err = db.Prune(ctx, store.PruneOptions{Keep: 3, OlderThan: 36 * time.Hour, Now: now})
 	if err != nil || !reflect.DeepEqual(res.Runs, []int64{runs[0]}) {
 		t.Fatalf("prune = %+v, %v", res, err)
 	}
-	res, err = db.Prune(ctx, PruneOptions{OlderThan: time.Hour, Now: now.Add(240 * time.Hour)})
+	res, err = db.Prune(ctx, store.PruneOptions{OlderThan: time.Hour, Now: now.Add(240 * time.Hour)})
 	if err != nil || !reflect.DeepEqual(res.Runs, []int64{runs[2], runs[1]}) {
 		t.Fatalf("prune everything old = %+v, %v (the newest run must stay)", res, err)
 	}
@@ -332,7 +333,7 @@ func testPrune(t *testing.T) {
 	if err := db.IntegrityCheck(ctx); err != nil {
 		t.Error(err)
 	}
-	if res, err := db.Prune(ctx, PruneOptions{}); err != nil || len(res.Runs) != 0 {
+	if res, err := db.Prune(ctx, store.PruneOptions{}); err != nil || len(res.Runs) != 0 {
 		t.Errorf("prune without options = %+v, %v", res, err)
 	}
 }

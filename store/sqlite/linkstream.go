@@ -8,18 +8,8 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
-
-// StoredLink is one link of a run as EachLink streams it: the link with
-// its Robust Links, mset data and diagnostics, and the IDs that tie it to
-// its page, its target and other rows.
-type StoredLink struct {
-	ID     int64
-	PageID int64
-	// TargetID is the link's target, 0 when it has none (see SavePages).
-	TargetID int64
-	audit.Link
-}
 
 // PageList returns the pages of a run in the order they were saved, with
 // their IDs, like Pages but without their links (and the links' data) and
@@ -97,7 +87,7 @@ func readPageParts(ctx context.Context, tx *sql.Tx, runID int64, page func(int64
 // *StoredLink is valid during the call only. It stops at fn's first
 // error and returns it. An unknown run yields an error wrapping
 // audit.ErrNotFound.
-func (db *DB) EachLink(ctx context.Context, runID int64, fn func(*StoredLink) error) error {
+func (db *DB) EachLink(ctx context.Context, runID int64, fn func(*store.StoredLink) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error { return eachLink(ctx, tx, runID, fn) })
 	if err != nil {
 		return fmt.Errorf("links of run %d: %w", runID, err)
@@ -147,7 +137,7 @@ func (r *snapshotRow) addTo(l *audit.Link) error {
 	return nil
 }
 
-func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink) error) error {
+func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.StoredLink) error) error {
 	var (
 		snapRow snapshotRow
 		tempRow sql.NullString
@@ -204,7 +194,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 		target sql.NullInt64
 		row    linkRow
 	)
-	chunk := make([]StoredLink, 0, linkChunk)
+	chunk := make([]store.StoredLink, 0, linkChunk)
 	index := make(map[int64]int, linkChunk)
 	// A run's links are written together, so their IDs make one range
 	// (or a few, when runs wrote at once): the chunks are read along the
@@ -231,7 +221,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*StoredLink)
 			return err
 		}
 		for rows.Next() {
-			chunk = append(chunk, StoredLink{})
+			chunk = append(chunk, store.StoredLink{})
 			cur := &chunk[len(chunk)-1]
 			l := &cur.Link
 			dest := append([]any{&cur.ID, &cur.PageID, &target}, row.dest(l)...)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -52,7 +53,7 @@ func testEachLink(t *testing.T) {
 	}
 	var got []audit.Link
 	var gotPage []int
-	err = db.EachLink(ctx, runID, func(l *StoredLink) error {
+	err = db.EachLink(ctx, runID, func(l *store.StoredLink) error {
 		got = append(got, l.Link)
 		gotPage = append(gotPage, byID[l.PageID])
 		if norm, err := urls.NormalizeURL(l.Href); err == nil && targets[norm] != l.TargetID && l.TargetID != 0 {
@@ -80,10 +81,10 @@ func testEachLink(t *testing.T) {
 
 	stop := errors.New("stop")
 	n := 0
-	if err := db.EachLink(ctx, runID, func(*StoredLink) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+	if err := db.EachLink(ctx, runID, func(*store.StoredLink) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Errorf("EachLink after fn's error: %v, %d calls", err, n)
 	}
-	if err := db.EachLink(ctx, 999, func(*StoredLink) error { return nil }); !errors.Is(err, audit.ErrNotFound) {
+	if err := db.EachLink(ctx, 999, func(*store.StoredLink) error { return nil }); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("EachLink of an unknown run: %v", err)
 	}
 }

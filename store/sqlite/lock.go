@@ -15,44 +15,8 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
-
-// ErrLocked is wrapped by the error TryLock returns when another live
-// linkrot process holds the database's run lock.
-var ErrLocked = errors.New("database is in use by another linkrot")
-
-// LockOwner describes the process holding the run lock.
-type LockOwner struct {
-	PID     int    `json:"pid"`
-	Host    string `json:"host"`
-	Command string `json:"command"`
-	// RunID is the run the owner writes, 0 until it has one.
-	RunID       int64     `json:"run_id,omitempty"`
-	AcquiredAt  time.Time `json:"acquired_at"`
-	HeartbeatAt time.Time `json:"heartbeat_at"`
-	pidStart    string
-}
-
-func (o LockOwner) String() string {
-	s := fmt.Sprintf("pid %d on %s (%s", o.PID, o.Host, o.Command)
-	if o.RunID != 0 {
-		s += fmt.Sprintf(", run %d", o.RunID)
-	}
-	return s + ", started " + o.AcquiredAt.Local().Format("2006-01-02 15:04:05 MST") + ")"
-}
-
-// LockedError is the error TryLock returns when a live process holds the
-// lock; it names that process. It wraps ErrLocked.
-type LockedError struct {
-	Owner LockOwner
-}
-
-func (e *LockedError) Error() string {
-	return "database is in use by linkrot " + e.Owner.String()
-}
-
-// Unwrap returns ErrLocked.
-func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // IsBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED
 // (any extended code): another connection held a lock longer than
@@ -69,29 +33,12 @@ func IsBusy(err error) bool {
 	return false
 }
 
-// LockOptions configure TryLock. The zero value is useful: a heartbeat
-// every 15 s, a lock of another host stale after 2 min without one.
-type LockOptions struct {
-	// Command names what the holder does ("audit", "prune", ...), for the
-	// message another process shows.
-	Command string
-	// Heartbeat is how often the holder proves it is alive.
-	Heartbeat time.Duration
-	// StaleAfter is how old the heartbeat of a lock held by another host
-	// must be for the lock to be taken over. Locks of this host are
-	// stale as soon as their process is gone, whatever the heartbeat.
-	StaleAfter time.Duration
-	// OnLost is called (once, from the heartbeat goroutine) when the lock
-	// was taken over by another process: the holder must stop writing.
-	OnLost func()
-}
-
 // Lock is a held run lock. Release it when done; a process that dies
 // leaves a stale lock that the next TryLock takes over.
 type Lock struct {
 	db    *DB
 	token string
-	opts  LockOptions
+	opts  store.LockOptions
 	// TookOver names the dead process whose stale lock was taken over,
 	// nil when the lock was free.
 	TookOver *LockOwner
@@ -109,7 +56,7 @@ type Lock struct {
 // started at another time; on another host: no heartbeat for StaleAfter)
 // is stale and taken over. It is safe for concurrent use: the check and
 // the take-over happen in one BEGIN IMMEDIATE transaction.
-func (db *DB) TryLock(ctx context.Context, opts LockOptions) (*Lock, error) {
+func (db *DB) TryLock(ctx context.Context, opts store.LockOptions) (*Lock, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
@@ -179,17 +126,6 @@ func (db *DB) LockOwner(ctx context.Context) (*LockOwner, error) {
 		return nil, fmt.Errorf("lock owner: %w", err)
 	}
 	return o, nil
-}
-
-// Alive reports whether the owner's process still runs, as far as this
-// host can tell: for a process of another host, whether its heartbeat is
-// younger than staleAfter.
-func (o *LockOwner) Alive(staleAfter time.Duration) bool {
-	host, _ := os.Hostname()
-	if o.Host == host {
-		return processAlive(o.PID, o.pidStart)
-	}
-	return time.Since(o.HeartbeatAt) < staleAfter
 }
 
 func readLockOwner(ctx context.Context, tx *sql.Tx) (*LockOwner, error) {
@@ -269,4 +205,48 @@ func (l *Lock) heartbeat() {
 			return
 		}
 	}
+}
+
+// Alive reports whether the owner's process still runs, as far as this
+// host can tell: for a process of another host, whether its heartbeat is
+// younger than staleAfter.
+func (o *LockOwner) Alive(staleAfter time.Duration) bool {
+	host, _ := os.Hostname()
+	if o.Host == host {
+		return processAlive(o.PID, o.pidStart)
+	}
+	return time.Since(o.HeartbeatAt) < staleAfter
+}
+
+// Unwrap returns ErrLocked.
+func (e *LockedError) Unwrap() error { return store.ErrLocked }
+
+func (e *LockedError) Error() string {
+	return "database is in use by linkrot " + e.Owner.String()
+}
+
+// LockedError is the error TryLock returns when a live process holds the
+// lock; it names that process. It wraps ErrLocked.
+type LockedError struct {
+	Owner LockOwner
+}
+
+func (o LockOwner) String() string {
+	s := fmt.Sprintf("pid %d on %s (%s", o.PID, o.Host, o.Command)
+	if o.RunID != 0 {
+		s += fmt.Sprintf(", run %d", o.RunID)
+	}
+	return s + ", started " + o.AcquiredAt.Local().Format("2006-01-02 15:04:05 MST") + ")"
+}
+
+// LockOwner describes the process holding the run lock.
+type LockOwner struct {
+	PID     int    `json:"pid"`
+	Host    string `json:"host"`
+	Command string `json:"command"`
+	// RunID is the run the owner writes, 0 until it has one.
+	RunID       int64     `json:"run_id,omitempty"`
+	AcquiredAt  time.Time `json:"acquired_at"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+	pidStart    string
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
-func mustLock(tb testing.TB, db *DB, opts LockOptions) *Lock {
+func mustLock(tb testing.TB, db *DB, opts store.LockOptions) *Lock {
 	tb.Helper()
 	l, err := db.TryLock(context.Background(), opts)
 	if err != nil {
@@ -56,16 +57,16 @@ func TestLock_Exclusive(t *testing.T) { forEachBackend(t, testLock_Exclusive) }
 func testLock_Exclusive(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	l := mustLock(t, db, LockOptions{Command: "audit"})
+	l := mustLock(t, db, store.LockOptions{Command: "audit"})
 	if l.TookOver != nil {
 		t.Errorf("fresh lock took over %+v", l.TookOver)
 	}
 	if err := l.SetRun(ctx, 42); err != nil {
 		t.Fatal(err)
 	}
-	_, err := db.TryLock(ctx, LockOptions{Command: "crawl"})
+	_, err := db.TryLock(ctx, store.LockOptions{Command: "crawl"})
 	var le *LockedError
-	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
+	if !errors.As(err, &le) || !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("second TryLock = %v, want a LockedError", err)
 	}
 	host, _ := os.Hostname()
@@ -88,7 +89,7 @@ func testLock_Exclusive(t *testing.T) {
 	if _, err := db.LockOwner(ctx); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("LockOwner after release = %v", err)
 	}
-	mustLock(t, db, LockOptions{})
+	mustLock(t, db, store.LockOptions{})
 }
 
 // TestLock_Stale checks the take-over of locks whose process is gone.
@@ -118,9 +119,9 @@ func testLock_Stale(t *testing.T) {
 			db := MustOpen(t)
 			pid := tt.pid(t)
 			setLockRow(t, db, pid, tt.pidStart, tt.host, tt.heartbeat)
-			l, err := db.TryLock(context.Background(), LockOptions{Command: "audit"})
+			l, err := db.TryLock(context.Background(), store.LockOptions{Command: "audit"})
 			if !tt.stale {
-				if !errors.Is(err, ErrLocked) {
+				if !errors.Is(err, store.ErrLocked) {
 					t.Fatalf("TryLock = %v, want ErrLocked", err)
 				}
 				return
@@ -158,7 +159,7 @@ func TestLock_Busy(t *testing.T) {
 		conn.ExecContext(context.Background(), "ROLLBACK")
 	}()
 	start := time.Now()
-	l := mustLock(t, db, LockOptions{})
+	l := mustLock(t, db, store.LockOptions{})
 	<-done
 	if time.Since(start) < 250*time.Millisecond {
 		t.Errorf("TryLock did not wait for the other writer (%v)", time.Since(start))
@@ -176,7 +177,7 @@ func TestLock_Lost(t *testing.T) { forEachBackend(t, testLock_Lost) }
 func testLock_Lost(t *testing.T) {
 	db := MustOpen(t)
 	lost := make(chan struct{})
-	l := mustLock(t, db, LockOptions{Heartbeat: 10 * time.Millisecond, OnLost: func() { close(lost) }})
+	l := mustLock(t, db, store.LockOptions{Heartbeat: 10 * time.Millisecond, OnLost: func() { close(lost) }})
 	setLockRow(t, db, 1, "", "elsewhere", time.Now())
 	select {
 	case <-lost:

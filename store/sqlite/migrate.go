@@ -12,13 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-)
 
-// ErrNewerSchema is returned (wrapped) by Open when the database's schema
-// version is newer than the newest migration this program knows: it was
-// written by a newer linkrot, and this one cannot know what the new schema
-// means. The file is left untouched.
-var ErrNewerSchema = errors.New("database schema is newer than this linkrot")
+	"github.com/linkrot/linkrot/store"
+)
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -63,7 +59,7 @@ func latestVersion() int { return len(migrations()) }
 
 func newerSchemaError(have int) error {
 	return fmt.Errorf("%w: the database has schema version %d, this linkrot knows versions up to %d",
-		ErrNewerSchema, have, latestVersion())
+		store.ErrNewerSchema, have, latestVersion())
 }
 
 // checkVersion refuses a database whose schema is newer than ours before

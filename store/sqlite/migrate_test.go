@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot/store"
 )
 
 // rawDB opens path with the driver directly, bypassing Open (no
@@ -217,7 +219,7 @@ func TestOpen_NewerSchema(t *testing.T) {
 		db.Close()
 		t.Fatal("Open succeeded on a newer schema")
 	}
-	if !errors.Is(err, ErrNewerSchema) {
+	if !errors.Is(err, store.ErrNewerSchema) {
 		t.Fatalf("Open: %v, want ErrNewerSchema", err)
 	}
 	for _, v := range []int{newer, latestVersion()} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 func TestStore_Positions(t *testing.T) { forEachBackend(t, testStore_Positions) }
@@ -30,7 +31,7 @@ func testStore_Positions(t *testing.T) {
 		t.Fatalf("files %+v", files)
 	}
 	var got []audit.Link
-	if err := db.EachLink(ctx, run, func(l *StoredLink) error { got = append(got, l.Link); return nil }); err != nil {
+	if err := db.EachLink(ctx, run, func(l *store.StoredLink) error { got = append(got, l.Link); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || got[0].Line != 3 || got[0].Column != 7 || got[0].LineHash != p.Links[0].LineHash || got[1].Line != 0 {

@@ -31,13 +31,6 @@ const (
 	dialectPostgres
 )
 
-// IsPostgresURL reports whether name (a --db value) names a PostgreSQL
-// database (postgres:// or postgresql:// URL) rather than a SQLite file.
-func IsPostgresURL(name string) bool {
-	l := strings.ToLower(name)
-	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
-}
-
 // Postgres reports whether the database is a PostgreSQL database.
 func (db *DB) Postgres() bool { return db.dialect == dialectPostgres }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/internal/pgtest"
+	"github.com/linkrot/linkrot/store"
 )
 
 // The tests of this file are PostgreSQL's own: what the SQLite-only tests
@@ -173,7 +174,7 @@ func TestPostgres_NewerSchema(t *testing.T) {
 			got.Close()
 			t.Fatalf("%s of a newer schema succeeded", name)
 		}
-		if !errors.Is(err, ErrNewerSchema) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, store.ErrNewerSchema) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %q, want one line wrapping ErrNewerSchema", name, err)
 		}
 		if !strings.Contains(err.Error(), fmt.Sprintf("schema version %d", newer)) {
@@ -233,7 +234,7 @@ func TestPostgres_OpenReadOnlyOlderSchema(t *testing.T) {
 		t.Errorf("IntegrityCheck of a current database: %v", err)
 	}
 	setSchemaVersion(t, w, latestVersion()-1)
-	if err := w.IntegrityCheck(ctx); !errors.Is(err, ErrIntegrity) {
+	if err := w.IntegrityCheck(ctx); !errors.Is(err, store.ErrIntegrity) {
 		t.Errorf("IntegrityCheck of a database at another version: %v, want ErrIntegrity", err)
 	}
 	if db, err := OpenReadOnly(ctx, dsn); err == nil {
@@ -400,7 +401,7 @@ func TestPostgres_LockConcurrent(t *testing.T) {
 		refused := make(chan error, len(dbs))
 		for _, db := range dbs {
 			wg.Go(func() {
-				l, err := db.TryLock(ctx, LockOptions{Command: "audit", Heartbeat: time.Hour})
+				l, err := db.TryLock(ctx, store.LockOptions{Command: "audit", Heartbeat: time.Hour})
 				if err != nil {
 					refused <- err
 					return
@@ -415,7 +416,7 @@ func TestPostgres_LockConcurrent(t *testing.T) {
 			t.Fatalf("round %d: %d holders", round, len(locks))
 		}
 		for err := range refused {
-			if !errors.Is(err, ErrLocked) {
+			if !errors.Is(err, store.ErrLocked) {
 				t.Errorf("round %d: %v, want ErrLocked", round, err)
 			}
 		}

@@ -6,25 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/linkrot/linkrot/store"
 )
-
-// PruneOptions says which runs Prune keeps. A run is kept when it is
-// among the Keep newest runs or started within OlderThan before Now; an
-// option left at zero keeps nothing by itself. The newest run is always
-// kept (so run IDs keep growing and history stays ordered).
-type PruneOptions struct {
-	Keep      int
-	OlderThan time.Duration
-	// Now is the reference time for OlderThan (zero: time.Now()).
-	Now time.Time
-	// DryRun reports what would be removed without removing it.
-	DryRun bool
-}
-
-// PruneResult lists the runs Prune removed (or would remove).
-type PruneResult struct {
-	Runs []int64
-}
 
 // Prune removes old runs with everything they recorded (pages, links,
 // checks, findings, frontier, events: every table of a run cascades), in
@@ -33,8 +17,8 @@ type PruneResult struct {
 // confirmation) outlives the runs it summarises. With neither Keep nor
 // OlderThan set it removes nothing. It is safe for concurrent use;
 // callers hold the run lock so that no run being written is removed.
-func (db *DB) Prune(ctx context.Context, opts PruneOptions) (PruneResult, error) {
-	var res PruneResult
+func (db *DB) Prune(ctx context.Context, opts store.PruneOptions) (store.PruneResult, error) {
+	var res store.PruneResult
 	if opts.Keep <= 0 && opts.OlderThan <= 0 {
 		return res, nil
 	}
@@ -85,11 +69,11 @@ func (db *DB) Prune(ctx context.Context, opts PruneOptions) (PruneResult, error)
 	defer stmt.Close()
 	for _, id := range res.Runs {
 		if _, err := stmt.ExecContext(ctx, id); err != nil {
-			return PruneResult{}, fmt.Errorf("prune: remove run %d: %w", id, err)
+			return store.PruneResult{}, fmt.Errorf("prune: remove run %d: %w", id, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return PruneResult{}, fmt.Errorf("prune: commit: %w", err)
+		return store.PruneResult{}, fmt.Errorf("prune: commit: %w", err)
 	}
 	return res, nil
 }

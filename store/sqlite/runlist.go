@@ -6,29 +6,12 @@ import (
 	"fmt"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
-
-// RunSummary is a run with the counts linkrot runs lists.
-type RunSummary struct {
-	audit.Run
-	Pages    int `json:"pages"`
-	Links    int `json:"links"`
-	Targets  int `json:"targets"`
-	Checked  int `json:"checked"`
-	Broken   int `json:"broken"`
-	Findings int `json:"findings"`
-	// Confirmed is the number of targets the run confirmed broken
-	// (history events; 0 before the run's history is applied).
-	Confirmed int `json:"newly_confirmed"`
-	// Abandoned is true for an unfinished run that will never be resumed
-	// (AbandonRun): a newer run of its settings completed, or it grew too
-	// old. Its Status is still what it was when it stopped.
-	Abandoned bool `json:"abandoned,omitempty"`
-}
 
 // RunSummaries returns the runs, newest first, at most limit of them
 // (limit <= 0: all), with their counts. It is safe for concurrent use.
-func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error) {
+func (db *DB) RunSummaries(ctx context.Context, limit int) ([]store.RunSummary, error) {
 	if limit <= 0 {
 		limit = noLimit
 	}
@@ -51,9 +34,9 @@ func (db *DB) RunSummaries(ctx context.Context, limit int) ([]RunSummary, error)
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []RunSummary
+	var out []store.RunSummary
 	for rows.Next() {
-		var s RunSummary
+		var s store.RunSummary
 		r, err := scanRunRow(rows.Scan, &s.Pages, &s.Links, &s.Targets, &s.Checked, &s.Broken, &s.Findings, &s.Confirmed, &s.Abandoned)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)

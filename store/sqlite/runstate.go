@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -125,17 +126,6 @@ func (db *DB) Stages(ctx context.Context, runID int64) (map[string]time.Time, er
 	return out, nil
 }
 
-// ResumeQuery selects the run a command resumes (UnfinishedRun).
-type ResumeQuery struct {
-	// Command is the command that started the run (audit.CommandAudit, ...).
-	Command string
-	// Fingerprint selects runs with these settings; "" selects any.
-	Fingerprint string
-	// WithReport also selects complete runs whose report stage is not
-	// recorded (audit.StageReport): killed while writing their report.
-	WithReport bool
-}
-
 // UnfinishedRun returns the latest run (highest start time, then ID) that
 // q.Command started with settings saved by SaveRunSettings, that matches
 // q.Fingerprint, that did not finish (status running or interrupted; or,
@@ -146,7 +136,7 @@ type ResumeQuery struct {
 //
 // A run still "running" may belong to a live process: callers hold the
 // run lock (TryLock) first, so that any run found is dead.
-func (db *DB) UnfinishedRun(ctx context.Context, q ResumeQuery) (*audit.Run, error) {
+func (db *DB) UnfinishedRun(ctx context.Context, q store.ResumeQuery) (*audit.Run, error) {
 	r, err := scanRun(db.read.QueryRowContext(ctx, `
 		SELECT `+prefixed("r.", runColumns)+`
 		FROM runs r JOIN run_settings s ON s.run_id = r.id

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // TestStore_ResumeCandidates covers what UnfinishedRun selects: runs of the
@@ -33,7 +34,7 @@ func testStore_ResumeCandidates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := func(q ResumeQuery, id int64) {
+	want := func(q store.ResumeQuery, id int64) {
 		t.Helper()
 		r, err := db.UnfinishedRun(ctx, q)
 		if id == 0 {
@@ -46,8 +47,8 @@ func testStore_ResumeCandidates(t *testing.T) {
 			t.Errorf("UnfinishedRun(%+v) = %+v, %v; want run %d", q, r, err, id)
 		}
 	}
-	audits := ResumeQuery{Command: audit.CommandAudit, Fingerprint: "a", WithReport: true}
-	crawls := ResumeQuery{Command: audit.CommandCrawl}
+	audits := store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "a", WithReport: true}
+	crawls := store.ResumeQuery{Command: audit.CommandCrawl}
 
 	killed := mustCreateRun(t, db) // 1: killed audit
 	settings(killed, audit.CommandAudit, "a")
@@ -87,9 +88,9 @@ func testStore_ResumeCandidates(t *testing.T) {
 	if r, err := db.NewerCompleteRun(ctx, done); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("NewerCompleteRun(latest) = %+v, %v", r, err)
 	}
-	want(ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b", WithReport: true}, other)
-	want(ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b"}, 0)
-	want(ResumeQuery{Command: audit.CommandAudit, WithReport: true}, other)
+	want(store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b", WithReport: true}, other)
+	want(store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "b"}, 0)
+	want(store.ResumeQuery{Command: audit.CommandAudit, WithReport: true}, other)
 
 	// Abandoned runs are never candidates again, and runs shows them.
 	if err := db.AbandonRun(ctx, killed); err != nil {
@@ -169,10 +170,10 @@ func TestMigrate_ResumeStages(t *testing.T) {
 	if _, ok := st2[audit.StageReport]; ok {
 		t.Errorf("unfinished run: report stage recorded")
 	}
-	if r, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp2", WithReport: true}); err != nil || r.ID != 2 {
+	if r, err := db.UnfinishedRun(ctx, store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp2", WithReport: true}); err != nil || r.ID != 2 {
 		t.Errorf("UnfinishedRun = %+v, %v", r, err)
 	}
-	if _, err := db.UnfinishedRun(ctx, ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp1", WithReport: true}); !errors.Is(err, audit.ErrNotFound) {
+	if _, err := db.UnfinishedRun(ctx, store.ResumeQuery{Command: audit.CommandAudit, Fingerprint: "fp1", WithReport: true}); !errors.Is(err, audit.ErrNotFound) {
 		t.Errorf("a complete run of an older linkrot has a report to write: %v", err)
 	}
 	_, s, err := db.RunSettings(ctx, 2)

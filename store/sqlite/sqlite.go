@@ -13,15 +13,12 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 var _ audit.Store = (*DB)(nil)
-
-// ErrIntegrity is returned by IntegrityCheck when SQLite reports a problem
-// with the database file or its foreign keys.
-var ErrIntegrity = errors.New("database integrity check failed")
 
 // busyTimeout is how long a connection waits for another connection's lock
 // (another process, or another DB on the same file) before SQLITE_BUSY.
@@ -86,7 +83,7 @@ type DB struct {
 // path names a file; the special name ":memory:" is not supported (the read
 // and write pools would see two different databases).
 func Open(ctx context.Context, path string) (*DB, error) {
-	if IsPostgresURL(path) {
+	if store.IsPostgresURL(path) {
 		db, err := openPostgres(ctx, path, false)
 		if err != nil {
 			return nil, fmt.Errorf("open store: %w", err)
@@ -213,7 +210,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 			return fmt.Errorf("integrity check: %w", err)
 		}
 		if v != latestVersion() {
-			return fmt.Errorf("integrity check: %w: schema version %d, want %d", ErrIntegrity, v, latestVersion())
+			return fmt.Errorf("integrity check: %w: schema version %d, want %d", store.ErrIntegrity, v, latestVersion())
 		}
 		return nil
 	}
@@ -261,7 +258,8 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 			more = fmt.Sprintf(" (and %d more)", len(problems)-show)
 			problems = problems[:show]
 		}
-		return fmt.Errorf("integrity check: %w: %s%s", ErrIntegrity, strings.Join(problems, "; "), more)
+		return fmt.Errorf("integrity check: %w: %s%s", store.ErrIntegrity, strings.Join(problems, "; "), more)
 	}
 	return nil
 }
+var _ store.Store = (*DB)(nil)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // MustOpen opens a fresh database in a temporary directory, closed when the
@@ -873,7 +874,7 @@ func TestStore_IntegrityCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := db.IntegrityCheck(context.Background())
-	if !errors.Is(err, ErrIntegrity) {
+	if !errors.Is(err, store.ErrIntegrity) {
 		t.Fatalf("IntegrityCheck = %v, want ErrIntegrity", err)
 	}
 }

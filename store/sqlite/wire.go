@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -281,24 +282,11 @@ func (db *DB) DeferWire(ctx context.Context, id int64, notBefore time.Time, atte
 	return nil
 }
 
-// WireEffect is what processing a notification changes besides its inbox
-// row; FinishWire stores both in one transaction.
-type WireEffect struct {
-	// UpsertBacklink stores (or refreshes) a verified backlink.
-	UpsertBacklink *audit.Backlink
-	// DeleteBacklinks removes the backlinks (source, target) listed.
-	DeleteBacklinks [][2]string
-	// LiveChecks are stored with the notification's ID.
-	LiveChecks []audit.LiveCheck
-	// Claim is stored on the maintenance record of its run and link.
-	Claim *audit.Claim
-}
-
 // FinishWire concludes a queued notification: its state (done, rejected,
 // failed), one line of result, and its effect, all in one write
 // transaction. A notification no longer queued (finished by another
 // process) is left alone and its effect dropped.
-func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, eff WireEffect, now time.Time) error {
+func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, eff store.WireEffect, now time.Time) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("finish notification %d: %w", id, err)
