@@ -262,4 +262,5 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 	}
 	return nil
 }
+
 var _ store.Store = (*DB)(nil)
