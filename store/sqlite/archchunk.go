@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -24,10 +24,10 @@ func (db *DB) TargetsAfter(ctx context.Context, runID, after int64, limit int) (
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return eachRow(ctx, tx, `
 			SELECT t.id, t.url, t.host,
-				(SELECT count(*) FROM links l WHERE l.target_id = t.id AND +l.run_id = ?1)
+				(SELECT count(*) FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)
 			FROM targets t
-			WHERE t.id > ?2 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = ?1)
-			ORDER BY t.id LIMIT ?3`, []any{runID, after, limit}, func(rows *sql.Rows) error {
+			WHERE t.id > $2 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)
+			ORDER BY t.id LIMIT $3`, []any{runID, after, limit}, func(rows *sql.Rows) error {
 			var r audit.TargetRef
 			if err := rows.Scan(&r.ID, &r.URL, &r.Host, &r.LinkCount); err != nil {
 				return err
@@ -47,7 +47,7 @@ func (db *DB) TargetsAfter(ctx context.Context, runID, after int64, limit int) (
 // "+l.run_id" keeps SQLite on links_target_id. The CAST keeps PostgreSQL
 // from typing ?3 as an integer (int4) after the literal 0: the last chunk
 // ends at the largest int64.
-const linksInRange = ` ((CAST(?3 AS BIGINT) = 0 AND l.target_id IS NULL) OR l.target_id BETWEEN ?2 AND ?3) AND +l.run_id = ?1 `
+const linksInRange = ` ((CAST($3 AS BIGINT) = 0 AND l.target_id IS NULL) OR l.target_id BETWEEN $2 AND $3) AND +l.run_id = $1 `
 
 // EachTargetLink calls fn for each link of a run to a target with ID in
 // [from, to] (to = 0: each link without a target), in link ID order, with
@@ -192,7 +192,7 @@ func (db *DB) ChecksOf(ctx context.Context, runID, from, to int64) ([]audit.Chec
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return eachRow(ctx, tx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ? AND c.target_id BETWEEN ? AND ?
+			WHERE c.run_id = $1 AND c.target_id BETWEEN $2 AND $3
 			ORDER BY c.target_id`, []any{runID, from, to}, func(rows *sql.Rows) error {
 			c, err := scanCheck(rows)
 			if err != nil {
@@ -214,7 +214,7 @@ func (db *DB) TargetsFirstSeenOf(ctx context.Context, runID, from, to int64) (ma
 	out := map[int64]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return eachRow(ctx, tx, `SELECT t.id, t.first_seen_at FROM targets t
-			WHERE t.id BETWEEN ?2 AND ?3 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = ?1)`,
+			WHERE t.id BETWEEN $2 AND $3 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)`,
 			[]any{runID, from, to}, instantsByID(out))
 	})
 	if err != nil {
@@ -238,15 +238,15 @@ func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[
 				FROM links l2
 				JOIN pages p2 ON p2.id = l2.page_id
 				JOIN runs r2 ON r2.id = l2.run_id
-				WHERE l2.target_id BETWEEN ?2 AND ?3
-					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = ?1)
+				WHERE l2.target_id BETWEEN $2 AND $3
+					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = $1)
 				GROUP BY p2.url, l2.target_id)
 			SELECT l.id, f.seen
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
 			CROSS JOIN first f
 			WHERE f.page_url = p.url AND f.target_id = l.target_id
-				AND l.target_id BETWEEN ?2 AND ?3 AND +l.run_id = ?1`, []any{runID, from, to}, instantsByID(out))
+				AND l.target_id BETWEEN $2 AND $3 AND +l.run_id = $1`, []any{runID, from, to}, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the links of run %d to targets %d-%d: %w", runID, from, to, err)
@@ -257,7 +257,7 @@ func (db *DB) LinksFirstSeenOf(ctx context.Context, runID, from, to int64) (map[
 // FirstFingerprintsOf is FirstFingerprints for the targets with ID in
 // [from, to].
 func (db *DB) FirstFingerprintsOf(ctx context.Context, runID, from, to int64) (map[int64]*audit.Check, error) {
-	out, err := db.firstFingerprints(ctx, runID, ` AND w.target_id BETWEEN ? AND ?`, from, to)
+	out, err := db.firstFingerprints(ctx, runID, ` AND w.target_id BETWEEN $2 AND $3`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("targets %d-%d: %w", from, to, err)
 	}
@@ -278,7 +278,7 @@ func (db *DB) EachOriginalLink(ctx context.Context, runID int64, fn func(linkID 
 		return eachRow(ctx, tx, `
 			SELECT l.id, lt.url, `+linkRowSQL+`
 			FROM links l`+linkTargetJoin+`
-			WHERE l.run_id = ? AND l.has_robust = 1 AND l.originalurl IS NOT NULL
+			WHERE l.run_id = $1 AND l.has_robust = 1 AND l.originalurl IS NOT NULL
 			ORDER BY l.id`, []any{runID}, func(rows *sql.Rows) error {
 			var (
 				id int64
@@ -313,8 +313,8 @@ func (db *DB) RunTargetIDs(ctx context.Context, runID int64, urls []string) (map
 			}
 			urls = urls[n:]
 			err := eachRow(ctx, tx, `SELECT t.id, t.url FROM targets t
-				WHERE t.url IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)
-					AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = ?)`,
+				WHERE t.url IN (`+params(1, n)+`)
+					AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $`+strconv.Itoa(n+1)+`)`,
 				append(args, runID), func(rows *sql.Rows) error {
 					var (
 						id int64
@@ -350,7 +350,7 @@ func (db *DB) PageIdentifiers(ctx context.Context, runID int64) ([]*audit.Page, 
 		return each(ctx, tx, `
 			SELECT i.page_id, p.url, i.url, i.rel, i.source
 			FROM identifiers i JOIN pages p ON p.id = i.page_id
-			WHERE p.run_id = ? ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
+			WHERE p.run_id = $1 ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
 			var (
 				pageID int64
 				u      string
@@ -385,8 +385,8 @@ func (db *DB) SharedCheckURLs(ctx context.Context, runID int64) ([]string, error
 			SELECT x.u FROM (
 				SELECT CASE WHEN c.final_url <> '' THEN c.final_url ELSE t.url END AS u
 				FROM checks c JOIN targets t ON t.id = c.target_id
-				WHERE c.run_id = ?) x
-			GROUP BY x.u HAVING count(*) > 1 ORDER BY x.u`, runID, func(rows *sql.Rows) error {
+				WHERE c.run_id = $1) x
+			GROUP BY x.u HAVING count(*) > 1 ORDER BY x.u NULLS FIRST`, runID, func(rows *sql.Rows) error {
 			var u string
 			if err := rows.Scan(&u); err != nil {
 				return err

@@ -22,7 +22,7 @@ import (
 
 // linkOfRun is the condition that parameter ?2 (a link ID or NULL) is a
 // link of run ?1.
-const linkOfRun = `(CAST(?2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1))`
+const linkOfRun = `(CAST($2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = $2 AND run_id = $1))`
 
 func nullID(id int64) any {
 	if id == 0 {
@@ -75,13 +75,13 @@ func (db *DB) ClearArchives(ctx context.Context, runID int64) error {
 	}
 	for _, t := range []string{"snapshot_checks", "snapshot_skips", "mementos", "drifts", "drift_failures", "identifier_checks", "suggestions"} {
 		// Table names are constants of this function.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id = ?`, runID); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id = $1`, runID); err != nil {
 			return fmt.Errorf("clear archive results: %s: %w", t, err)
 		}
 	}
 	// The pwid snapshots the stage resolved (SaveSnapshotChecks).
 	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE source = 'pwid'
-		AND link_id IN (SELECT id FROM links WHERE run_id = ?)`, runID); err != nil {
+		AND link_id IN (SELECT id FROM links WHERE run_id = $1)`, runID); err != nil {
 		return fmt.Errorf("clear archive results: pwid snapshots: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -112,7 +112,7 @@ func (db *DB) SaveSnapshotChecks(ctx context.Context, checks []audit.SnapshotChe
 	const q = `INSERT INTO snapshot_checks (run_id, link_id, source, declared, url, final_url, verdict,
 		status, reason, memento_datetime, declared_datetime, declared_date_only, datetime_mismatch,
 		declared_delta_ms, versiondate_delta_ms, original, original_mismatch, checked_at)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
 		WHERE ` + linkOfRun
 	if len(checks) == 0 {
 		return nil
@@ -152,11 +152,11 @@ func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, n
 	if p, err := urls.ParseURL(c.URL); err == nil {
 		if norm, u := p.Key(), p.NetURL(); u.Scheme == "http" || u.Scheme == "https" {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
-				VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`, norm, u.Host, u.Scheme, c.RunID, now); err != nil {
+				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (url) DO NOTHING`, norm, u.Host, u.Scheme, c.RunID, now); err != nil {
 				return fmt.Errorf("pwid snapshot target: %w", err)
 			}
 			var id int64
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM targets WHERE url = ?`, norm).Scan(&id); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM targets WHERE url = $1`, norm).Scan(&id); err != nil {
 				return fmt.Errorf("pwid snapshot target: %w", err)
 			}
 			target = id
@@ -167,7 +167,7 @@ func savePWIDSnapshot(ctx context.Context, tx *sql.Tx, c *audit.SnapshotCheck, n
 		raw = c.DeclaredDatetime.UTC().Format(time.RFC3339)
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO snapshots (link_id, source, ord, url, datetime, date_only, datetime_raw, rel, target_id)
-		SELECT ?1, 'pwid', (SELECT count(*) FROM snapshots WHERE link_id = ?1 AND source = 'pwid'), ?2, ?3, 0, ?4, NULL, ?5`,
+		SELECT $1, 'pwid', (SELECT count(*) FROM snapshots WHERE link_id = $1 AND source = 'pwid'), $2, $3, 0, $4, NULL, $5`,
 		c.LinkID, c.URL, formatSpecTime(audit.NewTime(c.DeclaredDatetime)), raw, target)
 	if err != nil {
 		return fmt.Errorf("pwid snapshot: %w", err)
@@ -182,7 +182,7 @@ func (db *DB) PWIDSnapshots(ctx context.Context, runID int64) ([]store.PWIDSnaps
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT s.link_id, s.ord, s.url, s.datetime, s.target_id
 			FROM snapshots s JOIN links l ON l.id = s.link_id
-			WHERE l.run_id = ? AND s.source = 'pwid' ORDER BY s.link_id, s.ord`, runID, func(rows *sql.Rows) error {
+			WHERE l.run_id = $1 AND s.source = 'pwid' ORDER BY s.link_id, s.ord`, runID, func(rows *sql.Rows) error {
 			var (
 				p      store.PWIDSnapshot
 				dt     sql.NullString
@@ -214,7 +214,7 @@ func (db *DB) SnapshotChecks(ctx context.Context, runID int64) ([]audit.Snapshot
 		return each(ctx, tx, `SELECT run_id, link_id, source, declared, url, final_url, verdict, status, reason,
 			memento_datetime, declared_datetime, declared_date_only, datetime_mismatch, declared_delta_ms,
 			versiondate_delta_ms, original, original_mismatch, checked_at
-			FROM snapshot_checks WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			FROM snapshot_checks WHERE run_id = $1 ORDER BY id`, runID, func(rows *sql.Rows) error {
 			var (
 				c                 audit.SnapshotCheck
 				link              sql.NullInt64
@@ -255,8 +255,8 @@ func (db *DB) SnapshotChecks(ctx context.Context, runID int64) ([]audit.Snapshot
 func (db *DB) SaveMementos(ctx context.Context, ms []audit.Memento) error {
 	const q = `INSERT INTO mementos (run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
 		distance_ms, representative, nearest, count, first, last, error, checked_at, status, uri_r, reused)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
-		WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
+		WHERE CAST($2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "memento", runIDsOf(ms, func(m *audit.Memento) int64 { return m.RunID }), q, len(ms),
 		func(i int) ([]any, string) {
 			m := &ms[i]
@@ -274,7 +274,7 @@ func (db *DB) Mementos(ctx context.Context, runID int64) ([]audit.Memento, error
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, target_id, archive, wanted, wanted_from, url, datetime,
 			distance_ms, representative, nearest, count, first, last, error, checked_at, status, uri_r, reused
-			FROM mementos WHERE run_id = ? ORDER BY link_id, archive`, runID, func(rows *sql.Rows) error {
+			FROM mementos WHERE run_id = $1 ORDER BY link_id, archive`, runID, func(rows *sql.Rows) error {
 			var (
 				m                                  audit.Memento
 				target                             sql.NullInt64
@@ -315,7 +315,7 @@ func (db *DB) SaveDrifts(ctx context.Context, ds []audit.Drift) error {
 	const q = `INSERT INTO drifts (run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
 		simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
 		excerpt_reference, excerpt_live, measured_at, reference_note)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20
 		WHERE ` + linkOfRun
 	return db.saveBatch(ctx, "drift", runIDsOf(ds, func(d *audit.Drift) int64 { return d.RunID }), q, len(ds),
 		func(i int) ([]any, string) {
@@ -339,7 +339,7 @@ func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
 		return each(ctx, tx, `SELECT run_id, link_id, target_id, kind, reference_url, reference_time, live_url,
 			simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
 			excerpt_reference, excerpt_live, measured_at, reference_note
-			FROM drifts WHERE run_id = ? ORDER BY kind DESC, link_id, target_id, id`, runID, func(rows *sql.Rows) error {
+			FROM drifts WHERE run_id = $1 ORDER BY kind DESC, link_id NULLS FIRST, target_id, id`, runID, func(rows *sql.Rows) error {
 			var (
 				d             audit.Drift
 				link          sql.NullInt64
@@ -374,7 +374,7 @@ func (db *DB) Drifts(ctx context.Context, runID int64) ([]audit.Drift, error) {
 // (migration 0005). It is safe for concurrent use.
 func (db *DB) SaveDriftFailures(ctx context.Context, fs []audit.DriftFailure) error {
 	const q = `INSERT INTO drift_failures (run_id, link_id, target_id, kind, reference_url, live_url, reason, measured_at)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE ` + linkOfRun
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE ` + linkOfRun
 	return db.saveBatch(ctx, "drift failure", runIDsOf(fs, func(f *audit.DriftFailure) int64 { return f.RunID }), q, len(fs),
 		func(i int) ([]any, string) {
 			f := &fs[i]
@@ -389,7 +389,7 @@ func (db *DB) DriftFailures(ctx context.Context, runID int64) ([]audit.DriftFail
 	var out []audit.DriftFailure
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, target_id, kind, reference_url, live_url, reason, measured_at
-			FROM drift_failures WHERE run_id = ? ORDER BY link_id, id`, runID, func(rows *sql.Rows) error {
+			FROM drift_failures WHERE run_id = $1 ORDER BY link_id NULLS FIRST, id`, runID, func(rows *sql.Rows) error {
 			var (
 				f        audit.DriftFailure
 				link     sql.NullInt64
@@ -426,7 +426,7 @@ func (db *DB) ClearFirstSeenDrift(ctx context.Context, runID int64) error {
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return fmt.Errorf("clear first-seen drift: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM drifts WHERE run_id = ? AND kind = 'first-seen'`, runID); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM drifts WHERE run_id = $1 AND kind = 'first-seen'`, runID); err != nil {
 		return fmt.Errorf("clear first-seen drift: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -440,7 +440,7 @@ func (db *DB) ClearFirstSeenDrift(ctx context.Context, runID int64) error {
 func (db *DB) SaveIdentifierChecks(ctx context.Context, ics []audit.IdentifierCheck) error {
 	const q = `INSERT INTO identifier_checks (run_id, access_url, identifier, rel, own_page, linking_pages,
 		resolves, leads_back, status, how, reason, checked_at)
-		SELECT ?1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+		SELECT $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 		WHERE ` + linkOfRun
 	encoded := make([]string, len(ics))
 	for i := range ics {
@@ -470,7 +470,7 @@ func (db *DB) IdentifierChecks(ctx context.Context, runID int64) ([]audit.Identi
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, access_url, identifier, rel, own_page, linking_pages, resolves,
 			leads_back, status, how, reason, checked_at
-			FROM identifier_checks WHERE run_id = ? ORDER BY access_url, identifier, id`, runID, func(rows *sql.Rows) error {
+			FROM identifier_checks WHERE run_id = $1 ORDER BY access_url, identifier, id`, runID, func(rows *sql.Rows) error {
 			var (
 				c         audit.IdentifierCheck
 				pages     string
@@ -506,8 +506,8 @@ func (db *DB) IdentifierChecks(ctx context.Context, runID int64) ([]audit.Identi
 func (db *DB) SaveSuggestions(ctx context.Context, sgs []audit.Suggestion) error {
 	const q = `INSERT INTO suggestions (run_id, link_id, page_url, href, text, reason, originalurl, versiondate,
 		versionurl, html)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-		WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+		WHERE CAST($2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "suggestion", runIDsOf(sgs, func(s *audit.Suggestion) int64 { return s.RunID }), q, len(sgs),
 		func(i int) ([]any, string) {
 			s := &sgs[i]
@@ -523,7 +523,7 @@ func (db *DB) Suggestions(ctx context.Context, runID int64) ([]audit.Suggestion,
 	var out []audit.Suggestion
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, page_url, href, text, reason, originalurl, versiondate,
-			versionurl, html FROM suggestions WHERE run_id = ? ORDER BY page_url, link_id, reason`, runID, func(rows *sql.Rows) error {
+			versionurl, html FROM suggestions WHERE run_id = $1 ORDER BY page_url, link_id, reason`, runID, func(rows *sql.Rows) error {
 			var (
 				s  audit.Suggestion
 				vd sql.NullString
@@ -550,7 +550,7 @@ func (db *DB) Suggestions(ctx context.Context, runID int64) ([]audit.Suggestion,
 // for concurrent use.
 func (db *DB) SaveSaveRequests(ctx context.Context, rs []audit.SaveRequest) error {
 	const q = `INSERT INTO save_requests (run_id, url, archive, job_id, status, memento, reason, requested)
-		SELECT ?1, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE ` + linkOfRun
+		SELECT $1, $3, $4, $5, $6, $7, $8, $9 WHERE ` + linkOfRun
 	return db.saveBatch(ctx, "save request", runIDsOf(rs, func(r *audit.SaveRequest) int64 { return r.RunID }), q, len(rs),
 		func(i int) ([]any, string) {
 			r := &rs[i]
@@ -564,7 +564,7 @@ func (db *DB) SaveRequests(ctx context.Context, runID int64) ([]audit.SaveReques
 	var out []audit.SaveRequest
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, url, archive, job_id, status, memento, reason, requested
-			FROM save_requests WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			FROM save_requests WHERE run_id = $1 ORDER BY id`, runID, func(rows *sql.Rows) error {
 			var (
 				r   audit.SaveRequest
 				req sql.NullString
@@ -613,7 +613,7 @@ func (db *DB) TargetsFirstSeen(ctx context.Context, runID int64) (map[int64]time
 	out := map[int64]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT DISTINCT t.id, t.first_seen_at
-			FROM links l JOIN targets t ON t.id = l.target_id WHERE l.run_id = ?`, runID, instantsByID(out))
+			FROM links l JOIN targets t ON t.id = l.target_id WHERE l.run_id = $1`, runID, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the targets of run %d: %w", runID, err)
@@ -636,14 +636,14 @@ func (db *DB) LinksFirstSeen(ctx context.Context, runID int64) (map[int64]time.T
 				FROM links l2
 				JOIN pages p2 ON p2.id = l2.page_id
 				JOIN runs r2 ON r2.id = l2.run_id
-				WHERE l2.target_id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
-					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = ?1)
+				WHERE l2.target_id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)
+					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = $1)
 				GROUP BY p2.url, l2.target_id)
 			SELECT l.id, f.seen
 			FROM links l
 			JOIN pages p ON p.id = l.page_id
 			JOIN first f ON f.page_url = p.url AND f.target_id = l.target_id
-			WHERE l.run_id = ?1`, runID, instantsByID(out))
+			WHERE l.run_id = $1`, runID, instantsByID(out))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first sight of the links of run %d: %w", runID, err)
@@ -668,10 +668,10 @@ func (db *DB) LinkDates(ctx context.Context, runID int64, targetURL string) ([]t
 			FROM links l2
 			JOIN pages p2 ON p2.id = l2.page_id
 			JOIN runs r2 ON r2.id = l2.run_id
-			WHERE l2.target_id = (SELECT id FROM targets WHERE url = ?2)
-				AND r2.started_at <= (SELECT started_at FROM runs WHERE id = ?1)
+			WHERE l2.target_id = (SELECT id FROM targets WHERE url = $2)
+				AND r2.started_at <= (SELECT started_at FROM runs WHERE id = $1)
 				AND p2.url IN (SELECT p.url FROM links l JOIN pages p ON p.id = l.page_id
-					WHERE l.run_id = ?1 AND l.target_id = (SELECT id FROM targets WHERE url = ?2))
+					WHERE l.run_id = $1 AND l.target_id = (SELECT id FROM targets WHERE url = $2))
 			GROUP BY p2.url) f`, []any{runID, targetURL}, func(rows *sql.Rows) error {
 		var seen sql.NullString
 		if err := rows.Scan(&seen); err != nil {
@@ -711,7 +711,7 @@ func (db *DB) EarlierFingerprints(ctx context.Context, runID int64) (map[int64]*
 	// in the whole database, every target's earliest is the run's own.
 	var earlier bool
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM checks WHERE run_id < ? AND sha256 <> '')`, runID).Scan(&earlier)
+		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM checks WHERE run_id < $1 AND sha256 <> '')`, runID).Scan(&earlier)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("first fingerprints for run %d: %w", runID, err)
@@ -729,13 +729,13 @@ func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string, a
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return eachRow(ctx, tx, selectCheckSQL+`
 			FROM checks w
-			JOIN checks c ON c.rowid = (
-				SELECT p.rowid FROM checks p
+			JOIN checks c ON c.target_id = w.target_id AND c.run_id = (
+				SELECT p.run_id FROM checks p
 				WHERE p.target_id = w.target_id AND p.sha256 != '' AND p.run_id <= w.run_id
-				ORDER BY p.checked_at, p.run_id
+				ORDER BY p.checked_at NULLS FIRST, p.run_id
 				LIMIT 1)
 			JOIN targets t ON t.id = c.target_id
-			WHERE w.run_id = ?`+cond, append([]any{runID}, args...), func(rows *sql.Rows) error {
+			WHERE w.run_id = $1`+cond, append([]any{runID}, args...), func(rows *sql.Rows) error {
 			c, err := scanCheck(rows)
 			if err != nil {
 				return err
@@ -754,7 +754,7 @@ func (db *DB) firstFingerprints(ctx context.Context, runID int64, cond string, a
 // (migration 0010). It is safe for concurrent use.
 func (db *DB) SaveSnapshotSkips(ctx context.Context, ss []audit.SnapshotSkip) error {
 	const q = `INSERT INTO snapshot_skips (run_id, link_id, source, declared, declared_datetime, reason)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE CAST(?2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
+		SELECT $1, $2, $3, $4, $5, $6 WHERE CAST($2 AS BIGINT) IS NOT NULL AND ` + linkOfRun
 	return db.saveBatch(ctx, "snapshot skip", runIDsOf(ss, func(s *audit.SnapshotSkip) int64 { return s.RunID }), q, len(ss),
 		func(i int) ([]any, string) {
 			s := &ss[i]
@@ -769,7 +769,7 @@ func (db *DB) SnapshotSkips(ctx context.Context, runID int64) ([]audit.SnapshotS
 	var out []audit.SnapshotSkip
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT run_id, link_id, source, declared, declared_datetime, reason
-			FROM snapshot_skips WHERE run_id = ? ORDER BY link_id, id`, runID, func(rows *sql.Rows) error {
+			FROM snapshot_skips WHERE run_id = $1 ORDER BY link_id, id`, runID, func(rows *sql.Rows) error {
 			var (
 				s  audit.SnapshotSkip
 				dt sql.NullString
@@ -802,8 +802,8 @@ func (db *DB) KnownLookups(ctx context.Context, runID int64, since time.Time) ([
 	rows, err := db.read.QueryContext(ctx, `SELECT archive, uri_r, wanted, url, datetime, distance_ms, representative,
 			count, first, last, error, checked_at, status
 		FROM mementos
-		WHERE status IN ('found', 'no-memento') AND uri_r <> '' AND run_id <> ? AND reused = 0 AND checked_at >= ?
-		ORDER BY checked_at DESC`, runID, formatInstant(since))
+		WHERE status IN ('found', 'no-memento') AND uri_r <> '' AND run_id <> $1 AND reused = 0 AND checked_at >= $2
+		ORDER BY checked_at DESC NULLS LAST`, runID, formatInstant(since))
 	if err != nil {
 		return nil, fmt.Errorf("known lookups: %w", err)
 	}

@@ -83,7 +83,7 @@ func testArchives_PWIDSnapshots(t *testing.T) {
 		t.Fatalf("PWIDSnapshots = %+v, %v", got, err)
 	}
 	var target int64
-	if err := db.read.QueryRow(`SELECT id FROM targets WHERE url = ?`, u1).Scan(&target); err != nil {
+	if err := db.read.QueryRow(`SELECT id FROM targets WHERE url = $1`, u1).Scan(&target); err != nil {
 		t.Fatalf("no target for the resolved pwid: %v", err)
 	}
 	want := []store.PWIDSnapshot{{LinkID: links[0], Ord: 0, URL: u1, Datetime: at1, TargetID: target}, {LinkID: links[0], Ord: 1, URL: u2, Datetime: at2}}

@@ -130,14 +130,14 @@ func testArchives_RoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, table := range []string{"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions"} {
-		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE run_id = ?`, runID); n != 0 {
+		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE run_id = $1`, runID); n != 0 {
 			t.Errorf("%s: %d rows after ClearArchives", table, n)
 		}
 	}
 	if gotR, err := db.SaveRequests(ctx, runID); err != nil || len(gotR) != 1 {
 		t.Errorf("SaveRequests after ClearArchives = %+v, %v", gotR, err)
 	}
-	if n := count(t, db, `SELECT count(*) FROM links WHERE run_id = ?`, runID); n != 2 {
+	if n := count(t, db, `SELECT count(*) FROM links WHERE run_id = $1`, runID); n != 2 {
 		t.Errorf("links: %d rows after ClearArchives", n)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,4 +93,14 @@ func missingDBName(tb testing.TB) string {
 		return pgtest.Shared(tb).URL("postgres", "", "no_such_database")
 	}
 	return filepath.Join(tb.TempDir(), "missing.db")
+}
+
+// numParams returns the number of parameters of q: its largest $n.
+func numParams(q string) int {
+	n := 0
+	for _, m := range regexp.MustCompile(`\$([0-9]+)`).FindAllStringSubmatch(q, -1) {
+		k, _ := strconv.Atoi(m[1])
+		n = max(n, k)
+	}
+	return n
 }

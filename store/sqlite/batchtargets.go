@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
@@ -23,15 +22,14 @@ var targetChunks = []int{64, 32, 16, 8, 4, 2, 1}
 func insertTargetsSQL(n int) string { return targetsSQL.get(n) }
 
 func buildInsertTargetsSQL(n int) string {
-	row := "(?, ?, ?, ?, ?)"
 	return `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at) VALUES ` +
-		row + strings.Repeat(", "+row, n-1) + ` ON CONFLICT (url) DO NOTHING`
+		rowParams(1, 5, n) + ` ON CONFLICT (url) DO NOTHING`
 }
 
 // targetsByURLsSQL reads the ID and URL of the targets whose URLs are in
 // a JSON array (SQLite): a short statement, not one of hundreds of
 // placeholders compiled each time.
-const targetsByURLsSQL = `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each(?))`
+const targetsByURLsSQL = `SELECT id, url FROM targets WHERE url IN (SELECT value FROM json_each($1))`
 
 // newTarget is a target batchTargets creates.
 type newTarget struct{ norm, host, scheme string }
@@ -61,7 +59,7 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		urls = append(urls, p.URL)
 	}
 	stored := make(map[string]bool)
-	err := s.eachByJSON(ctx, `SELECT url FROM pages WHERE run_id = ? AND url IN (SELECT value FROM json_each(?))`,
+	err := s.eachByJSON(ctx, `SELECT url FROM pages WHERE run_id = $1 AND url IN (SELECT value FROM json_each($2))`,
 		s.runID, urls, func(rows *sql.Rows) error {
 			var u string
 			if err := rows.Scan(&u); err != nil {

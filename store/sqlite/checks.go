@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,8 +53,8 @@ func upsertCheck(full bool) string {
 		cols, n = cols+", from_crawl, soft404_signals", n+2
 	}
 	return `INSERT INTO checks (run_id, target_id, ` + cols + `)
-		SELECT ?, id, ` + placeholders(n) + `
-		FROM targets WHERE id = ? AND (? = '' OR url = ?)
+		SELECT $1, id, ` + params(2, n) + `
+		FROM targets WHERE id = $` + strconv.Itoa(n+2) + ` AND ($` + strconv.Itoa(n+3) + ` = '' OR url = $` + strconv.Itoa(n+4) + `)
 		ON CONFLICT (run_id, target_id) DO UPDATE SET ` + strings.Join(set, ", ")
 }
 
@@ -61,13 +62,39 @@ func upsertCheck(full bool) string {
 // with its target "t"; callers add the rest of the FROM clause.
 var selectCheckSQL = `SELECT c.run_id, c.target_id, t.url, c.` + strings.Join(checkColumns, ", c.") + `, c.soft404_signals, c.from_crawl`
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+// params returns the n parameters $from, $from+1, ... separated by
+// commas: a list written for both engines (PostgreSQL numbers its
+// parameters; SQLite binds $NNN by number too).
+func params(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(from+i))
+	}
+	return b.String()
 }
 
-// verdictSet returns the verdicts satisfying pred as an SQL list of
-// placeholders and its arguments, so that the SQL follows the domain's
-// Transient and Broken.
+// rowParams returns n rows of arity parameters, "($first, ...), (...)",
+// numbered on from first: the VALUES of a multi-row INSERT.
+func rowParams(first, arity, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(" + params(first+i*arity, arity) + ")")
+	}
+	return b.String()
+}
+
+// verdictSet returns the verdicts satisfying pred as an SQL list of string
+// literals, so that the SQL follows the domain's Transient and Broken. The
+// verdicts are the domain's constants (lower-case words), so the list
+// takes no parameters and cannot shift the numbering of the statement's
+// others; the second result, always empty, is kept so that callers append
+// it to their arguments unchanged.
 // notReusable reports verdicts an earlier run's check cannot stand for:
 // transient ones, and those that depend on that run's settings.
 func notReusable(v audit.Verdict) bool {
@@ -75,18 +102,18 @@ func notReusable(v audit.Verdict) bool {
 }
 
 func verdictSet(pred func(audit.Verdict) bool) (string, []any) {
-	var args []any
+	var list []string
 	for _, v := range audit.Verdicts {
 		if pred(v) {
-			args = append(args, string(v))
+			list = append(list, "'"+strings.ReplaceAll(string(v), "'", "''")+"'")
 		}
 	}
-	if len(args) == 0 {
+	if len(list) == 0 {
 		// No verdict is '' (CHECK constraint): IN is never true, NOT IN
 		// always (NULL would make NOT IN never true).
 		return "''", nil
 	}
-	return placeholders(len(args)), args
+	return strings.Join(list, ", "), nil
 }
 
 func millis(d time.Duration) int64 { return d.Milliseconds() }
@@ -265,7 +292,7 @@ func saveSoft404Signals(ctx context.Context, tx execer, c *audit.Check) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE checks SET soft404_signals = ? WHERE run_id = ? AND target_id = ?`, sj, c.RunID, c.TargetID)
+	_, err = tx.ExecContext(ctx, `UPDATE checks SET soft404_signals = $1 WHERE run_id = $2 AND target_id = $3`, sj, c.RunID, c.TargetID)
 	return err
 }
 
@@ -384,7 +411,7 @@ func requireRuns(ctx context.Context, tx *sql.Tx, ids []int64) error {
 	slices.Sort(ids)
 	for _, id := range slices.Compact(ids) {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, id).Scan(&one)
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = $1`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("run %d: %w", id, audit.ErrNotFound)
 		}
@@ -573,7 +600,7 @@ func savedChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check) (map[che
 	taken := make(map[checkKey]bool, len(checks))
 	for run, ids := range byRun {
 		err := eachRow(ctx, tx, `SELECT target_id FROM checks
-			WHERE run_id = ? AND target_id IN (SELECT value FROM json_each(?))`, []any{run, idList(ids)},
+			WHERE run_id = $1 AND target_id IN (SELECT value FROM json_each($2))`, []any{run, idList(ids)},
 			func(rows *sql.Rows) error {
 				var id int64
 				if err := rows.Scan(&id); err != nil {
@@ -617,7 +644,7 @@ func saveCheck(ctx context.Context, tx *stmtCache, stmt *sql.Stmt, c *audit.Chec
 	}
 	// Nothing inserted: say why.
 	var u string
-	err = tx.tx.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, c.TargetID).Scan(&u)
+	err = tx.tx.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = $1`, c.TargetID).Scan(&u)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("target %d: %w", c.TargetID, audit.ErrNotFound)
@@ -682,7 +709,7 @@ func (db *DB) ReplaceFindings(ctx context.Context, runID int64, findings []audit
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return fmt.Errorf("replace findings: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE run_id = ?`, runID); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM findings WHERE run_id = $1`, runID); err != nil {
 		return fmt.Errorf("replace findings: delete: %w", err)
 	}
 	stmt, err := tx.PrepareContext(ctx, insertFindingSQL(db.compact))
@@ -718,7 +745,7 @@ func (db *DB) SaveMaintenance(ctx context.Context, records []audit.Maintenance) 
 		runIDs[i] = records[i].RunID
 	}
 	const query = `INSERT INTO maintenance (run_id, source, target, replacement, status)
-		VALUES (?, ?, ?, ?, ?)
+		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (run_id, source, target) DO NOTHING`
 	err := db.writeBatch(ctx, runIDs, query, len(records), func(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, i int) error {
 		m := &records[i]
@@ -755,7 +782,7 @@ func (db *DB) EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ?
+			WHERE c.run_id = $1
 			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
 			c, err := scanCheck(rows)
 			if err != nil {
@@ -777,7 +804,7 @@ func (db *DB) EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check
 func (db *DB) CheckedTargetIDs(ctx context.Context, runID int64) (map[int64]bool, error) {
 	ids := make(map[int64]bool)
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return each(ctx, tx, `SELECT target_id FROM checks WHERE run_id = ?`, runID, func(rows *sql.Rows) error {
+		return each(ctx, tx, `SELECT target_id FROM checks WHERE run_id = $1`, runID, func(rows *sql.Rows) error {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
 				return err
@@ -844,11 +871,11 @@ func (db *DB) PreviousChecks(ctx context.Context, runID int64, targetIDs []int64
 func (db *DB) previousChecksQuery(runID int64, targetIDs []int64) (string, []any) {
 	transient, transientArgs := verdictSet(notReusable)
 	query := selectCheckSQL + `
-		FROM (SELECT DISTINCT value AS id FROM ` + db.idListSQL() + ` AS ids) w
-		JOIN checks c ON c.rowid = (
-			SELECT p.rowid FROM checks p
-			WHERE p.target_id = w.id AND p.run_id < ? AND p.verdict NOT IN (` + transient + `)
-			ORDER BY p.checked_at DESC, p.run_id DESC
+		FROM (SELECT DISTINCT value AS id FROM ` + db.idListSQL(1) + ` AS ids) w
+		JOIN checks c ON c.target_id = w.id AND c.run_id = (
+			SELECT p.run_id FROM checks p
+			WHERE p.target_id = w.id AND p.run_id < $2 AND p.verdict NOT IN (` + transient + `)
+			ORDER BY p.checked_at DESC NULLS LAST, p.run_id DESC
 			LIMIT 1)
 		JOIN targets t ON t.id = c.target_id`
 	return query, append([]any{idList(targetIDs), runID}, transientArgs...)
@@ -863,7 +890,7 @@ func (db *DB) LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error
 		return each(ctx, tx, `
 			SELECT l.id, l.page_id, p.url, l.target_id, `+hrefSQL+`, l.fragment, l.element, l.attr, l.text, l.resource
 			FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-			WHERE l.run_id = ?
+			WHERE l.run_id = $1
 			ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 			var (
 				r      audit.LinkRef
@@ -895,7 +922,7 @@ func (db *DB) Findings(ctx context.Context, runID int64) ([]audit.Finding, error
 		return each(ctx, tx, `
 			SELECT f.run_id, f.link_id, `+findingPageSQL+` AS page_url, `+findingTargetSQL+` AS target,
 				f.verdict, f.message, f.fragment
-			FROM findings f`+findingJoin+`WHERE f.run_id = ?
+			FROM findings f`+findingJoin+`WHERE f.run_id = $1
 			ORDER BY page_url, target, f.id`, runID, func(rows *sql.Rows) error {
 			var (
 				f       audit.Finding
@@ -927,7 +954,7 @@ func (db *DB) Maintenance(ctx context.Context, runID int64) ([]audit.Maintenance
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT run_id, source, target, replacement, status, CASE origin WHEN 'check' THEN '' ELSE origin END, claimant, claim_note
-			FROM maintenance WHERE run_id = ? AND confirmed = 1
+			FROM maintenance WHERE run_id = $1 AND confirmed = 1
 			ORDER BY source, target`, runID, func(rows *sql.Rows) error {
 			var m audit.Maintenance
 			if err := rows.Scan(&m.RunID, &m.Source, &m.Target, &m.Replacement, &m.Status, &m.Origin, &m.Claimant, &m.ClaimNote); err != nil {
@@ -951,7 +978,7 @@ func (db *DB) VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict
 	counts := make(map[audit.Verdict]int)
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
-			SELECT verdict, count(*) FROM checks WHERE run_id = ? GROUP BY verdict`, runID,
+			SELECT verdict, count(*) FROM checks WHERE run_id = $1 GROUP BY verdict`, runID,
 			func(rows *sql.Rows) error {
 				var (
 					v string
@@ -987,10 +1014,10 @@ func (db *DB) TopBroken(ctx context.Context, runID int64, limit int) ([]audit.Br
 		FROM checks c
 		JOIN targets t ON t.id = c.target_id
 		LEFT JOIN links l ON l.target_id = c.target_id AND l.run_id = c.run_id
-		WHERE c.run_id = ? AND c.verdict IN (` + broken + `)
+		WHERE c.run_id = $1 AND c.verdict IN (` + broken + `)
 		GROUP BY c.target_id, t.url, c.verdict, c.status
-		ORDER BY 4 DESC, t.url
-		LIMIT ?`
+		ORDER BY 4 DESC NULLS LAST, t.url
+		LIMIT $2`
 	args := append([]any{runID}, brokenArgs...)
 	args = append(args, limit)
 

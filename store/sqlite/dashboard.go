@@ -84,7 +84,7 @@ func (db *DB) Target(ctx context.Context, id int64) (*store.TargetInfo, error) {
 		at    sql.NullString
 	)
 	err := db.read.QueryRowContext(ctx, `SELECT id, url, host, scheme, first_seen_run, first_seen_at
-		FROM targets WHERE id = ?`, id).Scan(&t.ID, &t.URL, &t.Host, &t.Scheme, &first, &at)
+		FROM targets WHERE id = $1`, id).Scan(&t.ID, &t.URL, &t.Host, &t.Scheme, &first, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = audit.ErrNotFound
 	}
@@ -107,9 +107,9 @@ func (db *DB) TargetChecks(ctx context.Context, targetID int64, limit int) ([]au
 	}
 	rows, err := db.read.QueryContext(ctx, selectCheckSQL+`
 		FROM checks c JOIN targets t ON t.id = c.target_id
-		WHERE c.target_id = ?
+		WHERE c.target_id = $1
 		ORDER BY c.run_id DESC
-		LIMIT ?`, targetID, limit)
+		LIMIT $2`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("checks of target %d: %w", targetID, err)
 	}
@@ -138,9 +138,9 @@ func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]sto
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT l.run_id, l.id, p.url, l.element, l.text
 		FROM links l JOIN pages p ON p.id = l.page_id
-		WHERE l.target_id = ?1 AND l.run_id = (SELECT max(run_id) FROM links WHERE target_id = ?1)
+		WHERE l.target_id = $1 AND l.run_id = (SELECT max(run_id) FROM links WHERE target_id = $1)
 		ORDER BY l.page_id, l.ord
-		LIMIT ?2`, targetID, limit)
+		LIMIT $2`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("links to target %d: %w", targetID, err)
 	}
@@ -168,7 +168,7 @@ func (db *DB) TargetMementos(ctx context.Context, targetID int64, limit int) ([]
 		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, link_id, archive, url, datetime, nearest, count, error, checked_at
-		FROM mementos WHERE target_id = ? ORDER BY run_id DESC, link_id, archive LIMIT ?`, targetID, limit)
+		FROM mementos WHERE target_id = $1 ORDER BY run_id DESC, link_id, archive LIMIT $2`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("mementos of target %d: %w", targetID, err)
 	}
@@ -207,7 +207,7 @@ func (db *DB) TargetDrifts(ctx context.Context, targetID int64, limit int) ([]au
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, link_id, kind, reference_url, reference_time, live_url,
 		simhash_distance, text_measured, jaccard, dice, cosine, words_reference, words_live, word_change, band,
 		excerpt_reference, excerpt_live, measured_at
-		FROM drifts WHERE target_id = ? ORDER BY run_id DESC, kind DESC, link_id, id LIMIT ?`, targetID, limit)
+		FROM drifts WHERE target_id = $1 ORDER BY run_id DESC, kind DESC, link_id NULLS FIRST, id LIMIT $2`, targetID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("drift of target %d: %w", targetID, err)
 	}
@@ -247,7 +247,7 @@ func (db *DB) RunFindingRefs(ctx context.Context, runID int64) ([]store.FindingR
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT f.id, f.run_id, f.link_id, coalesce(l.target_id, 0), p.url, f.verdict, f.message, f.fragment
 		FROM findings f JOIN links l ON l.id = f.link_id JOIN pages p ON p.id = l.page_id
-		WHERE f.run_id = ? ORDER BY f.id`, runID)
+		WHERE f.run_id = $1 ORDER BY f.id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("findings of run %d: %w", runID, err)
 	}
@@ -281,7 +281,7 @@ func (db *DB) UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]i
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT l.run_id, count(*)
 		FROM links l JOIN targets t ON t.id = l.target_id
-		WHERE l.run_id IN `+db.idListSQL()+`
+		WHERE l.run_id IN `+db.idListSQL(1)+`
 			AND l.resource = 0 AND l.has_robust = 0 AND l.has_mset = 0 AND t.scheme IN ('http', 'https')
 		GROUP BY l.run_id`, idList(runIDs))
 	if err != nil {
@@ -304,12 +304,14 @@ func (db *DB) UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]i
 
 // SearchTargets returns the targets whose URL contains q (case-insensitive
 // for ASCII), ordered by URL, at most limit. q is bound as a parameter
-// and matched with instr, so '%' and '_' are plain characters.
+// and matched as a substring (the URL changes when its occurrences of q
+// are removed: written so in both engines' SQL, which name their
+// substring search differently), so '%' and '_' are plain characters.
 func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]store.SearchHit, error) {
 	return db.search(ctx, "targets", `
 		SELECT t.id, t.url, coalesce((SELECT max(run_id) FROM links WHERE target_id = t.id), 0)
-		FROM targets t WHERE instr(lower(t.url), lower(?)) > 0
-		ORDER BY t.url LIMIT ?`, q, limit)
+		FROM targets t WHERE replace(lower(t.url), lower($1), '') <> lower(t.url)
+		ORDER BY t.url LIMIT $2`, q, limit)
 }
 
 // SearchPages returns the crawled pages whose URL contains q
@@ -317,8 +319,8 @@ func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]store.S
 // crawled it, ordered by URL, at most limit.
 func (db *DB) SearchPages(ctx context.Context, q string, limit int) ([]store.SearchHit, error) {
 	return db.search(ctx, "pages", `
-		SELECT 0, url, max(run_id) FROM pages WHERE instr(lower(url), lower(?)) > 0
-		GROUP BY url ORDER BY url LIMIT ?`, q, limit)
+		SELECT 0, url, max(run_id) FROM pages WHERE replace(lower(url), lower($1), '') <> lower(url)
+		GROUP BY url ORDER BY url LIMIT $2`, q, limit)
 }
 
 func (db *DB) search(ctx context.Context, what, query, q string, limit int) ([]store.SearchHit, error) {

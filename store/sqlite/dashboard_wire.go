@@ -33,7 +33,7 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 		// Claims processed into maintenance records.
 		err = eachRow(ctx, tx, `SELECT run_id, source, target, claimant, claimed_at, claimed_replacement,
 				target_verdict, replacement_verdict, confirmed, claim_note
-			FROM maintenance WHERE claimed_at IS NOT NULL AND target IN (?, ?)`, []any{targetURL, norm}, func(rows *sql.Rows) error {
+			FROM maintenance WHERE claimed_at IS NOT NULL AND target IN ($1, $2)`, []any{targetURL, norm}, func(rows *sql.Rows) error {
 			var (
 				c         = store.WireClaim{Method: audit.WireUNLINKR, State: store.ClaimChecked}
 				at        sql.NullString
@@ -58,7 +58,7 @@ func (db *DB) TargetClaims(ctx context.Context, targetURL string, limit int) ([]
 				coalesce(lc.verdict, ''), coalesce(lc.band, '')
 			FROM wire_inbox w
 			LEFT JOIN live_checks lc ON lc.id = (SELECT max(id) FROM live_checks WHERE inbox_id = w.id AND reason = 'linkmod')
-			WHERE w.target IN (?, ?) AND (w.method = 'LINKMOD' OR (w.method = 'UNLINKR' AND w.state <> 'done'))`,
+			WHERE w.target IN ($1, $2) AND (w.method = 'LINKMOD' OR (w.method = 'UNLINKR' AND w.state <> 'done'))`,
 			[]any{targetURL, norm}, func(rows *sql.Rows) error {
 				var (
 					c         store.WireClaim
@@ -101,7 +101,7 @@ func (db *DB) PageBacklinks(ctx context.Context, pageURL string, limit int) ([]a
 		limit = noLimit
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT source, target, via, linkmod, draft, client, verified_at
-		FROM backlinks WHERE target IN (?, ?) ORDER BY verified_at DESC, id DESC LIMIT ?`,
+		FROM backlinks WHERE target IN ($1, $2) ORDER BY verified_at DESC, id DESC LIMIT $3`,
 		pageURL, normalizedOr(pageURL), limit)
 	if err != nil {
 		return nil, fmt.Errorf("backlinks of %s: %w", quote(pageURL), err)

@@ -18,7 +18,7 @@ func (db *DB) PreviousRun(ctx context.Context, runID int64) (*audit.Run, error) 
 	r, err := scanRun(db.read.QueryRowContext(ctx, `
 		SELECT `+prefixed("p.", runColumns)+`
 		FROM runs r JOIN runs p ON p.mode = r.mode AND p.seeds = r.seeds AND p.id < r.id
-		WHERE r.id = ? AND p.status = 'complete'
+		WHERE r.id = $1 AND p.status = 'complete'
 		ORDER BY p.id DESC LIMIT 1`, runID))
 	if err != nil {
 		return nil, fmt.Errorf("previous run of %d: %w", runID, err)
@@ -65,7 +65,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 	pages := map[int64]int{}
 	err = db.readTx(ctx, to, func(tx *sql.Tx) error {
 		return each(ctx, tx, `SELECT target_id, count(DISTINCT page_id) FROM links
-			WHERE run_id = ? AND target_id IS NOT NULL GROUP BY target_id`, to, func(rows *sql.Rows) error {
+			WHERE run_id = $1 AND target_id IS NOT NULL GROUP BY target_id`, to, func(rows *sql.Rows) error {
 			var id int64
 			var n int
 			if err := rows.Scan(&id, &n); err != nil {
@@ -125,7 +125,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 			ch := audit.Change{TargetID: id, Band: band, PreviousBand: bandsBefore[id], Pages: pages[id]}
 			if c := byTarget[id]; c != nil {
 				ch.URL, ch.Verdict, ch.Status, ch.Previous = c.URL, c.Verdict, c.Status, prevVerdict[id]
-			} else if err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, id).Scan(&ch.URL); err != nil {
+			} else if err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = $1`, id).Scan(&ch.URL); err != nil {
 				return nil, fmt.Errorf("diff: drifted target %d: %w", id, err)
 			}
 			d.NewlyDrifted = append(d.NewlyDrifted, ch)
@@ -145,7 +145,7 @@ func (db *DB) diffChecks(ctx context.Context, runID int64) ([]audit.Check, error
 		return each(ctx, tx, `
 			SELECT c.target_id, t.url, c.verdict, c.status, c.replacement
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ?
+			WHERE c.run_id = $1
 			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
 			c := audit.Check{RunID: runID}
 			var verdict string
@@ -167,7 +167,7 @@ func (db *DB) diffChecks(ctx context.Context, runID int64) ([]audit.Check, error
 // and up to to.
 func (db *DB) confirmedBetween(ctx context.Context, from, to int64) ([]int64, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT target_id FROM history_events
-		WHERE event = 'confirmed' AND run_id > ? AND run_id <= ? ORDER BY target_id`, from, to)
+		WHERE event = 'confirmed' AND run_id > $1 AND run_id <= $2 ORDER BY target_id`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("confirmed targets: %w", err)
 	}
@@ -194,7 +194,7 @@ func (db *DB) NewlyConfirmed(ctx context.Context, runID int64) (int, error) {
 	err := db.read.QueryRowContext(ctx, `
 		SELECT count(*) FROM history_events e
 		JOIN checks c ON c.run_id = e.run_id AND c.target_id = e.target_id
-		WHERE e.run_id = ? AND e.event = 'confirmed' AND c.verdict IN (`+broken+`)`,
+		WHERE e.run_id = $1 AND e.event = 'confirmed' AND c.verdict IN (`+broken+`)`,
 		append([]any{runID}, args...)...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("newly confirmed in run %d: %w", runID, err)
@@ -210,9 +210,9 @@ const driftTable = "drifts"
 // hasDrift reports whether the database has a drift table with the columns
 // Diff needs. Databases made before the archives stage existed have none.
 func (db *DB) hasDrift(ctx context.Context) (bool, error) {
-	q := `SELECT name FROM pragma_table_info(?)`
+	q := `SELECT name FROM pragma_table_info($1)`
 	if db.dialect == dialectPostgres {
-		q = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+		q = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`
 	}
 	rows, err := db.read.QueryContext(ctx, q, driftTable)
 	if err != nil {
@@ -240,7 +240,7 @@ func (db *DB) driftBands(ctx context.Context, runID int64) (map[int64]string, er
 	if runID == 0 {
 		return out, nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT target_id, band FROM `+driftTable+` WHERE run_id = ?`, runID)
+	rows, err := db.read.QueryContext(ctx, `SELECT target_id, band FROM `+driftTable+` WHERE run_id = $1`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("drift of run %d: %w", runID, err)
 	}

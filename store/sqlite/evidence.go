@@ -23,7 +23,7 @@ import (
 const insEvidenceSQL = `INSERT INTO page_evidence (page_id, headers, etag, last_modified,
 	challenge, html, body_cap, body_bytes, body_truncated, sha256, simhash, words,
 	anchors, text, text_capped, signals)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
 // saveFromCrawl marks a check just saved as judged from the crawl
 // (checks.from_crawl, see 0007). A check that is not leaves the column
@@ -33,7 +33,7 @@ func saveFromCrawl(ctx context.Context, tx execer, c *audit.Check) error {
 	if !c.FromCrawl {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE checks SET from_crawl = 1 WHERE run_id = ? AND target_id = ?`, c.RunID, c.TargetID)
+	_, err := tx.ExecContext(ctx, `UPDATE checks SET from_crawl = 1 WHERE run_id = $1 AND target_id = $2`, c.RunID, c.TargetID)
 	return err
 }
 
@@ -184,7 +184,7 @@ func readEvidence(ctx context.Context, tx *sql.Tx, runID int64, page func(int64)
 	return each(ctx, tx, `
 		SELECT e.page_id, `+evidenceColumns+`, e.anchors, e.text
 		FROM page_evidence e JOIN pages p ON p.id = e.page_id
-		WHERE p.run_id = ? ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
+		WHERE p.run_id = $1 ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
 		var pageID int64
 		e, err := scanEvidence(rows.Scan, true, &pageID)
 		if err != nil {
@@ -212,7 +212,7 @@ func (db *DB) PageResponses(ctx context.Context, runID int64) ([]*audit.Page, er
 		err := each(ctx, tx, `
 			SELECT id, url, request_url, depth, status, content_type, size, truncated,
 				fetch_error, fetched_at, duration_ms
-			FROM pages WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+			FROM pages WHERE run_id = $1 ORDER BY id`, runID, func(rows *sql.Rows) error {
 			var (
 				id         int64
 				p          audit.Page
@@ -238,7 +238,7 @@ func (db *DB) PageResponses(ctx context.Context, runID int64) ([]*audit.Page, er
 		err = each(ctx, tx, `
 			SELECT d.page_id, d.from_url, d.to_url, d.status
 			FROM redirects d JOIN pages p ON p.id = d.page_id
-			WHERE p.run_id = ? ORDER BY d.page_id, d.hop`, runID, func(rows *sql.Rows) error {
+			WHERE p.run_id = $1 ORDER BY d.page_id, d.hop`, runID, func(rows *sql.Rows) error {
 			var (
 				pageID int64
 				r      audit.Redirect
@@ -257,7 +257,7 @@ func (db *DB) PageResponses(ctx context.Context, runID int64) ([]*audit.Page, er
 		return each(ctx, tx, `
 			SELECT e.page_id, `+evidenceColumns+`
 			FROM page_evidence e JOIN pages p ON p.id = e.page_id
-			WHERE p.run_id = ? ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
+			WHERE p.run_id = $1 ORDER BY e.page_id`, runID, func(rows *sql.Rows) error {
 			var pageID int64
 			e, err := scanEvidence(rows.Scan, false, &pageID)
 			if err != nil {
@@ -284,7 +284,7 @@ func (db *DB) PageContent(ctx context.Context, runID int64, pageURL string) (anc
 	e, err = scanEvidence(db.read.QueryRowContext(ctx, `
 		SELECT `+evidenceColumns+`, e.anchors, e.text
 		FROM page_evidence e JOIN pages p ON p.id = e.page_id
-		WHERE p.run_id = ? AND p.url = ?`, runID, pageURL).Scan, true)
+		WHERE p.run_id = $1 AND p.url = $2`, runID, pageURL).Scan, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = audit.ErrNotFound
 	}

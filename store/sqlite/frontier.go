@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/urls"
@@ -55,8 +54,8 @@ var frontierSQL = multiRowSQL{build: insertFrontierSQL}
 // already, or that an earlier row of the statement queues, is skipped (the
 // first depth wins, as with one statement per row).
 func insertFrontierSQL(n int) string {
-	return `INSERT INTO crawl_frontier (run_id, url, depth) VALUES (?, ?, ?)` +
-		strings.Repeat(`, (?, ?, ?)`, n-1) + ` ON CONFLICT (run_id, url) DO NOTHING`
+	return `INSERT INTO crawl_frontier (run_id, url, depth) VALUES ` +
+		rowParams(1, 3, n) + ` ON CONFLICT (run_id, url) DO NOTHING`
 }
 
 // queue adds the URLs the crawl queued to the run's frontier inside tx,
@@ -96,7 +95,7 @@ func (db *DB) Frontier(ctx context.Context, runID int64) (queued []audit.Frontie
 	err = db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		// WITHOUT ROWID: the primary key order; the crawler dedupes by its
 		// own key anyway.
-		if err := each(ctx, tx, `SELECT url, depth FROM crawl_frontier WHERE run_id = ? ORDER BY depth, url`, runID,
+		if err := each(ctx, tx, `SELECT url, depth FROM crawl_frontier WHERE run_id = $1 ORDER BY depth, url`, runID,
 			func(rows *sql.Rows) error {
 				var q audit.FrontierEntry
 				if err := rows.Scan(&q.URL, &q.Depth); err != nil {
@@ -108,9 +107,9 @@ func (db *DB) Frontier(ctx context.Context, runID int64) (queued []audit.Frontie
 			return err
 		}
 		return each(ctx, tx, `
-			SELECT request_url FROM pages WHERE run_id = ?1
-			UNION SELECT url FROM pages WHERE run_id = ?1
-			UNION SELECT d.from_url FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = ?1`, runID,
+			SELECT request_url FROM pages WHERE run_id = $1
+			UNION SELECT url FROM pages WHERE run_id = $1
+			UNION SELECT d.from_url FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = $1`, runID,
 			func(rows *sql.Rows) error {
 				var u string
 				if err := rows.Scan(&u); err != nil {

@@ -40,7 +40,7 @@ func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmR
 	var runs []int64
 	rows, err := tx.QueryContext(ctx, `
 		SELECT r.id FROM runs r
-		WHERE r.id <= ?1 AND (r.status = 'complete' OR r.id = ?1)
+		WHERE r.id <= $1 AND (r.status = 'complete' OR r.id = $1)
 			AND NOT EXISTS (SELECT 1 FROM run_stages s WHERE s.run_id = r.id AND s.stage = 'history')
 		ORDER BY r.id`, runID)
 	if err != nil {
@@ -159,15 +159,14 @@ var historySQL = multiRowSQL{build: upsertHistorySQL}
 // upsertHistorySQL writes n rows of target_history, each replacing the
 // target's row if it has one.
 func upsertHistorySQL(n int) string {
-	row := "(" + placeholders(historyArity) + ")"
 	return `INSERT INTO target_history (target_id, ` + historyColumns + `)
-		VALUES ` + row + strings.Repeat(", "+row, n-1) + `
+		VALUES ` + rowParams(1, historyArity, n) + `
 		ON CONFLICT (target_id) DO UPDATE SET ` + historyUpdate
 }
 
 func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
 	var startedS sql.NullString
-	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, runID).Scan(&startedS); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = $1`, runID).Scan(&startedS); err != nil {
 		return err
 	}
 	started, err := parseInstant(startedS)
@@ -187,9 +186,9 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		FROM checks c
 		JOIN targets t ON t.id = c.target_id
 		LEFT JOIN target_history h ON h.target_id = c.target_id
-		WHERE c.run_id = ? AND c.target_id > ?
+		WHERE c.run_id = $1 AND c.target_id > $2
 		ORDER BY c.target_id
-		LIMIT ?`)
+		LIMIT $3`)
 	if err != nil {
 		return err
 	}
@@ -211,7 +210,7 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 		return nil
 	}
 	event, err := tx.PrepareContext(ctx, `INSERT INTO history_events (run_id, target_id, event, at)
-		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return err
 	}
@@ -299,7 +298,7 @@ func (db *DB) TargetHistories(ctx context.Context, targetIDs []int64) (map[int64
 	}
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT h.target_id, `+prefixed("h.", historyColumns)+`
-		FROM (SELECT DISTINCT value AS id FROM `+db.idListSQL()+` AS ids) w
+		FROM (SELECT DISTINCT value AS id FROM `+db.idListSQL(1)+` AS ids) w
 		JOIN target_history h ON h.target_id = w.id`, idList(targetIDs))
 	if err != nil {
 		return nil, fmt.Errorf("target histories: %w", err)
@@ -330,7 +329,7 @@ func (db *DB) RunHistories(ctx context.Context, runID int64) (map[int64]audit.Ta
 		return each(ctx, tx, `
 			SELECT h.target_id, `+prefixed("h.", historyColumns)+`
 			FROM checks c JOIN target_history h ON h.target_id = c.target_id
-			WHERE c.run_id = ?`, runID, func(rows *sql.Rows) error {
+			WHERE c.run_id = $1`, runID, func(rows *sql.Rows) error {
 			h, ok, err := scanHistory(rows.Scan)
 			if ok {
 				out[h.TargetID] = h
@@ -351,7 +350,7 @@ func (db *DB) RunHistories(ctx context.Context, runID int64) (map[int64]audit.Ta
 func (db *DB) TargetTimeline(ctx context.Context, targetID int64) ([]store.TimelineEntry, error) {
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT run_id, verdict, status, checked_at FROM checks
-		WHERE target_id = ? ORDER BY run_id`, targetID)
+		WHERE target_id = $1 ORDER BY run_id`, targetID)
 	if err != nil {
 		return nil, fmt.Errorf("timeline of target %d: %w", targetID, err)
 	}

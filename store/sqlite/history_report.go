@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -32,10 +31,10 @@ func (db *DB) Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendP
 			(SELECT count(*) FROM checks WHERE run_id = r.id),
 			(SELECT count(*) FROM checks WHERE run_id = r.id AND verdict IN (` + broken + `)),
 			` + driftCount + `
-		FROM runs r JOIN runs me ON me.id = ?
+		FROM runs r JOIN runs me ON me.id = $1
 		WHERE r.mode = me.mode AND r.seeds = me.seeds AND r.id <= me.id
 		ORDER BY r.id DESC
-		LIMIT ?`
+		LIMIT $2`
 	args := append(append([]any{}, brokenArgs...), runID, limit)
 	var points []audit.TrendPoint
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
@@ -88,14 +87,14 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 	if perTarget <= 0 {
 		perTarget = noLimit
 	}
-	const linked = `(SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)`
+	const linked = `(SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)`
 	var out []audit.TargetStatus
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		byID := map[int64]int{}
 		err := each(ctx, tx, `
 			SELECT t.id, coalesce(r.started_at, t.first_seen_at), t.first_seen_run
 			FROM targets t LEFT JOIN runs r ON r.id = t.first_seen_run
-			WHERE t.id IN `+strings.ReplaceAll(linked, "?1", "?")+`
+			WHERE t.id IN `+linked+`
 			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
 			var (
 				s     audit.TargetStatus
@@ -119,9 +118,9 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 		}
 		rows, err := tx.QueryContext(ctx, `
 			WITH site AS (
-				SELECT r.id, r.started_at FROM runs r JOIN runs me ON me.id = ?1
+				SELECT r.id, r.started_at FROM runs r JOIN runs me ON me.id = $1
 				WHERE r.mode = me.mode AND r.seeds = me.seeds AND r.id <= me.id
-				ORDER BY r.id DESC LIMIT ?2)
+				ORDER BY r.id DESC LIMIT $2)
 			SELECT c.target_id, c.run_id, coalesce(c.checked_at, s.started_at), c.verdict, c.status
 			FROM site s JOIN checks c ON c.run_id = s.id
 			WHERE c.target_id IN `+linked+`

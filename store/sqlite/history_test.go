@@ -270,7 +270,7 @@ func testDiff_Drift(t *testing.T) {
 	}{{run1, ids[p], audit.BandMinor}, {run1, ids[q], audit.BandMajor}, {run2, ids[p], audit.BandOffTopic}, {run2, ids[q], audit.BandMajor}} {
 		if _, err := db.write.ExecContext(ctx, `INSERT INTO drifts (run_id, target_id, kind, reference_url, live_url,
 			simhash_distance, text_measured, words_reference, words_live, word_change, band, excerpt_reference, excerpt_live)
-			VALUES (?, ?, 'first-seen', '', '', 0, 0, 0, 0, 0, ?, '', '')`, r.run, r.target, r.band); err != nil {
+			VALUES ($1, $2, 'first-seen', '', '', 0, 0, 0, 0, 0, $3, '', '')`, r.run, r.target, r.band); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +320,7 @@ func testPrune(t *testing.T) {
 		t.Fatalf("prune everything old = %+v, %v (the newest run must stay)", res, err)
 	}
 	for _, table := range []string{"pages", "links", "checks", "history_events"} {
-		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE run_id <> ?`, runs[3]); n != 0 {
+		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE run_id <> $1`, runs[3]); n != 0 {
 			t.Errorf("%d rows of pruned runs left in %s", n, table)
 		}
 	}

@@ -73,12 +73,12 @@ func pgLinkColumns(compact bool) []string {
 // insertLinkSQL inserts a link row; compact adds url_form (migration 0008).
 func insertLinkSQL(compact bool) string {
 	cols := linkColumns
-	vals := `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+	vals := params(1, 22)
 	if compact {
 		// The latest schema: url_form (0008) and the link's position
 		// (0009), written with the row rather than by a second statement.
 		cols += `, url_form, line, col, line_hash`
-		vals += `, ?, ?, ?, ?`
+		vals = params(1, 26)
 	}
 	return `INSERT INTO links (` + cols + `) VALUES (` + vals + `) RETURNING id`
 }
@@ -113,19 +113,19 @@ const (
 func insertFindingSQL(compact bool) string {
 	if !compact {
 		return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment)
-	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-	WHERE CAST(?2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = ?2 AND run_id = ?1)`
+	SELECT $1, $2, $3, $4, $5, $6, $7
+	WHERE CAST($2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM links WHERE id = $2 AND run_id = $1)`
 	}
 	return `INSERT INTO findings (run_id, link_id, page_url, target, verdict, message, fragment, url_form)
-	SELECT ?1, ?2,
-		CASE WHEN p.url IS NOT NULL AND p.url = ?3 THEN '' ELSE ?3 END,
-		CASE WHEN t.url IS NOT NULL AND t.url = ?4 THEN '' ELSE ?4 END,
-		?5, ?6, ?7,
-		(CASE WHEN p.url IS NOT NULL AND p.url = ?3 THEN 1 ELSE 0 END)
-			| (CASE WHEN t.url IS NOT NULL AND t.url = ?4 THEN 2 ELSE 0 END)
+	SELECT $1, $2,
+		CASE WHEN p.url IS NOT NULL AND p.url = $3 THEN '' ELSE $3 END,
+		CASE WHEN t.url IS NOT NULL AND t.url = $4 THEN '' ELSE $4 END,
+		$5, $6, $7,
+		(CASE WHEN p.url IS NOT NULL AND p.url = $3 THEN 1 ELSE 0 END)
+			| (CASE WHEN t.url IS NOT NULL AND t.url = $4 THEN 2 ELSE 0 END)
 	FROM (SELECT 1) one
-	LEFT JOIN links l ON l.id = ?2 AND l.run_id = ?1
+	LEFT JOIN links l ON l.id = $2 AND l.run_id = $1
 	LEFT JOIN pages p ON p.id = l.page_id
 	LEFT JOIN targets t ON t.id = l.target_id
-	WHERE CAST(?2 AS BIGINT) IS NULL OR l.id IS NOT NULL`
+	WHERE CAST($2 AS BIGINT) IS NULL OR l.id IS NOT NULL`
 }

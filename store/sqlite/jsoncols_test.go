@@ -244,7 +244,7 @@ func TestMigrate_0016(t *testing.T) {
 	dump := func(db *sql.DB) map[string][]string {
 		out := map[string][]string{}
 		for _, table := range []string{"checks", "page_evidence"} {
-			rows, err := db.Query(`SELECT rowid, * FROM ` + table + ` ORDER BY rowid`)
+			rows, err := db.Query(`SELECT rowid, * FROM ` + table + ` ORDER BY rowid NULLS FIRST`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +299,7 @@ func TestMigrate_0016(t *testing.T) {
 		"REFERENCES targets (id)", "ON DELETE SET NULL", "STRICT"} {
 		if !strings.Contains(schema, name) {
 			var n int
-			db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = ?`, name).Scan(&n)
+			db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = $1`, name).Scan(&n)
 			if n == 0 {
 				t.Errorf("%s lost by 0016", name)
 			}
@@ -325,7 +325,7 @@ func TestMigrate_0016(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := count(t, db, `SELECT count(*) FROM checks c JOIN targets t ON t.id = c.target_id
-		WHERE t.url = ? AND (from_crawl = 1 OR soft404_signals IS NOT NULL)`, replaced.URL); n != 0 {
+		WHERE t.url = $1 AND (from_crawl = 1 OR soft404_signals IS NOT NULL)`, replaced.URL); n != 0 {
 		t.Errorf("replaced check kept from_crawl or signals: %d rows", n)
 	}
 	assertJSONColumns(t, db, 1)
@@ -339,8 +339,8 @@ func TestWriterSQL_NoJSONParse(t *testing.T) {
 		t.Fatal("SQLite test")
 	}
 	for _, q := range []string{upsertFullCheckSQL, upsertCheckSQL, insertChecksSQL(2), insEvidenceSQL,
-		`UPDATE checks SET soft404_signals = ? WHERE run_id = ? AND target_id = ?`} {
-		args := make([]any, strings.Count(q, "?"))
+		`UPDATE checks SET soft404_signals = $1 WHERE run_id = $2 AND target_id = $3`} {
+		args := make([]any, numParams(q))
 		for i := range args {
 			args[i] = 1
 		}
@@ -423,7 +423,7 @@ func TestPostgres_Migrate0016(t *testing.T) {
 	constraints := func(db *DB) []string {
 		var out []string
 		rows, err := db.read.Query(`SELECT conname FROM pg_constraint
-			WHERE conrelid IN ('checks'::regclass, 'page_evidence'::regclass) ORDER BY conname`)
+			WHERE conrelid IN ('checks'::regclass, 'page_evidence'::regclass) ORDER BY conname NULLS FIRST`)
 		if err != nil {
 			t.Fatal(err)
 		}

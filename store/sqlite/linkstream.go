@@ -37,7 +37,7 @@ func readPageParts(ctx context.Context, tx *sql.Tx, runID int64, page func(int64
 	err := each(ctx, tx, `
 		SELECT i.page_id, i.url, i.rel, i.source
 		FROM identifiers i JOIN pages p ON p.id = i.page_id
-		WHERE p.run_id = ? ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
+		WHERE p.run_id = $1 ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID int64
 			id     audit.Identifier
@@ -57,7 +57,7 @@ func readPageParts(ctx context.Context, tx *sql.Tx, runID int64, page func(int64
 	}
 	err = each(ctx, tx, `
 		SELECT page_id, field, code, message
-		FROM diagnostics WHERE run_id = ? AND link_id IS NULL
+		FROM diagnostics WHERE run_id = $1 AND link_id IS NULL
 		ORDER BY page_id, ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID int64
@@ -150,7 +150,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.Store
 	}{
 		{`SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
 			FROM snapshots s
-			WHERE s.link_id BETWEEN ? AND ? ORDER BY s.link_id, s.source, s.ord`,
+			WHERE s.link_id BETWEEN $1 AND $2 ORDER BY s.link_id, s.source, s.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &snapRow.source, &snapRow.u, &snapRow.dt, &snapRow.dateOnly, &snapRow.raw, &snapRow.rel)
 				return id, err
@@ -163,7 +163,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.Store
 			}},
 		{`SELECT m.link_id, m.datetime
 			FROM mset_temporal m
-			WHERE m.link_id BETWEEN ? AND ? ORDER BY m.link_id, m.ord`,
+			WHERE m.link_id BETWEEN $1 AND $2 ORDER BY m.link_id, m.ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &tempRow)
 				return id, err
@@ -180,7 +180,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.Store
 				return nil
 			}},
 		{`SELECT link_id, field, code, message FROM diagnostics
-			WHERE link_id BETWEEN ? AND ? ORDER BY link_id, ord`,
+			WHERE link_id BETWEEN $1 AND $2 ORDER BY link_id NULLS FIRST, ord`,
 			func(r *sql.Rows) (id int64, err error) {
 				err = r.Scan(&id, &diagRow.Field, &diagRow.Code, &diagRow.Message)
 				return id, err
@@ -204,7 +204,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.Store
 	// datetimes and diagnostics by link ID range (rows of other runs'
 	// links in the range are skipped by index).
 	var after, lastID sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(id) - 1, max(id) FROM links WHERE run_id = ?`, runID).Scan(&after, &lastID); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT min(id) - 1, max(id) FROM links WHERE run_id = $1`, runID).Scan(&after, &lastID); err != nil {
 		return err
 	}
 	if !lastID.Valid {
@@ -215,7 +215,7 @@ func eachLink(ctx context.Context, tx *sql.Tx, runID int64, fn func(*store.Store
 		clear(index)
 		rows, err := tx.QueryContext(ctx, `
 			SELECT l.id, l.page_id, l.target_id, `+linkRowSQL+`, l.line, l.col, l.line_hash
-			FROM links l`+linkTargetJoin+`WHERE +l.run_id = ? AND l.id > ? AND l.id <= ? ORDER BY l.id LIMIT ?`,
+			FROM links l`+linkTargetJoin+`WHERE +l.run_id = $1 AND l.id > $2 AND l.id <= $3 ORDER BY l.id LIMIT $4`,
 			runID, after.Int64, lastID.Int64, linkChunk)
 		if err != nil {
 			return err

@@ -98,7 +98,7 @@ func (db *DB) TryLock(ctx context.Context, opts store.LockOptions) (*Lock, error
 	pid := os.Getpid()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_lock
 		(id, token, pid, pid_start, host, command, run_id, acquired_at, heartbeat_at)
-		VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?)
+		VALUES (1, $1, $2, $3, $4, $5, NULL, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, pid_start = excluded.pid_start,
 			host = excluded.host, command = excluded.command, run_id = NULL,
 			acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
@@ -158,7 +158,7 @@ func readLockOwner(ctx context.Context, tx *sql.Tx) (*LockOwner, error) {
 // SetRun records the run the holder writes, so that a process refused the
 // lock can name it.
 func (l *Lock) SetRun(ctx context.Context, runID int64) error {
-	if _, err := l.db.write.ExecContext(ctx, `UPDATE run_lock SET run_id = ? WHERE id = 1 AND token = ?`,
+	if _, err := l.db.write.ExecContext(ctx, `UPDATE run_lock SET run_id = $1 WHERE id = 1 AND token = $2`,
 		runID, l.token); err != nil {
 		return fmt.Errorf("lock: set run: %w", err)
 	}
@@ -174,7 +174,7 @@ func (l *Lock) Release() error {
 		<-l.done
 		ctx, cancel := context.WithTimeout(context.Background(), 2*busyTimeout)
 		defer cancel()
-		if _, e := l.db.write.ExecContext(ctx, `DELETE FROM run_lock WHERE id = 1 AND token = ?`, l.token); e != nil {
+		if _, e := l.db.write.ExecContext(ctx, `DELETE FROM run_lock WHERE id = 1 AND token = $1`, l.token); e != nil {
 			err = fmt.Errorf("release lock: %w", e)
 		}
 	})
@@ -192,7 +192,7 @@ func (l *Lock) heartbeat() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), busyTimeout)
-		res, err := l.db.write.ExecContext(ctx, `UPDATE run_lock SET heartbeat_at = ? WHERE id = 1 AND token = ?`,
+		res, err := l.db.write.ExecContext(ctx, `UPDATE run_lock SET heartbeat_at = $1 WHERE id = 1 AND token = $2`,
 			formatInstant(time.Now()), l.token)
 		cancel()
 		if err != nil {

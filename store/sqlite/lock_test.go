@@ -29,7 +29,7 @@ func setLockRow(tb testing.TB, db *DB, pid int, pidStart, host string, heartbeat
 	tb.Helper()
 	if _, err := db.write.Exec(`INSERT INTO run_lock
 		(id, token, pid, pid_start, host, command, run_id, acquired_at, heartbeat_at)
-		VALUES (1, 'other', ?, ?, ?, 'audit', 7, ?, ?)
+		VALUES (1, 'other', $1, $2, $3, 'audit', 7, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, pid_start = excluded.pid_start,
 			host = excluded.host, command = excluded.command, run_id = excluded.run_id,
 			acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,

@@ -75,7 +75,7 @@ func TestOpen_Migrate(t *testing.T) {
 		"mset_temporal", "identifiers", "pwids", "diagnostics", "checks", "findings", "maintenance",
 		"snapshot_checks", "mementos", "drifts", "identifier_checks", "suggestions", "save_requests"} {
 		var n int
-		if err := db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
+		if err := db.read.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = $1`, table).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {

@@ -68,7 +68,8 @@ func buildInsertLinksSQL(n int) string {
 	if !ok {
 		panic("sqlite: link INSERT without VALUES")
 	}
-	return one + strings.Repeat(", "+row, n-1)
+	arity := strings.Count(row, "$")
+	return one + ", " + rowParams(1+arity, arity, n-1)
 }
 
 // insertPlainLinksSQL inserts n plain links of one page (SQLite, latest
@@ -83,9 +84,15 @@ func buildInsertLinksSQL(n int) string {
 func insertPlainLinksSQL(n int) string { return plainLinksSQL.get(n) }
 
 func buildInsertPlainLinksSQL(n int) string {
-	row := `(?1, ?2, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, ?, ?, ?, ?)`
-	return `INSERT INTO links (` + linkColumns + `, url_form, line, col, line_hash) VALUES ` +
-		row + strings.Repeat(", "+row, n-1)
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		p := 3 + 14*i // $1 and $2 (page and run) are shared by every row
+		b.WriteString("($1, $2, " + params(p, 10) + ", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, " + params(p+10, 4) + ")")
+	}
+	return `INSERT INTO links (` + linkColumns + `, url_form, line, col, line_hash) VALUES ` + b.String()
 }
 
 // plainLink reports whether l is a plain link (insertPlainLinksSQL).
@@ -191,9 +198,8 @@ func insertChecksSQL(n int) string { return checksSQL.get(n) }
 
 func buildInsertChecksSQL(n int) string {
 	cols := len(checkColumns) + 4 // run_id, target_id, ..., from_crawl, soft404_signals
-	row := "(" + placeholders(cols) + ")"
 	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") +
-		`, from_crawl, soft404_signals) VALUES ` + row + strings.Repeat(", "+row, n-1)
+		`, from_crawl, soft404_signals) VALUES ` + rowParams(1, cols, n)
 }
 
 // rowsNext returns the number of rows of the next statement when n are
@@ -233,7 +239,7 @@ func (db *DB) newChecks(ctx context.Context, tx *sql.Tx, checks []audit.Check, s
 		}
 	}
 	n := &newChecks{db: db, tx: tx, targets: make(map[int64]string, len(checks))}
-	err := eachRow(ctx, tx, `SELECT id, url FROM targets WHERE id IN (SELECT value FROM json_each(?))`,
+	err := eachRow(ctx, tx, `SELECT id, url FROM targets WHERE id IN (SELECT value FROM json_each($1))`,
 		[]any{idList(ids)}, func(rows *sql.Rows) error {
 			var (
 				id int64

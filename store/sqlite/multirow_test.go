@@ -57,7 +57,7 @@ func multiRowPages() []*audit.Page {
 // the driver returns it, leaving out the columns in skip.
 func tableRows(t *testing.T, db *DB, table string, skip ...string) [][]any {
 	t.Helper()
-	rows, err := db.read.Query(`SELECT * FROM ` + table + ` ORDER BY rowid`)
+	rows, err := db.read.Query(`SELECT * FROM ` + table + ` ORDER BY rowid NULLS FIRST`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSavePages_MultiRowLinks(t *testing.T) {
 		gone := mustCreateRun(t, db)
 		mustSave(t, db, gone, fullPage(url0))
 		mustSave(t, db, mustCreateRun(t, db), fullPage(url0))
-		if _, err := db.write.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, gone); err != nil {
+		if _, err := db.write.ExecContext(ctx, `DELETE FROM runs WHERE id = $1`, gone); err != nil {
 			t.Fatal(err)
 		}
 		runID := mustCreateRun(t, db)

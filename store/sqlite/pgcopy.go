@@ -67,7 +67,7 @@ func (b *pgBatch) add(table string, cols []string, args []any) error {
 // linkID returns a new link ID from the links' identity sequence.
 func (b *pgBatch) linkID(ctx context.Context, tx *sql.Tx) (int64, error) {
 	if len(b.ids) == 0 {
-		rows, err := tx.QueryContext(ctx, `SELECT nextval(pg_get_serial_sequence('links', 'id')) FROM generate_series(1, ?)`, linkIDBlock)
+		rows, err := tx.QueryContext(ctx, `SELECT nextval(pg_get_serial_sequence('links', 'id')) FROM generate_series(1, $1)`, linkIDBlock)
 		if err != nil {
 			return 0, fmt.Errorf("link IDs: %w", err)
 		}

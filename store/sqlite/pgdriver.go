@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -117,237 +114,6 @@ func pgUnescapeString(s string) string {
 	return b.String()
 }
 
-// pgRewrites caches rebound statements: the store's statements are a
-// bounded set of constants (and IN lists of bounded lengths).
-var pgRewrites, _ = lru.New[string, string](4096)
-
-// pgRebind rewrites a statement written for SQLite for PostgreSQL (see
-// above): placeholders, rowid, instr.
-func pgRebind(q string) string {
-	if s, ok := pgRewrites.Get(q); ok {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 16)
-	maxN := 0
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"': // literal or quoted identifier: '' and "" escape
-			j := quotedEnd(q, i)
-			b.WriteString(q[i:j])
-			i = j
-		case c == '-' && strings.HasPrefix(q[i:], "--"):
-			j := commentEnd(q, i)
-			b.WriteString(q[i:j])
-			i = j
-		case c == '/' && strings.HasPrefix(q[i:], "/*"):
-			j := commentEnd(q, i)
-			b.WriteString(q[i:j])
-			i = j
-		case c == '?':
-			j := i + 1
-			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
-				j++
-			}
-			n := maxN + 1
-			if j > i+1 {
-				n, _ = strconv.Atoi(q[i+1 : j])
-			}
-			maxN = max(maxN, n)
-			b.WriteString("$" + strconv.Itoa(n))
-			i = j
-		case isIdentStart(c):
-			j := identEnd(q, i)
-			word := q[i:j]
-			switch strings.ToLower(word) {
-			case "rowid":
-				word = "ctid"
-			case "instr":
-				word = "strpos"
-			}
-			b.WriteString(word)
-			i = j
-		default:
-			b.WriteByte(c)
-			i++
-		}
-	}
-	s := pgNullsOrder(b.String())
-	pgRewrites.Add(q, s)
-	return s
-}
-
-// pgNullsOrder adds SQLite's NULLS FIRST (ascending) or NULLS LAST
-// (descending) to each term of each ORDER BY clause of q that says none.
-//
-// A term that is a column NOT NULL in its table (known from pgNotNull)
-// gets nothing: NULLS FIRST on an ascending term would keep PostgreSQL
-// from reading an index in order (EachLink's ORDER BY l.id would sort the
-// run's links for every chunk).
-func pgNullsOrder(q string) string {
-	type clause struct {
-		depth    int
-		last     string // last keyword or name of the current term, upper case
-		hasNulls bool
-		words    []string // names of the term (lower case): col or alias, col
-		complex  bool     // the term is more than a column reference
-	}
-	notNull := pgNotNull.Load()
-	var aliases map[string]string
-	if notNull != nil && strings.Contains(strings.ToUpper(q), "ORDER") {
-		aliases = pgAliases(q)
-	}
-	var (
-		b      strings.Builder
-		stack  []*clause
-		depth  int
-		prevUp string
-	)
-	b.Grow(len(q) + 32)
-	end := func() (wrote bool) {
-		c := stack[len(stack)-1]
-		switch {
-		case c.hasNulls:
-		case !c.complex && notNull != nil && notNullTerm(*notNull, aliases, c.words):
-		case c.last == "DESC":
-			b.WriteString(" NULLS LAST")
-			wrote = true
-		default:
-			b.WriteString(" NULLS FIRST")
-			wrote = true
-		}
-		c.last, c.hasNulls, c.words, c.complex = "", false, nil, false
-		return wrote
-	}
-	pop := func() bool { w := end(); stack = stack[:len(stack)-1]; return w }
-	top := func() *clause {
-		if len(stack) > 0 && stack[len(stack)-1].depth == depth {
-			return stack[len(stack)-1]
-		}
-		return nil
-	}
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := quotedEnd(q, i)
-			b.WriteString(q[i:j])
-			i = j
-			continue
-		case c == '-' && strings.HasPrefix(q[i:], "--"):
-			j := commentEnd(q, i)
-			b.WriteString(q[i:j])
-			i = j
-			continue
-		case isIdentStart(c):
-			j := identEnd(q, i)
-			word := q[i:j]
-			up := strings.ToUpper(word)
-			if t := top(); t != nil {
-				switch up {
-				case "LIMIT", "OFFSET", "FETCH", "UNION", "EXCEPT", "INTERSECT", "FOR", "WINDOW", "ROWS", "RANGE", "GROUPS":
-					if pop() {
-						b.WriteByte(' ')
-					}
-				case "NULLS":
-					t.hasNulls = true
-				case "ASC", "DESC", "FIRST", "LAST":
-					t.last = up
-				default:
-					t.last = up
-					t.words = append(t.words, strings.ToLower(word))
-				}
-			}
-			if up == "BY" && prevUp == "ORDER" {
-				stack = append(stack, &clause{depth: depth})
-			}
-			prevUp = up
-			b.WriteString(word)
-			i = j
-			continue
-		case c == '(':
-			if t := top(); t != nil {
-				t.complex = true
-			}
-			depth++
-		case c == ')':
-			if top() != nil {
-				pop()
-			}
-			depth--
-		case c == ',' || c == ';':
-			if t := top(); t != nil {
-				if c == ',' {
-					end()
-				} else {
-					pop()
-				}
-			}
-		case c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			if t := top(); t != nil {
-				t.complex = true // a number, an operator, a cast
-			}
-		}
-		b.WriteByte(c)
-		i++
-	}
-	for len(stack) > 0 {
-		pop()
-	}
-	return b.String()
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-// The lexing the statement rewriters share. Each takes the index i of
-// the token's first byte in q and returns the index just past it.
-
-// quotedEnd is the end of the string literal or quoted identifier at i
-// (a doubled quote escapes it; an unclosed one runs to the end of q).
-func quotedEnd(q string, i int) int {
-	c := q[i]
-	j := i + 1
-	for j < len(q) {
-		if q[j] == c {
-			if j+1 < len(q) && q[j+1] == c {
-				j += 2
-				continue
-			}
-			break
-		}
-		j++
-	}
-	return min(j+1, len(q))
-}
-
-// commentEnd is the end of the -- or /* */ comment at i (a line comment
-// ends before its newline; an unclosed one runs to the end of q).
-func commentEnd(q string, i int) int {
-	if strings.HasPrefix(q[i:], "--") {
-		if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
-			return i + j
-		}
-		return len(q)
-	}
-	if j := strings.Index(q[i+2:], "*/"); j >= 0 {
-		return i + 2 + j + 2
-	}
-	return len(q)
-}
-
-// identEnd is the end of the identifier or keyword at i.
-func identEnd(q string, i int) int {
-	j := i + 1
-	for j < len(q) && (isIdentStart(q[j]) || q[j] >= '0' && q[j] <= '9' || q[j] == '$') {
-		j++
-	}
-	return j
-}
-
 // pgValue converts an argument for PostgreSQL: bools to 0/1, strings
 // escaped (see above).
 func pgValue(v any) (any, error) {
@@ -400,7 +166,7 @@ func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
 }
 
 func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	st, err := c.c.PrepareContext(ctx, pgRebind(query))
+	st, err := c.c.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -438,12 +204,12 @@ func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.Na
 			return driver.RowsAffected(n), err
 		}
 	}
-	res, err := c.c.ExecContext(ctx, pgRebind(query), args)
+	res, err := c.c.ExecContext(ctx, query, args)
 	return res, badConn(err)
 }
 
 func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	rows, err := c.c.QueryContext(ctx, pgRebind(query), args)
+	rows, err := c.c.QueryContext(ctx, query, args)
 	if err != nil {
 		return nil, badConn(err)
 	}
@@ -503,137 +269,4 @@ func (r pgRows) Next(dest []driver.Value) error {
 		}
 	}
 	return nil
-}
-
-// pgNotNull holds, by table, every column of the PostgreSQL schema: true
-// when it is NOT NULL (or primary key); openPostgres loads it once. Until then
-// every ORDER BY term gets its NULLS placement.
-var (
-	pgNotNull     atomic.Pointer[map[string]map[string]bool]
-	pgNotNullOnce sync.Once
-)
-
-// loadPGNotNull reads the NOT NULL columns of the database's tables once
-// per process (every database at this linkrot's schema version has the
-// same), and forgets the statements rewritten without them.
-func loadPGNotNull(ctx context.Context, db *sql.DB) error {
-	var err error
-	pgNotNullOnce.Do(func() {
-		var rows *sql.Rows
-		rows, err = db.QueryContext(ctx, `SELECT table_name, column_name, is_nullable = 'NO'
-			FROM information_schema.columns WHERE table_schema = current_schema()`)
-		if err != nil {
-			return
-		}
-		defer rows.Close()
-		m := map[string]map[string]bool{}
-		for rows.Next() {
-			var table, col string
-			var nn bool
-			if err = rows.Scan(&table, &col, &nn); err != nil {
-				return
-			}
-			if m[table] == nil {
-				m[table] = map[string]bool{}
-			}
-			m[table][col] = nn
-		}
-		if err = rows.Err(); err != nil {
-			return
-		}
-		pgNotNull.Store(&m)
-		pgRewrites.Purge()
-	})
-	if err != nil {
-		pgNotNullOnce = sync.Once{} // try again at the next open
-	}
-	return err
-}
-
-// pgAliases maps the names a query gives its tables (FROM t a, JOIN t AS
-// a, or the table name itself) to the tables; a name given to two tables
-// maps to "" (unknown).
-func pgAliases(q string) map[string]string {
-	var words []string // identifiers and punctuation, literals left out
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"':
-			i = quotedEnd(q, i)
-			words = append(words, "'")
-		case isIdentStart(c):
-			j := identEnd(q, i)
-			words = append(words, strings.ToLower(q[i:j]))
-			i = j
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		default:
-			words = append(words, string(c))
-			i++
-		}
-	}
-	out := map[string]string{}
-	set := func(name, table string) {
-		if t, ok := out[name]; ok && t != table {
-			table = ""
-		}
-		out[name] = table
-	}
-	keyword := map[string]bool{"where": true, "join": true, "left": true, "inner": true, "cross": true, "on": true,
-		"using": true, "order": true, "group": true, "limit": true, "natural": true, "full": true, "right": true,
-		"window": true, "union": true, "except": true, "intersect": true, "having": true, "offset": true, "for": true}
-	for i := 0; i+1 < len(words); i++ {
-		if words[i] != "from" && words[i] != "join" {
-			continue
-		}
-		for j := i + 1; j < len(words); { // table [AS] alias [, table [AS] alias ...]
-			table := words[j]
-			if !isIdentStart(table[0]) || keyword[table] {
-				break
-			}
-			set(table, table)
-			j++
-			if j < len(words) && words[j] == "as" {
-				j++
-			}
-			if j < len(words) && isIdentStart(words[j][0]) && !keyword[words[j]] {
-				set(words[j], table)
-				j++
-			}
-			if j >= len(words) || words[j] != "," {
-				break
-			}
-			j++
-		}
-	}
-	return out
-}
-
-// notNullTerm reports whether an ORDER BY term of names words (col, or
-// alias and col) is a column NOT NULL in its table: for an unqualified
-// column, in every table of the query that has it.
-func notNullTerm(notNull map[string]map[string]bool, aliases map[string]string, words []string) bool {
-	switch len(words) {
-	case 2:
-		table := aliases[words[0]]
-		return table != "" && notNull[table][words[1]]
-	case 1:
-		found := false
-		for _, table := range aliases {
-			if table == "" {
-				return false
-			}
-			cols, known := notNull[table]
-			if !known {
-				return false // a CTE or a view: unknown columns
-			}
-			nn, has := cols[words[0]]
-			if has && !nn {
-				return false
-			}
-			found = found || has
-		}
-		return found
-	}
-	return false
 }

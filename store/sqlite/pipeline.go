@@ -71,7 +71,7 @@ func (db *DB) TargetIDs(ctx context.Context, urls []string) (map[string]int64, e
 		n := min(chunk, len(urls))
 		part := urls[:n]
 		urls = urls[n:]
-		query := `SELECT id, url FROM targets WHERE url IN (` + placeholders(len(part)) + `)`
+		query := `SELECT id, url FROM targets WHERE url IN (` + params(1, len(part)) + `)`
 		var args []any
 		if asJSON {
 			js, err := marshalJSON(part)
@@ -117,8 +117,8 @@ func (db *DB) UncheckedTargets(ctx context.Context, runID int64, fn func(audit.T
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.id, t.url FROM targets t
-			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ?1 AND target_id IS NOT NULL)
-			  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.run_id = ?1 AND c.target_id = t.id)
+			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)
+			  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.run_id = $1 AND c.target_id = t.id)
 			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
 			var r audit.TargetRef
 			if err := rows.Scan(&r.ID, &r.URL); err != nil {
@@ -139,7 +139,7 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.url FROM targets t
-			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = ? AND target_id IS NOT NULL)`, runID, func(rows *sql.Rows) error {
+			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)`, runID, func(rows *sql.Rows) error {
 			var u string
 			if err := rows.Scan(&u); err != nil {
 				return err
@@ -180,8 +180,8 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		}
 		checks, err := aside(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = ? AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
-				SELECT 1 FROM links l WHERE l.run_id = ? AND l.target_id = c.target_id AND l.fragment <> ''))
+			WHERE c.run_id = $1 AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
+				SELECT 1 FROM links l WHERE l.run_id = $2 AND l.target_id = c.target_id AND l.fragment <> ''))
 			ORDER BY c.target_id`, runID, runID)
 		if err != nil {
 			return err
@@ -212,7 +212,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			SELECT `+findingLinkColumns+`
 			FROM checks c CROSS JOIN links l
 			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-			WHERE c.run_id = ? AND c.verdict NOT IN ('ok', 'redirected')
+			WHERE c.run_id = $1 AND c.verdict NOT IN ('ok', 'redirected')
 				AND l.target_id = c.target_id AND +l.run_id = c.run_id
 			ORDER BY c.target_id, l.id`, runID)
 		if err != nil {
@@ -235,8 +235,8 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		// InvalidURLLinks hands it over.
 		frags, err := tx.QueryContext(ctx, `
 			SELECT l.target_id, l.id, l.fragment FROM links l
-			WHERE l.run_id = ? AND l.fragment <> '' AND l.target_id IS NOT NULL
-			ORDER BY l.target_id, l.id`, runID)
+			WHERE l.run_id = $1 AND l.fragment <> '' AND l.target_id IS NOT NULL
+			ORDER BY l.target_id NULLS FIRST, l.id`, runID)
 		if err != nil {
 			return err
 		}
@@ -271,8 +271,8 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			rows, err := aside(ctx, `
 				SELECT `+findingLinkColumns+`
 				FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-				WHERE l.id IN `+db.idListSQL()+`
-				ORDER BY l.target_id, l.id`, idList(kept))
+				WHERE l.id IN `+db.idListSQL(1)+`
+				ORDER BY l.target_id NULLS FIRST, l.id`, idList(kept))
 			if err != nil {
 				return err
 			}
@@ -388,7 +388,7 @@ func (db *DB) InvalidURLLinks(ctx context.Context, runID int64, fn func(audit.Li
 			SELECT `+findingLinkColumns+`, d.field, d.code, d.message
 			FROM diagnostics d JOIN links l ON l.id = d.link_id
 			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-			WHERE d.run_id = ? AND d.code = ? AND d.field = l.attr AND l.target_id IS NULL
+			WHERE d.run_id = $1 AND d.code = $2 AND d.field = l.attr AND l.target_id IS NULL
 			ORDER BY l.id, d.ord`, runID, audit.CodeInvalidURL)
 		if err != nil {
 			return err
@@ -422,7 +422,7 @@ func (db *DB) InvalidURLLinks(ctx context.Context, runID int64, fn func(audit.Li
 // requests be made conditional.
 func (db *DB) HasChecksBefore(ctx context.Context, runID int64) (bool, error) {
 	var one int
-	err := db.read.QueryRowContext(ctx, `SELECT 1 FROM checks WHERE run_id <> ? LIMIT 1`, runID).Scan(&one)
+	err := db.read.QueryRowContext(ctx, `SELECT 1 FROM checks WHERE run_id <> $1 LIMIT 1`, runID).Scan(&one)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}
@@ -440,7 +440,7 @@ func (db *DB) PageAnchors(ctx context.Context, runID int64, targetURL string) ([
 	var raw string
 	err := db.read.QueryRowContext(ctx, `
 		SELECT e.anchors FROM page_evidence e JOIN pages p ON p.id = e.page_id
-		WHERE p.run_id = ? AND p.target_id = (SELECT id FROM targets WHERE url = ?)
+		WHERE p.run_id = $1 AND p.target_id = (SELECT id FROM targets WHERE url = $2)
 		ORDER BY p.id LIMIT 1`, runID, targetURL).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = audit.ErrNotFound
@@ -474,7 +474,7 @@ func (db *DB) PageResponse(ctx context.Context, runID int64, targetURL string) (
 	err := db.read.QueryRowContext(ctx, `
 		SELECT id, url, request_url, depth, status, content_type, size, truncated,
 			fetch_error, fetched_at, duration_ms
-		FROM pages WHERE run_id = ? AND target_id = (SELECT id FROM targets WHERE url = ?)
+		FROM pages WHERE run_id = $1 AND target_id = (SELECT id FROM targets WHERE url = $2)
 		ORDER BY id LIMIT 1`, runID, targetURL).Scan(&id, &p.URL, &p.RequestURL, &p.Depth, &p.Status, &p.ContentType,
 		&p.Size, &p.Truncated, &p.FetchError, &fetchedAt, &durationMS)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -487,7 +487,7 @@ func (db *DB) PageResponse(ctx context.Context, runID int64, targetURL string) (
 		return nil, fmt.Errorf("page %d: fetched_at: %w", id, err)
 	}
 	p.Duration = time.Duration(durationMS) * time.Millisecond
-	e, err := scanEvidence(db.read.QueryRowContext(ctx, `SELECT `+evidenceColumns+` FROM page_evidence e WHERE e.page_id = ?`, id).Scan, false)
+	e, err := scanEvidence(db.read.QueryRowContext(ctx, `SELECT `+evidenceColumns+` FROM page_evidence e WHERE e.page_id = $1`, id).Scan, false)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:

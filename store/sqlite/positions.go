@@ -21,7 +21,7 @@ func (s *saver) position(ctx context.Context, linkID int64, l *audit.Link) error
 		return nil
 	}
 	if s.updPosition == nil {
-		st, err := s.tx.PrepareContext(ctx, `UPDATE links SET line = ?, col = ?, line_hash = ? WHERE id = ?`)
+		st, err := s.tx.PrepareContext(ctx, `UPDATE links SET line = $1, col = $2, line_hash = $3 WHERE id = $4`)
 		if err != nil {
 			return err
 		}
@@ -36,7 +36,7 @@ func (s *saver) pageFile(ctx context.Context, pageID int64, file string) error {
 	if file == "" {
 		return nil
 	}
-	_, err := s.tx.ExecContext(ctx, `UPDATE pages SET file = ? WHERE id = ?`, file, pageID)
+	_, err := s.tx.ExecContext(ctx, `UPDATE pages SET file = $1 WHERE id = $2`, file, pageID)
 	return err
 }
 
@@ -46,7 +46,7 @@ func (s *saver) pageFile(ctx context.Context, pageID int64, file string) error {
 func (db *DB) PageFiles(ctx context.Context, runID int64) (map[string]string, error) {
 	files := map[string]string{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return each(ctx, tx, `SELECT url, file FROM pages WHERE run_id = ? AND file != ''`, runID,
+		return each(ctx, tx, `SELECT url, file FROM pages WHERE run_id = $1 AND file != ''`, runID,
 			func(rows *sql.Rows) error {
 				var u, f string
 				if err := rows.Scan(&u, &f); err != nil {
@@ -73,7 +73,7 @@ func (db *DB) Occurrences(ctx context.Context, before int64) (map[audit.Occurren
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs WHERE id < ? ORDER BY status = 'complete' DESC, id DESC LIMIT 1`, before).Scan(&runID)
+	err := db.read.QueryRowContext(ctx, `SELECT id FROM runs WHERE id < $1 ORDER BY status = 'complete' DESC NULLS LAST, id DESC LIMIT 1`, before).Scan(&runID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("baseline database: no runs: %w", audit.ErrNotFound)
 	}
@@ -87,11 +87,11 @@ func (db *DB) Occurrences(ctx context.Context, before int64) (map[audit.Occurren
 		return each(ctx, tx, `
 			SELECT DISTINCT t.url, l.line_hash
 			FROM links l JOIN targets t ON t.id = l.target_id
-			WHERE l.run_id = ?1 AND l.line_hash != ''
+			WHERE l.run_id = $1 AND l.line_hash != ''
 			UNION
 			SELECT DISTINCT '`+audit.InvalidURLOccurrencePrefix+`' || l.href, l.line_hash
 			FROM links l
-			WHERE l.run_id = ?1 AND l.target_id IS NULL AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
+			WHERE l.run_id = $1 AND l.target_id IS NULL AND l.line_hash != ''`, runID, func(rows *sql.Rows) error {
 			var o audit.Occurrence
 			if err := rows.Scan(&o.Target, &o.LineHash); err != nil {
 				return err

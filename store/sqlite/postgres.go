@@ -12,6 +12,7 @@ import (
 	"net"
 	"path"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,12 +36,12 @@ const (
 func (db *DB) Postgres() bool { return db.dialect == dialectPostgres }
 
 // idListSQL is a subquery yielding the column value, one row per ID of a
-// JSON array of integers bound to its one parameter (see idList).
-func (db *DB) idListSQL() string {
+// JSON array of integers bound to its parameter $n (see idList).
+func (db *DB) idListSQL(n int) string {
 	if db.dialect == dialectPostgres {
-		return `(SELECT CAST(j.value AS BIGINT) AS value FROM json_array_elements_text(CAST(? AS json)) AS j(value))`
+		return `(SELECT CAST(j.value AS BIGINT) AS value FROM json_array_elements_text(CAST($` + strconv.Itoa(n) + ` AS json)) AS j(value))`
 	}
-	return `(SELECT value FROM json_each(?))`
+	return `(SELECT value FROM json_each($` + strconv.Itoa(n) + `))`
 }
 
 //go:embed migrations/postgres/*.sql
@@ -156,10 +157,6 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
 		}
-		if err := loadPGNotNull(ctx, pool); err != nil {
-			pool.Close()
-			return nil, pgError(cfg, err)
-		}
 		db.write, db.read, db.compact = pool, pool, true
 		return db, nil
 	}
@@ -183,10 +180,6 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 	} else if err := pgMigrate(ctx, db.write); err != nil {
 		db.write.Close()
 		return nil, err
-	}
-	if err := loadPGNotNull(ctx, db.write); err != nil {
-		db.write.Close()
-		return nil, pgError(cfg, err)
 	}
 	db.compact = true
 	db.read = pgPool(cfg, true)
@@ -249,7 +242,7 @@ func pgApply(ctx context.Context, db *sql.DB, m migration) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgLockKey)); err != nil {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLockKey)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
@@ -270,7 +263,7 @@ func pgApply(ctx context.Context, db *sql.DB, m migration) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, m.version); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = $1`, m.version); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -283,7 +276,7 @@ func (db *DB) lockTx(ctx context.Context, tx *sql.Tx) error {
 	if db.dialect != dialectPostgres {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgLockKey))
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgLockKey))
 	return err
 }
 

@@ -53,7 +53,7 @@ func sqliteSchema(t *testing.T, db *DB) (map[string][]schemaColumn, []string) {
 	}
 	rows.Close()
 	for _, name := range names {
-		rows, err := db.read.Query(`SELECT name, "notnull", pk FROM pragma_table_info(?) ORDER BY cid`, name)
+		rows, err := db.read.Query(`SELECT name, "notnull", pk FROM pragma_table_info($1) ORDER BY cid NULLS FIRST`, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func postgresSchema(t *testing.T, db *DB) (map[string][]schemaColumn, []string) 
 		FROM information_schema.columns c JOIN information_schema.tables t
 			ON t.table_schema = c.table_schema AND t.table_name = c.table_name
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> 'schema_version'
-		ORDER BY c.table_name, c.ordinal_position`)
+		ORDER BY c.table_name NULLS FIRST, c.ordinal_position NULLS FIRST`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func postgresSchema(t *testing.T, db *DB) (map[string][]schemaColumn, []string) 
 	}
 	rows.Close()
 	var views []string
-	rows, err = db.read.Query(`SELECT table_name FROM information_schema.views WHERE table_schema = current_schema() ORDER BY table_name`)
+	rows, err = db.read.Query(`SELECT table_name FROM information_schema.views WHERE table_schema = current_schema() ORDER BY table_name NULLS FIRST`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestPostgres_SameSchema(t *testing.T) {
 
 func setSchemaVersion(t *testing.T, db *DB, v int) {
 	t.Helper()
-	if _, err := db.write.Exec(`UPDATE schema_version SET version = ?`, v); err != nil {
+	if _, err := db.write.Exec(`UPDATE schema_version SET version = $1`, v); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -345,7 +345,7 @@ func TestPostgres_Errors(t *testing.T) {
 			t.Fatal(err)
 		}
 		var args string
-		if err := db.read.QueryRow(`SELECT args FROM runs WHERE id = ?`, r.ID).Scan(&args); err != nil {
+		if err := db.read.QueryRow(`SELECT args FROM runs WHERE id = $1`, r.ID).Scan(&args); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(args, pgtest.Password) || !strings.Contains(args, "127.0.0.1") {

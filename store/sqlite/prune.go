@@ -62,7 +62,7 @@ func (db *DB) Prune(ctx context.Context, opts store.PruneOptions) (store.PruneRe
 	if opts.DryRun || len(res.Runs) == 0 {
 		return res, nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `DELETE FROM runs WHERE id = ?`)
+	stmt, err := tx.PrepareContext(ctx, `DELETE FROM runs WHERE id = $1`)
 	if err != nil {
 		return res, fmt.Errorf("prune: %w", err)
 	}

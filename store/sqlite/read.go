@@ -20,7 +20,7 @@ func (db *DB) readTx(ctx context.Context, runID int64, fn func(tx *sql.Tx) error
 	}
 	defer tx.Rollback()
 	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = $1`, runID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return audit.ErrNotFound
 	}
@@ -49,7 +49,7 @@ func (db *DB) Targets(ctx context.Context, runID int64) ([]audit.TargetRef, erro
 		return each(ctx, tx, `
 			SELECT t.id, t.url, t.host, count(*)
 			FROM links l JOIN targets t ON t.id = l.target_id
-			WHERE l.run_id = ?
+			WHERE l.run_id = $1
 			GROUP BY t.id
 			ORDER BY t.id`, runID, func(rows *sql.Rows) error {
 			var r audit.TargetRef
@@ -106,7 +106,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err := each(ctx, tx, `
 		SELECT id, url, request_url, depth, status, content_type, charset, size, truncated,
 			parsed, title, base, fetch_error, fetched_at, duration_ms
-		FROM pages WHERE run_id = ? ORDER BY id`, runID, func(rows *sql.Rows) error {
+		FROM pages WHERE run_id = $1 ORDER BY id`, runID, func(rows *sql.Rows) error {
 		var (
 			id         int64
 			p          audit.Page
@@ -135,7 +135,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err = each(ctx, tx, `
 		SELECT d.page_id, d.from_url, d.to_url, d.status
 		FROM redirects d JOIN pages p ON p.id = d.page_id
-		WHERE p.run_id = ? ORDER BY d.page_id, d.hop`, runID, func(rows *sql.Rows) error {
+		WHERE p.run_id = $1 ORDER BY d.page_id, d.hop`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID int64
 			r      audit.Redirect
@@ -170,7 +170,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	var row linkRow
 	err = each(ctx, tx, `
 		SELECT l.page_id, l.id, `+linkRowSQL+`
-		FROM links l`+linkTargetJoin+`WHERE l.run_id = ? ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
+		FROM links l`+linkTargetJoin+`WHERE l.run_id = $1 ORDER BY l.page_id, l.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID, linkID int64
 			l              audit.Link
@@ -203,7 +203,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err = each(ctx, tx, `
 		SELECT s.link_id, s.source, s.url, s.datetime, s.date_only, s.datetime_raw, s.rel
 		FROM snapshots s JOIN links l ON l.id = s.link_id
-		WHERE l.run_id = ? ORDER BY s.link_id, s.source, s.ord`, runID, func(rows *sql.Rows) error {
+		WHERE l.run_id = $1 ORDER BY s.link_id, s.source, s.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			linkID      int64
 			source, u   string
@@ -249,7 +249,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err = each(ctx, tx, `
 		SELECT m.link_id, m.datetime
 		FROM mset_temporal m JOIN links l ON l.id = m.link_id
-		WHERE l.run_id = ? ORDER BY m.link_id, m.ord`, runID, func(rows *sql.Rows) error {
+		WHERE l.run_id = $1 ORDER BY m.link_id, m.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			linkID int64
 			dt     sql.NullString
@@ -278,7 +278,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err = each(ctx, tx, `
 		SELECT i.page_id, i.url, i.rel, i.source
 		FROM identifiers i JOIN pages p ON p.id = i.page_id
-		WHERE p.run_id = ? ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
+		WHERE p.run_id = $1 ORDER BY i.page_id, i.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID int64
 			id     audit.Identifier
@@ -300,7 +300,7 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 	err = each(ctx, tx, `
 		SELECT w.page_id, l.ord, w.raw, w.archive_id, w.datetime, w.content_spec, w.item, w.source
 		FROM pwids w JOIN pages p ON p.id = w.page_id LEFT JOIN links l ON l.id = w.link_id
-		WHERE p.run_id = ? ORDER BY w.page_id, w.ord`, runID, func(rows *sql.Rows) error {
+		WHERE p.run_id = $1 ORDER BY w.page_id, w.ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID  int64
 			linkOrd sql.NullInt64
@@ -332,8 +332,8 @@ func readPages(ctx context.Context, tx *sql.Tx, runID int64, full bool) ([]*audi
 
 	err = each(ctx, tx, `
 		SELECT page_id, link_id, field, code, message
-		FROM diagnostics WHERE run_id = ?
-		ORDER BY page_id, link_id, ord`, runID, func(rows *sql.Rows) error {
+		FROM diagnostics WHERE run_id = $1
+		ORDER BY page_id, link_id NULLS FIRST, ord`, runID, func(rows *sql.Rows) error {
 		var (
 			pageID int64
 			linkID sql.NullInt64

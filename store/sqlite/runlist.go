@@ -29,7 +29,7 @@ func (db *DB) RunSummaries(ctx context.Context, limit int) ([]store.RunSummary, 
 			EXISTS (SELECT 1 FROM run_stages WHERE run_id = r.id AND stage = '`+audit.StageAbandoned+`')
 		FROM runs r
 		ORDER BY r.started_at DESC, r.id DESC
-		LIMIT ?`, args...)
+		LIMIT $1`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

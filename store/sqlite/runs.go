@@ -88,7 +88,7 @@ func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 	var id int64
 	err = db.write.QueryRowContext(ctx,
 		`INSERT INTO runs (started_at, status, mode, seeds, args, version, error)
-		 VALUES (?, ?, ?, ?, ?, ?, '') RETURNING id`,
+		 VALUES ($1, $2, $3, $4, $5, $6, '') RETURNING id`,
 		formatInstant(r.StartedAt), string(audit.RunRunning), r.Mode, seeds, args, r.Version).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
@@ -134,7 +134,7 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, status audit.RunStatus
 		finishedAt = time.Now()
 	}
 	res, err := db.write.ExecContext(ctx,
-		`UPDATE runs SET finished_at = ?, status = ?, error = ? WHERE id = ?`,
+		`UPDATE runs SET finished_at = $1, status = $2, error = $3 WHERE id = $4`,
 		formatInstant(finishedAt), string(status), errMsg, runID)
 	if err != nil {
 		return fmt.Errorf("finish run %d: %w", runID, err)
@@ -184,7 +184,7 @@ func scanRun(row *sql.Row) (*audit.Run, error) {
 // Run returns the run with the given ID, or an error wrapping
 // audit.ErrNotFound. Its times are in UTC.
 func (db *DB) Run(ctx context.Context, runID int64) (*audit.Run, error) {
-	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1`, runID))
 	if err != nil {
 		return nil, fmt.Errorf("get run %d: %w", runID, err)
 	}
@@ -224,8 +224,8 @@ func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error
 			(SELECT count(*) FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = r.id)
 		FROM runs r, (SELECT count(*) AS n, count(DISTINCT target_id) AS targets,
 				count(*) FILTER (WHERE has_robust = 1) AS robust, count(*) FILTER (WHERE has_mset = 1) AS mset
-			FROM links WHERE run_id = ?1) l
-		WHERE r.id = ?1`, runID).Scan(
+			FROM links WHERE run_id = $1) l
+		WHERE r.id = $1`, runID).Scan(
 		&s.Pages, &s.ErrorPages, &s.Links, &s.Targets, &s.RobustLinks, &s.MsetLinks,
 		&s.Snapshots, &s.Identifiers, &s.PWIDs, &s.Diagnostics, &s.Redirects)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -33,7 +33,7 @@ func (db *DB) SaveRunSettings(ctx context.Context, runID int64, command, fingerp
 	if command == "" {
 		return fmt.Errorf("save run settings of run %d: no command", runID)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, command, fingerprint, settings) VALUES (?, ?, ?, ?)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO run_settings (run_id, command, fingerprint, settings) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (run_id) DO UPDATE SET command = excluded.command, fingerprint = excluded.fingerprint,
 			settings = excluded.settings`,
 		runID, urls.RedactText(command), fingerprint, redactJSON(settings)); err != nil {
@@ -50,7 +50,7 @@ func (db *DB) SaveRunSettings(ctx context.Context, runID int64, command, fingerp
 // linkrot audit, or by an older linkrot). It is safe for concurrent use.
 func (db *DB) RunSettings(ctx context.Context, runID int64) (fingerprint string, settings []byte, err error) {
 	var s string
-	err = db.read.QueryRowContext(ctx, `SELECT fingerprint, settings FROM run_settings WHERE run_id = ?`, runID).
+	err = db.read.QueryRowContext(ctx, `SELECT fingerprint, settings FROM run_settings WHERE run_id = $1`, runID).
 		Scan(&fingerprint, &s)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = audit.ErrNotFound
@@ -93,7 +93,7 @@ func markStage(ctx context.Context, tx *sql.Tx, runID int64, stage string) error
 	if err := requireRuns(ctx, tx, []int64{runID}); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO run_stages (run_id, stage, done_at) VALUES (?, ?, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO run_stages (run_id, stage, done_at) VALUES ($1, $2, $3)
 		ON CONFLICT (run_id, stage) DO NOTHING`, runID, stage, formatInstant(time.Now()))
 	return err
 }
@@ -104,7 +104,7 @@ func markStage(ctx context.Context, tx *sql.Tx, runID int64, stage string) error
 func (db *DB) Stages(ctx context.Context, runID int64) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return each(ctx, tx, `SELECT stage, done_at FROM run_stages WHERE run_id = ?`, runID, func(rows *sql.Rows) error {
+		return each(ctx, tx, `SELECT stage, done_at FROM run_stages WHERE run_id = $1`, runID, func(rows *sql.Rows) error {
 			var (
 				stage string
 				at    sql.NullString
@@ -140,10 +140,10 @@ func (db *DB) UnfinishedRun(ctx context.Context, q store.ResumeQuery) (*audit.Ru
 	r, err := scanRun(db.read.QueryRowContext(ctx, `
 		SELECT `+prefixed("r.", runColumns)+`
 		FROM runs r JOIN run_settings s ON s.run_id = r.id
-		WHERE s.command = ?1 AND (?2 = '' OR s.fingerprint = ?2)
-			AND (r.status IN ('running', 'interrupted') OR (?3 = 1 AND r.status = 'complete'
-				AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?4)))
-			AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = ?5)
+		WHERE s.command = $1 AND ($2 = '' OR s.fingerprint = $2)
+			AND (r.status IN ('running', 'interrupted') OR ($3 = 1 AND r.status = 'complete'
+				AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = $4)))
+			AND NOT EXISTS (SELECT 1 FROM run_stages g WHERE g.run_id = r.id AND g.stage = $5)
 		ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
 		q.Command, q.Fingerprint, q.WithReport, audit.StageReport, audit.StageAbandoned))
 	if err != nil {
@@ -163,7 +163,7 @@ func (db *DB) NewerCompleteRun(ctx context.Context, runID int64) (*audit.Run, er
 		FROM run_settings s
 		JOIN run_settings ns ON ns.command = s.command AND ns.fingerprint = s.fingerprint AND ns.run_id > s.run_id
 		JOIN runs n ON n.id = ns.run_id
-		WHERE s.run_id = ? AND n.status = 'complete'
+		WHERE s.run_id = $1 AND n.status = 'complete'
 		ORDER BY n.id LIMIT 1`, runID))
 	if err != nil {
 		return nil, fmt.Errorf("newer complete run than %d: %w", runID, err)
@@ -184,7 +184,7 @@ func (db *DB) AbandonRun(ctx context.Context, runID int64) error {
 // audit.ErrNotFound.
 func (db *DB) ReopenRun(ctx context.Context, runID int64) error {
 	res, err := db.write.ExecContext(ctx,
-		`UPDATE runs SET status = 'running', finished_at = NULL, error = '' WHERE id = ?`, runID)
+		`UPDATE runs SET status = 'running', finished_at = NULL, error = '' WHERE id = $1`, runID)
 	if err != nil {
 		return fmt.Errorf("reopen run %d: %w", runID, err)
 	}

@@ -201,7 +201,7 @@ var saverRows = []struct {
 // them, see rowStmt).
 func rowInsertSQL(i int) string {
 	r := saverRows[i]
-	return "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + placeholders(len(r.cols)) + ")"
+	return "INSERT INTO " + r.table + " (" + strings.Join(r.cols, ", ") + ") VALUES (" + params(1, len(r.cols)) + ")"
 }
 
 // saverSQL returns the statements of saver.insPage, insTarget, selTarget
@@ -212,11 +212,11 @@ func saverSQL(compact, pg bool) [4]string {
 		`INSERT INTO pages (run_id, url, request_url, target_id, depth, status,
 			content_type, charset, size, truncated, parsed, title, base, fetch_error,
 			fetched_at, duration_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 			ON CONFLICT (run_id, url) DO NOTHING RETURNING id`,
 		`INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
-		`SELECT id FROM targets WHERE url = ?`,
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (url) DO NOTHING RETURNING id`,
+		`SELECT id FROM targets WHERE url = $1`,
 		insertLinkSQL(compact),
 	}
 	if !pg {

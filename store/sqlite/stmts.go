@@ -7,7 +7,7 @@ import (
 )
 
 // selectRunSQL checks that a run exists.
-const selectRunSQL = `SELECT 1 FROM runs WHERE id = ?`
+const selectRunSQL = `SELECT 1 FROM runs WHERE id = $1`
 
 // writerSQL returns the statements the writer runs in every batch of
 // pages and checks (SQLite, latest schema), which Open prepares once on

@@ -272,13 +272,13 @@ func testStore_RoundTrip(t *testing.T) {
 		if got := count(t, db, `SELECT count(*) FROM snapshots WHERE target_id IS NOT NULL`); got != 3 {
 			t.Errorf("snapshots with target = %d, want 3", got)
 		}
-		if got := count(t, db, `SELECT count(*) FROM snapshots WHERE source = 'versionurl' AND url = ?`, pwidVersion); got != 1 {
+		if got := count(t, db, `SELECT count(*) FROM snapshots WHERE source = 'versionurl' AND url = $1`, pwidVersion); got != 1 {
 			t.Errorf("pwid snapshot from versionurl = %d rows, want 1", got)
 		}
 		if got := count(t, db, `SELECT count(*) FROM pwids WHERE link_id IS NULL`); got != 1 {
 			t.Errorf("text pwids = %d, want 1", got)
 		}
-		if got := count(t, db, `SELECT count(*) FROM pages p JOIN targets t ON t.id = p.target_id WHERE t.url = ?`, url0); got != 1 {
+		if got := count(t, db, `SELECT count(*) FROM pages p JOIN targets t ON t.id = p.target_id WHERE t.url = $1`, url0); got != 1 {
 			t.Errorf("page's own target missing")
 		}
 		if got := count(t, db, `SELECT count(*) FROM targets WHERE url = 'https://example.com/a'`); got != 1 {
@@ -511,7 +511,7 @@ func testStore_TargetDedup(t *testing.T) {
 	if got := count(t, db, `SELECT count(*) FROM targets`); got != 5 {
 		t.Errorf("targets rows = %d, want 5", got)
 	}
-	if got := count(t, db, `SELECT count(*) FROM targets WHERE first_seen_run = ?`, run1); got != 5 {
+	if got := count(t, db, `SELECT count(*) FROM targets WHERE first_seen_run = $1`, run1); got != 5 {
 		t.Errorf("targets first seen in run 1 = %d, want 5", got)
 	}
 	stats, err := db.RunStats(ctx, run1)
@@ -598,10 +598,10 @@ func testStore_HostileStrings(t *testing.T) {
 	if got := count(t, db, `SELECT count(*) FROM links`); got != 3 {
 		t.Errorf("links = %d, want 3", got)
 	}
-	if got := count(t, db, `SELECT count(*) FROM links WHERE text = ?`, big); got != 1 {
+	if got := count(t, db, `SELECT count(*) FROM links WHERE text = $1`, big); got != 1 {
 		t.Errorf("1 MiB text not found by equality")
 	}
-	if got := count(t, db, `SELECT count(*) FROM links WHERE octet_length(text) = ?`, len(big)); got != 1 {
+	if got := count(t, db, `SELECT count(*) FROM links WHERE octet_length(text) = $1`, len(big)); got != 1 {
 		t.Errorf("1 MiB text has the wrong length")
 	}
 	if err := db.IntegrityCheck(context.Background()); err != nil {

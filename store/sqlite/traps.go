@@ -35,7 +35,7 @@ func (db *DB) SaveCrawlTraps(ctx context.Context, traps []audit.CrawlTrap) error
 	}
 	stmt, err := tx.PrepareContext(ctx, `
 		INSERT INTO crawl_traps (run_id, kind, pattern, page_url, example, cut, trap_limit)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (run_id, kind, pattern) DO UPDATE SET cut = cut + excluded.cut`)
 	if err != nil {
 		return fmt.Errorf("save crawl traps: %w", err)
@@ -61,7 +61,7 @@ func (db *DB) CrawlTraps(ctx context.Context, runID int64) ([]audit.CrawlTrap, e
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT run_id, kind, pattern, page_url, example, cut, trap_limit
-			FROM crawl_traps WHERE run_id = ?
+			FROM crawl_traps WHERE run_id = $1
 			ORDER BY cut DESC, kind, pattern`, runID, func(rows *sql.Rows) error {
 			var (
 				t    audit.CrawlTrap

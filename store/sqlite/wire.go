@@ -47,7 +47,7 @@ func (db *DB) SiteHosts(ctx context.Context, runID int64) ([]string, error) {
 	}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		var seeds string
-		if err := tx.QueryRowContext(ctx, `SELECT seeds FROM runs WHERE id = ?`, runID).Scan(&seeds); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT seeds FROM runs WHERE id = $1`, runID).Scan(&seeds); err != nil {
 			return err
 		}
 		for _, s := range splitJSONStrings(seeds) {
@@ -57,7 +57,7 @@ func (db *DB) SiteHosts(ctx context.Context, runID int64) ([]string, error) {
 		}
 		return each(ctx, tx, `
 			SELECT DISTINCT t.host FROM pages p JOIN targets t ON t.id = p.target_id
-			WHERE p.run_id = ?`, runID, func(rows *sql.Rows) error {
+			WHERE p.run_id = $1`, runID, func(rows *sql.Rows) error {
 			var h string
 			if err := rows.Scan(&h); err != nil {
 				return err
@@ -79,7 +79,7 @@ func (db *DB) PageInRun(ctx context.Context, runID int64, pageURL string) (bool,
 	norm := normalizedOr(pageURL)
 	err := db.read.QueryRowContext(ctx, `
 		SELECT count(*) FROM pages p LEFT JOIN targets t ON t.id = p.target_id
-		WHERE p.run_id = ? AND p.status < 400 AND (p.url IN (?, ?) OR p.request_url IN (?, ?) OR t.url = ?)`,
+		WHERE p.run_id = $1 AND p.status < 400 AND (p.url IN ($2, $3) OR p.request_url IN ($4, $5) OR t.url = $6)`,
 		runID, pageURL, norm, pageURL, norm, norm).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("page %s in run %d: %w", quote(pageURL), runID, err)
@@ -97,7 +97,7 @@ func (db *DB) PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL s
 		LEFT JOIN targets pt ON pt.id = p.target_id
 		JOIN links l ON l.page_id = p.id
 		JOIN targets t ON t.id = l.target_id
-		WHERE p.run_id = ? AND (p.url IN (?, ?) OR p.request_url IN (?, ?) OR pt.url = ?) AND t.url = ?`,
+		WHERE p.run_id = $1 AND (p.url IN ($2, $3) OR p.request_url IN ($4, $5) OR pt.url = $6) AND t.url = $7`,
 		runID, pageURL, norm, pageURL, norm, norm, normalizedOr(targetURL)).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("links of %s in run %d: %w", quote(pageURL), runID, err)
@@ -110,7 +110,7 @@ func (db *DB) PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL s
 func (db *DB) CheckOfURL(ctx context.Context, runID int64, targetURL string) (*audit.Check, error) {
 	return db.oneCheck(ctx, selectCheckSQL+`
 		FROM checks c JOIN targets t ON t.id = c.target_id
-		WHERE c.run_id = ? AND t.url = ?`, runID, normalizedOr(targetURL))
+		WHERE c.run_id = $1 AND t.url = $2`, runID, normalizedOr(targetURL))
 }
 
 // CheckBefore returns the latest check of the target url (normalized) made
@@ -122,8 +122,8 @@ func (db *DB) CheckBefore(ctx context.Context, runID int64, targetURL string) (*
 	}
 	return db.oneCheck(ctx, selectCheckSQL+`
 		FROM checks c JOIN targets t ON t.id = c.target_id
-		WHERE c.run_id < ? AND t.url = ? AND c.sha256 <> ''
-		ORDER BY c.checked_at DESC, c.run_id DESC LIMIT 1`, runID, normalizedOr(targetURL))
+		WHERE c.run_id < $1 AND t.url = $2 AND c.sha256 <> ''
+		ORDER BY c.checked_at DESC NULLS LAST, c.run_id DESC LIMIT 1`, runID, normalizedOr(targetURL))
 }
 
 func (db *DB) oneCheck(ctx context.Context, query string, args ...any) (*audit.Check, error) {
@@ -158,7 +158,7 @@ func (db *DB) EnqueueWire(ctx context.Context, reqs []*audit.WireRequest) error 
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO wire_inbox
 		(received_at, framing, method, source, target, repl, linkmod, client, state, attempts, not_before, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, '') RETURNING id`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', 0, $9, '') RETURNING id`)
 	if err != nil {
 		return fmt.Errorf("enqueue notifications: %w", err)
 	}
@@ -225,8 +225,8 @@ func (db *DB) wireQuery(ctx context.Context, query string, args ...any) ([]*audi
 // deferred past it), oldest first, skipping the IDs in busy.
 func (db *DB) QueuedWire(ctx context.Context, now time.Time, limit int, busy map[int64]bool) ([]*audit.WireRequest, error) {
 	rs, err := db.wireQuery(ctx, `SELECT `+wireColumns+` FROM wire_inbox
-		WHERE state = 'queued' AND (not_before IS NULL OR not_before <= ?)
-		ORDER BY id LIMIT ?`, formatInstant(now), limit+len(busy))
+		WHERE state = 'queued' AND (not_before IS NULL OR not_before <= $1)
+		ORDER BY id LIMIT $2`, formatInstant(now), limit+len(busy))
 	if err != nil {
 		return nil, fmt.Errorf("queued notifications: %w", err)
 	}
@@ -245,7 +245,7 @@ func (db *DB) WireRequests(ctx context.Context, limit int) ([]*audit.WireRequest
 	if limit <= 0 {
 		limit = noLimit
 	}
-	rs, err := db.wireQuery(ctx, `SELECT `+wireColumns+` FROM wire_inbox ORDER BY id DESC LIMIT ?`, limit)
+	rs, err := db.wireQuery(ctx, `SELECT `+wireColumns+` FROM wire_inbox ORDER BY id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("notifications: %w", err)
 	}
@@ -274,8 +274,8 @@ func (db *DB) WireCounts(ctx context.Context) (map[string]int, error) {
 // DeferWire leaves a queued notification queued until notBefore, counting
 // an attempt when attempted is set.
 func (db *DB) DeferWire(ctx context.Context, id int64, notBefore time.Time, attempted bool, note string) error {
-	_, err := db.write.ExecContext(ctx, `UPDATE wire_inbox SET not_before = ?, attempts = attempts + ?, result = ?
-		WHERE id = ? AND state = 'queued'`, formatInstant(notBefore), boolInt(attempted), note, id)
+	_, err := db.write.ExecContext(ctx, `UPDATE wire_inbox SET not_before = $1, attempts = attempts + $2, result = $3
+		WHERE id = $4 AND state = 'queued'`, formatInstant(notBefore), boolInt(attempted), note, id)
 	if err != nil {
 		return fmt.Errorf("defer notification %d: %w", id, err)
 	}
@@ -292,8 +292,8 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 		return fmt.Errorf("finish notification %d: %w", id, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE wire_inbox SET state = ?, result = ?, done_at = ?, attempts = attempts + 1
-		WHERE id = ? AND state = 'queued'`, state, result, formatInstant(now), id)
+	res, err := tx.ExecContext(ctx, `UPDATE wire_inbox SET state = $1, result = $2, done_at = $3, attempts = attempts + 1
+		WHERE id = $4 AND state = 'queued'`, state, result, formatInstant(now), id)
 	if err != nil {
 		return fmt.Errorf("finish notification %d: %w", id, err)
 	}
@@ -302,7 +302,7 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 	}
 	if b := eff.UpsertBacklink; b != nil {
 		_, err := tx.ExecContext(ctx, `INSERT INTO backlinks (source, target, via, linkmod, draft, client, verified_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (source, target) DO UPDATE SET via = excluded.via, linkmod = excluded.linkmod,
 				draft = CASE WHEN backlinks.draft > excluded.draft THEN backlinks.draft ELSE excluded.draft END, client = excluded.client, verified_at = excluded.verified_at`,
 			b.Source, b.Target, b.Via, boolInt(b.LinkMod), boolInt(b.Draft), b.Client, formatInstant(b.VerifiedAt))
@@ -311,13 +311,13 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 		}
 	}
 	for _, d := range eff.DeleteBacklinks {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM backlinks WHERE source = ? AND target = ?`, d[0], d[1]); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM backlinks WHERE source = $1 AND target = $2`, d[0], d[1]); err != nil {
 			return fmt.Errorf("finish notification %d: remove backlink: %w", id, err)
 		}
 	}
 	for _, c := range eff.LiveChecks {
 		_, err := tx.ExecContext(ctx, `INSERT INTO live_checks (inbox_id, reason, url, verdict, status, final_url, detail,
-			sha256, simhash, words, prev_sha256, band, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sha256, simhash, words, prev_sha256, band, checked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			id, c.Reason, c.URL, string(c.Verdict), c.Status, c.FinalURL, c.Detail, c.SHA256, int64(c.SimHash), c.Words,
 			c.PrevSHA256, c.Band, formatInstant(c.CheckedAt))
 		if err != nil {
@@ -329,7 +329,7 @@ func (db *DB) FinishWire(ctx context.Context, id int64, state, result string, ef
 		// confirmed; the claim adds its columns to it.
 		_, err := tx.ExecContext(ctx, `INSERT INTO maintenance (run_id, source, target, replacement, status,
 				origin, confirmed, claimant, claimed_at, claimed_replacement, target_verdict, replacement_verdict, claim_note)
-			VALUES (?, ?, ?, ?, ?, 'unlinkr', ?, ?, ?, ?, ?, ?, ?)
+			VALUES ($1, $2, $3, $4, $5, 'unlinkr', $6, $7, $8, $9, $10, $11, $12)
 			ON CONFLICT (run_id, source, target) DO UPDATE SET
 				claimant = excluded.claimant, claimed_at = excluded.claimed_at,
 				claimed_replacement = excluded.claimed_replacement, target_verdict = excluded.target_verdict,
@@ -379,7 +379,7 @@ func (db *DB) Backlinks(ctx context.Context) ([]audit.Backlink, error) {
 // HasBacklink reports whether (source, target) is a stored backlink.
 func (db *DB) HasBacklink(ctx context.Context, source, target string) (bool, error) {
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM backlinks WHERE source = ? AND target = ?`,
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM backlinks WHERE source = $1 AND target = $2`,
 		source, target).Scan(&n); err != nil {
 		return false, fmt.Errorf("backlink: %w", err)
 	}
@@ -391,7 +391,7 @@ func (db *DB) HasBacklink(ctx context.Context, source, target string) (bool, err
 func (db *DB) HasPendingLink(ctx context.Context, source, target string) (bool, error) {
 	var n int
 	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM wire_inbox
-		WHERE state = 'queued' AND method IN ('LINK', 'WEBMENTION') AND source = ? AND target = ?`,
+		WHERE state = 'queued' AND method IN ('LINK', 'WEBMENTION') AND source = $1 AND target = $2`,
 		source, target).Scan(&n); err != nil {
 		return false, fmt.Errorf("pending link: %w", err)
 	}
@@ -406,7 +406,7 @@ func (db *DB) LiveChecks(ctx context.Context, targetURL string, limit int) ([]au
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT id, coalesce(inbox_id, 0), reason, url, verdict, status, final_url, detail,
 		sha256, simhash, words, prev_sha256, band, checked_at FROM live_checks
-		WHERE ? = '' OR url = ? ORDER BY id DESC LIMIT ?`, targetURL, targetURL, limit)
+		WHERE $1 = '' OR url = $2 ORDER BY id DESC LIMIT $3`, targetURL, targetURL, limit)
 	if err != nil {
 		return nil, fmt.Errorf("live checks: %w", err)
 	}
@@ -437,7 +437,7 @@ func (db *DB) LiveChecks(ctx context.Context, targetURL string, limit int) ([]au
 func (db *DB) Claims(ctx context.Context, runID int64) ([]audit.Claim, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT run_id, source, target, claimant, claimed_at, claimed_replacement,
 		target_verdict, status, replacement_verdict, confirmed, claim_note
-		FROM maintenance WHERE run_id = ? AND claimed_at IS NOT NULL ORDER BY source, target`, runID)
+		FROM maintenance WHERE run_id = $1 AND claimed_at IS NOT NULL ORDER BY source, target`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("claims of run %d: %w", runID, err)
 	}
@@ -466,7 +466,7 @@ func (db *DB) Claims(ctx context.Context, runID int64) ([]audit.Claim, error) {
 // Notification returns the notification with n's key (method, source,
 // target, repl, change key), or audit.ErrNotFound.
 func (db *DB) Notification(ctx context.Context, n *audit.Notification) (*audit.Notification, error) {
-	ns, err := db.notifications(ctx, `WHERE method = ? AND source = ? AND target = ? AND repl = ? AND change_key = ?`,
+	ns, err := db.notifications(ctx, `WHERE method = $1 AND source = $2 AND target = $3 AND repl = $4 AND change_key = $5`,
 		n.Method, n.Source, n.Target, n.Repl, n.ChangeKey)
 	if err != nil {
 		return nil, err
@@ -515,7 +515,7 @@ func (db *DB) notifications(ctx context.Context, where string, args ...any) ([]a
 func (db *DB) SaveNotification(ctx context.Context, n *audit.Notification) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO notifications (method, source, target, repl, change_key, run_id,
 			framing, attempts, status, answer, sent_at, done)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10, $11)
 		ON CONFLICT (method, source, target, repl, change_key) DO UPDATE SET run_id = excluded.run_id,
 			framing = excluded.framing, attempts = notifications.attempts + 1, status = excluded.status,
 			answer = excluded.answer, sent_at = excluded.sent_at, done = excluded.done`,
@@ -530,7 +530,7 @@ func (db *DB) SaveNotification(ctx context.Context, n *audit.Notification) error
 // SaveDismissal records a dismissed finding (page, target); dismissing it
 // again updates the note and time.
 func (db *DB) SaveDismissal(ctx context.Context, d audit.Dismissal) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO dismissals (page_url, target, note, dismissed_at) VALUES (?, ?, ?, ?)
+	_, err := db.write.ExecContext(ctx, `INSERT INTO dismissals (page_url, target, note, dismissed_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (page_url, target) DO UPDATE SET note = excluded.note, dismissed_at = excluded.dismissed_at`,
 		d.PageURL, d.Target, d.Note, formatInstant(d.DismissedAt))
 	if err != nil {
@@ -595,7 +595,7 @@ func (db *DB) FindingByID(ctx context.Context, id int64) (*audit.Finding, error)
 		LEFT JOIN links l ON l.id = f.link_id
 		LEFT JOIN pages p ON p.id = l.page_id
 		LEFT JOIN targets t ON t.id = l.target_id
-		WHERE f.id = ?`, id).Scan(&f.RunID, &f.LinkID, &f.PageURL, &f.Target, &v)
+		WHERE f.id = $1`, id).Scan(&f.RunID, &f.LinkID, &f.PageURL, &f.Target, &v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, audit.ErrNotFound
 	}
@@ -610,7 +610,7 @@ func (db *DB) FindingByID(ctx context.Context, id int64) (*audit.Finding, error)
 // audit.ErrNotFound.
 func (db *DB) TargetURL(ctx context.Context, id int64) (string, error) {
 	var u string
-	err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = ?`, id).Scan(&u)
+	err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = $1`, id).Scan(&u)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", audit.ErrNotFound
 	}

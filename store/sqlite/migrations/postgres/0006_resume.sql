@@ -44,7 +44,7 @@ SET settings = jsonb_set(CAST(settings AS jsonb), '{hosts}', (
 	SELECT coalesce(jsonb_agg(CASE
 		WHEN jsonb_typeof(h.value -> 'headers') = 'object' THEN (h.value - 'headers')
 			|| jsonb_build_object('header_names',
-				(SELECT coalesce(jsonb_agg(k ORDER BY k COLLATE "C"), '[]'::jsonb) FROM jsonb_object_keys(h.value -> 'headers') AS k))
-		ELSE h.value END ORDER BY h.n), '[]'::jsonb)
+				(SELECT coalesce(jsonb_agg(k ORDER BY k COLLATE "C" NULLS FIRST), '[]'::jsonb) FROM jsonb_object_keys(h.value -> 'headers') AS k))
+		ELSE h.value END ORDER BY h.n NULLS FIRST), '[]'::jsonb)
 	FROM jsonb_array_elements(CAST(run_settings.settings AS jsonb) -> 'hosts') WITH ORDINALITY AS h(value, n)))::text
 WHERE jsonb_typeof(CAST(settings AS jsonb) -> 'hosts') = 'array';
