@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/internal/pgtest"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/storetest"
 )
 
 // The store's contract tests run against both backends: a test wrapped in
@@ -103,4 +105,12 @@ func numParams(q string) int {
 		n = max(n, k)
 	}
 	return n
+}
+
+// TestContract runs the store's contract suite (store/storetest) on both
+// engines.
+func TestContract(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		storetest.Run(t, func(tb testing.TB) store.Store { return MustOpen(tb) })
+	})
 }

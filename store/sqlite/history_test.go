@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -223,30 +222,6 @@ func testHistory_OlderRunAfterNewer(t *testing.T) {
 	}
 	if got := mustHistories(t, db, ids[u]); !reflect.DeepEqual(got, want) {
 		t.Errorf("older run changed the history:\n%+v\n%+v", got, want)
-	}
-}
-
-func TestHistory_Errors(t *testing.T) { forEachBackend(t, testHistory_Errors) }
-
-func testHistory_Errors(t *testing.T) {
-	ctx := context.Background()
-	db := MustOpen(t)
-	if _, err := db.ApplyHistory(ctx, 99, audit.DefaultConfirmRule); !errors.Is(err, audit.ErrNotFound) {
-		t.Errorf("ApplyHistory(unknown) = %v", err)
-	}
-	if _, err := db.Diff(ctx, 0, 99); !errors.Is(err, audit.ErrNotFound) {
-		t.Errorf("Diff(unknown) = %v", err)
-	}
-	run := mustCreateRun(t, db)
-	if _, err := db.PreviousRun(ctx, run); !errors.Is(err, audit.ErrNotFound) {
-		t.Errorf("PreviousRun of the first run = %v", err)
-	}
-	d, err := db.SinceLastRun(ctx, run)
-	if err != nil || d.From != 0 || !d.Empty() {
-		t.Errorf("SinceLastRun of an empty first run = %+v, %v", d, err)
-	}
-	if h, err := db.TargetHistories(ctx, nil); err != nil || len(h) != 0 {
-		t.Errorf("TargetHistories(nil) = %v, %v", h, err)
 	}
 }
 
