@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -113,4 +114,48 @@ func TestContract(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
 		storetest.Run(t, func(tb testing.TB) store.Store { return MustOpen(tb) })
 	})
+}
+
+// validTextDeep applies the store's text rule (store.ValidText) in place to
+// every string reachable from v (pointers, structs, slices, maps with
+// string keys or values): what a value saved reads back as.
+func validTextDeep(v any) { validTextValue(reflect.ValueOf(v)) }
+
+func validTextValue(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			validTextValue(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				validTextValue(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			validTextValue(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String || v.Type().Elem().Kind() != reflect.String {
+			for _, k := range v.MapKeys() {
+				e := reflect.New(v.Type().Elem()).Elem()
+				e.Set(v.MapIndex(k))
+				validTextValue(e)
+				v.SetMapIndex(k, e)
+			}
+			return
+		}
+		for _, k := range v.MapKeys() {
+			e := v.MapIndex(k)
+			v.SetMapIndex(k, reflect.Value{})
+			v.SetMapIndex(reflect.ValueOf(store.ValidText(k.String())).Convert(v.Type().Key()),
+				reflect.ValueOf(store.ValidText(e.String())).Convert(v.Type().Elem()))
+		}
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(store.ValidText(v.String()))
+		}
+	}
 }

@@ -238,8 +238,8 @@ func testChecks_RoundTrip(t *testing.T) {
 	})
 
 	t.Run("InvalidUTF8", func(t *testing.T) {
-		// JSON columns replace invalid UTF-8 (documented); text columns
-		// keep it.
+		// Text columns and JSON columns alike replace invalid UTF-8
+		// (store.ValidText; JSON as encoding/json writes it).
 		bad := "\xff\xfe\xc3\x28 invalid"
 		run3, ids := linkedRun(t, db, full)
 		c := audit.Check{RunID: run3, TargetID: ids[full], URL: full, Verdict: audit.VerdictOK,
@@ -251,7 +251,7 @@ func testChecks_RoundTrip(t *testing.T) {
 			t.Fatalf("got %d checks", len(got))
 		}
 		want := "\ufffd\ufffd\ufffd( invalid"
-		if got[0].Reason != bad || got[0].FinalURL != bad {
+		if got[0].Reason != want || got[0].FinalURL != want {
 			t.Errorf("text columns changed invalid UTF-8: %q, %q", got[0].Reason, got[0].FinalURL)
 		}
 		if got[0].Headers["X-Bad"] != want || got[0].Redirects[0].To != want {
@@ -667,6 +667,7 @@ func testFindings_RoundTrip(t *testing.T) {
 	}
 	// By page URL, then target, then save order.
 	want := []audit.Finding{in[1], in[0], in[3], in[2]} // "https://example.org/'" < url0
+	validTextDeep(want)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Findings =\n%+v\nwant\n%+v", got, want)
 	}
@@ -727,6 +728,7 @@ func testMaintenance_RoundTrip(t *testing.T) {
 		first[2], first[1], first[0],
 		rec(runID, "https://example.org/c"+hostileNUL, "https://old.example/z", "https://new.example/z", 301),
 	}
+	validTextDeep(want)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Maintenance =\n%+v\nwant\n%+v", got, want)
 	}

@@ -50,7 +50,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		"_pragma=query_only(1)",
 		"_pragma=foreign_keys(1)",
 	}, "&")
-	pool, err := sql.Open("sqlite", name)
+	pool, err := openSQLite(name)
 	if err != nil {
 		return nil, fmt.Errorf("open store read-only: %w", err)
 	}

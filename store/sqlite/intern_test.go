@@ -42,6 +42,7 @@ func testIntern_RoundTrip(t *testing.T) {
 	runID := mustCreateRun(t, db)
 	want := []*audit.Page{internPage(url0)}
 	mustSave(t, db, runID, want...)
+	validTextDeep(want) // as the store keeps text
 	diffPages(t, mustPages(t, db, runID), want)
 
 	refs, err := db.LinkRefs(ctx, runID)

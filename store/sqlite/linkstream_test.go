@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
@@ -56,7 +58,10 @@ func testEachLink(t *testing.T) {
 	err = db.EachLink(ctx, runID, func(l *store.StoredLink) error {
 		got = append(got, l.Link)
 		gotPage = append(gotPage, byID[l.PageID])
-		if norm, err := urls.NormalizeURL(l.Href); err == nil && targets[norm] != l.TargetID && l.TargetID != 0 {
+		// An href the store's text rule changed (NUL, invalid UTF-8) no
+		// longer normalizes to its target's URL.
+		if norm, err := urls.NormalizeURL(l.Href); err == nil && targets[norm] != l.TargetID && l.TargetID != 0 &&
+			!strings.ContainsRune(l.Href, utf8.RuneError) {
 			t.Errorf("link %d: target %d, want %d", l.ID, l.TargetID, targets[norm])
 		}
 		return nil

@@ -6,116 +6,29 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/linkrot/linkrot/store"
 )
 
-// The PostgreSQL backend runs the store's SQL, written for SQLite, through
-// a database/sql driver that wraps pgx's (github.com/jackc/pgx/v5/stdlib)
-// and adapts each statement and value on its way, in this one place:
+// The PostgreSQL backend runs the store's statements, written once for
+// both engines, through a database/sql driver that wraps pgx's
+// (github.com/jackc/pgx/v5/stdlib) for values only; statements pass
+// unchanged:
 //
-//   - Placeholders: SQLite's ? and ?NNN become $1, $2, ... (a bare ? takes
-//     the number after the largest used so far, as in SQLite); a ? in a
-//     string literal, a quoted identifier or a comment stays.
-//   - rowid (checks has no id column) becomes ctid, the row's physical
-//     address, which serves the same purpose inside one statement;
-//     instr(a, b) becomes strpos(a, b).
-//   - NULL order: every ORDER BY term gets SQLite's placement of NULLs
-//     (NULLS FIRST when ascending, NULLS LAST when descending), which is
-//     the opposite of PostgreSQL's default.
 //   - Arguments: a Go bool is passed as 0 or 1 (the schema stores booleans
-//     as integers, as SQLite does).
+//     as integers, as SQLite does); a string is bound as store.ValidText
+//     (PostgreSQL's text cannot hold NUL or invalid UTF-8; the SQLite
+//     connections apply the same rule, see textconn.go).
 //   - COPY: the statement copyMarker with one *copyRows argument copies
 //     the rows with pgx's CopyFrom on the connection (pgcopy.go).
-//   - Strings: PostgreSQL's text cannot hold NUL bytes or invalid UTF-8,
-//     both of which the store keeps verbatim (hostile pages). A string
-//     argument holding either, or the escape rune pgEscape itself, is
-//     stored with those bytes escaped (pgEscape followed by '0' for NUL,
-//     'e' for pgEscape itself, 'x' and two hex digits for a byte that is
-//     not UTF-8); every string read back is unescaped. Escaping is
-//     injective and commutes with concatenation of whole strings, so
-//     equality, joins and the || of the link_urls view behave as on
-//     SQLite; every other string is stored unchanged.
+//   - A connection the server closed while idle is reported as
+//     driver.ErrBadConn, so that database/sql retries on another.
 
-// pgEscape introduces an escaped byte in a string stored in PostgreSQL: a
-// noncharacter (U+10FFFE) that no text is meant to contain.
-const pgEscape = '\U0010FFFE'
-
-// pgEscapeString returns s as stored in PostgreSQL.
-func pgEscapeString(s string) string {
-	if !needsPGEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			b.WriteRune(pgEscape)
-			fmt.Fprintf(&b, "x%02x", s[i])
-			n = 1
-		case r == 0:
-			b.WriteRune(pgEscape)
-			b.WriteByte('0')
-		case r == pgEscape:
-			b.WriteRune(pgEscape)
-			b.WriteByte('e')
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-func needsPGEscape(s string) bool {
-	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) || strings.ContainsRune(s, pgEscape)
-}
-
-// pgUnescapeString reverses pgEscapeString. A malformed escape (never
-// written by pgEscapeString) is kept as it is.
-func pgUnescapeString(s string) string {
-	i := strings.IndexRune(s, pgEscape)
-	if i < 0 {
-		return s
-	}
-	const w = 4 // utf8.RuneLen(pgEscape)
-	var b strings.Builder
-	b.Grow(len(s))
-	for i >= 0 {
-		b.WriteString(s[:i])
-		s = s[i+w:]
-		switch {
-		case strings.HasPrefix(s, "0"):
-			b.WriteByte(0)
-			s = s[1:]
-		case strings.HasPrefix(s, "e"):
-			b.WriteRune(pgEscape)
-			s = s[1:]
-		case len(s) >= 3 && s[0] == 'x':
-			if v, err := strconv.ParseUint(s[1:3], 16, 8); err == nil {
-				b.WriteByte(byte(v))
-				s = s[3:]
-				break
-			}
-			b.WriteRune(pgEscape)
-		default:
-			b.WriteRune(pgEscape)
-		}
-		i = strings.IndexRune(s, pgEscape)
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-// pgValue converts an argument for PostgreSQL: bools to 0/1, strings
-// escaped (see above).
+// pgValue converts an argument for PostgreSQL: bools to 0/1, strings to
+// valid text (see above).
 func pgValue(v any) (any, error) {
 	if vr, ok := v.(driver.Valuer); ok {
 		var err error
@@ -130,7 +43,7 @@ func pgValue(v any) (any, error) {
 		}
 		return int64(0), nil
 	case string:
-		return pgEscapeString(x), nil
+		return store.ValidText(x), nil
 	}
 	return v, nil
 }
@@ -213,7 +126,7 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 	if err != nil {
 		return nil, badConn(err)
 	}
-	return pgRows{rows}, nil
+	return rows, nil
 }
 
 // badConn turns the error of a connection the server has closed while it
@@ -230,7 +143,7 @@ func badConn(err error) error {
 	return err
 }
 
-// pgStmt is a prepared statement whose rows are unescaped.
+// pgStmt is a prepared statement whose arguments are converted (pgValue).
 type pgStmt struct {
 	s *stdlib.Stmt
 	c *pgConn
@@ -249,24 +162,5 @@ func (s *pgStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dri
 	return s.s.ExecContext(ctx, args)
 }
 func (s *pgStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	rows, err := s.s.QueryContext(ctx, args)
-	if err != nil {
-		return nil, err
-	}
-	return pgRows{rows}, nil
-}
-
-// pgRows unescapes the strings it reads.
-type pgRows struct{ driver.Rows }
-
-func (r pgRows) Next(dest []driver.Value) error {
-	if err := r.Rows.Next(dest); err != nil {
-		return err
-	}
-	for i, v := range dest {
-		if s, ok := v.(string); ok {
-			dest[i] = pgUnescapeString(s)
-		}
-	}
-	return nil
+	return s.s.QueryContext(ctx, args)
 }

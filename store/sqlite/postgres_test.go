@@ -514,3 +514,67 @@ func TestPostgres_ConcurrentTargets(t *testing.T) {
 		t.Errorf("%d links, want %d", n, 2*rounds*targets)
 	}
 }
+
+// TestPostgres_DecodeEscapes: migration 0018 turns the escapes earlier
+// versions wrote for NUL bytes and invalid UTF-8 (U+10FFFE then '0',
+// 'x' and two hex digits, or 'e') into the text rule: U+FFFD for each,
+// U+10FFFE for the escaped escape; text without escapes is untouched, and
+// a row whose decoded URL would collide with another's keeps its text.
+func TestPostgres_DecodeEscapes(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db := openClosed(t, dsn)
+	const esc = "\U0010FFFE"
+	runID := mustCreateRun(t, db)
+	rows := []struct{ url, title, want string }{
+		{"https://example.org/a", "a" + esc + "0b" + esc + "xffc", "a\uFFFDb\uFFFDc"},
+		{"https://example.org/b", esc + "e" + "x41 " + esc + "x0", esc + "x41 " + esc + "x0"},
+		{"https://example.org/c", "plain é", "plain é"},
+		{"https://example.org/d" + esc + "xff", "", ""},
+		{"https://example.org/d" + esc + "xfe", "", ""},
+	}
+	for _, r := range rows {
+		if _, err := db.write.Exec(`INSERT INTO pages (run_id, url, request_url, depth, status, content_type, charset, size, truncated, parsed, title, base, fetch_error, fetched_at, duration_ms)
+			VALUES ($1, $2, $2, 0, 200, '', '', 0, 0, 1, $3, '', '', '2024-01-01T00:00:00Z', 0)`, runID, r.url, r.title); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setSchemaVersion(t, db, latestVersion()-1)
+	db.Close()
+
+	db = openClosed(t, dsn) // applies 0018
+	got := map[string]string{}
+	res, err := db.read.QueryContext(ctx, `SELECT url, title FROM pages ORDER BY url`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var urls []string
+	for res.Next() {
+		var u, title string
+		if err := res.Scan(&u, &title); err != nil {
+			t.Fatal(err)
+		}
+		got[u] = title
+		urls = append(urls, u)
+	}
+	for _, r := range rows[:3] {
+		if got[r.url] != r.want {
+			t.Errorf("title of %s = %q, want %q", r.url, got[r.url], r.want)
+		}
+	}
+	// The two d URLs decode to the same text under a unique constraint
+	// (run_id, url): one is decoded, the other keeps its escape.
+	decoded, kept := 0, 0
+	for _, u := range urls {
+		switch {
+		case u == "https://example.org/d\uFFFD":
+			decoded++
+		case strings.HasPrefix(u, "https://example.org/d"+esc):
+			kept++
+		}
+	}
+	if decoded != 1 || kept != 1 {
+		t.Errorf("colliding URLs after 0018: %q", urls)
+	}
+}

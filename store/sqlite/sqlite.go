@@ -108,7 +108,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 
 	db := &DB{path: abs}
-	db.write, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate"))
+	db.write, err = openSQLite(dsn(abs, "_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -135,7 +135,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 
-	db.read, err = sql.Open("sqlite", dsn(abs, "_pragma=query_only(1)"))
+	db.read, err = openSQLite(dsn(abs, "_pragma=query_only(1)"))
 	if err != nil {
 		db.closeStmts()
 		db.write.Close()

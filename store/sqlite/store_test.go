@@ -454,6 +454,7 @@ func testStore_HostileStrings(t *testing.T) {
 		Redirects:   []audit.Redirect{{From: inject, To: nul + bad, Status: 302}},
 	}
 	mustSave(t, db, runID, p)
+	validTextDeep(p) // NUL and invalid UTF-8 read back as U+FFFD, on both engines
 	diffPages(t, mustPages(t, db, runID), []*audit.Page{p})
 
 	if got := count(t, db, `SELECT count(*) FROM links`); got != 3 {
