@@ -1,5 +1,5 @@
-// Package sqlite is linkrot's SQL store: it implements audit.Store on
-// SQLite, the embedded default (one file, no server, through the pure-Go
+// Package sqlite is linkrot's SQL store: it implements store.Store (and
+// so audit.Store) on SQLite, the embedded default (one file, no server, through the pure-Go
 // driver modernc.org/sqlite), and on PostgreSQL (github.com/jackc/pgx/v5),
 // for databases shared by several machines. Open takes a file path or a
 // postgres:// (postgresql://) URL; everything above Open is the same for
@@ -16,14 +16,13 @@
 // apply each migration once. Open refuses a database written by a newer
 // linkrot (ErrNewerSchema) before writing anything.
 //
-// The store's SQL is written once, for SQLite, in portable forms where
-// there are some (INSERT ... ON CONFLICT, RETURNING, CASE instead of
-// scalar max, explicit integer tests instead of integers as booleans).
-// The PostgreSQL driver of pgdriver.go adapts the rest in one place:
-// placeholders (? to $n), rowid to ctid, SQLite's order of NULLs, booleans
-// passed as 0/1, and strings holding NUL bytes or invalid UTF-8 (which
-// PostgreSQL's text cannot hold) stored with a reversible escape. The few
-// statements that must differ ask the DB's dialect (postgres.go). On
+// The store's SQL is written once and runs unchanged on both engines
+// (docs/store-adapters.md): $n parameters, explicit NULLS FIRST/LAST
+// where a column may be NULL, rows addressed by their keys, functions
+// both engines have; nothing rewrites statements at run time. The few
+// statements that must differ ask the DB's dialect (postgres.go). The
+// PostgreSQL driver wrapper of pgdriver.go converts values only
+// (booleans as 0/1, strings as store.ValidText) and runs COPY: on
 // PostgreSQL a batch of pages COPYs its links and the rows hanging off
 // them (pgcopy.go). On SQLite the writer's batches write many rows per
 // statement (multirow.go, batchtargets.go): a page's links, the batch's
@@ -32,9 +31,9 @@
 // the order one statement per row would write them; plain links (without
 // Robust Links or mset data, most of them) through a statement with those
 // columns as constants and the page bound once. The JSON columns of
-// checks and page_evidence have no CHECK constraint since migration 0016
-// (SQLite parsed every value written to evaluate it): the writer's own
-// encoders keep them valid.
+// checks and page_evidence have no CHECK constraint (SQLite would parse
+// every value written to evaluate it): the writer's own encoders keep
+// them valid.
 //
 // Credentials for PostgreSQL come from the URL, the environment
 // (PGPASSWORD, PGPASSFILE and the other libpq variables, which pgx
@@ -49,10 +48,11 @@
 // what earlier runs learnt about a target.
 //
 // Every string read from the web (URLs, link text, attribute values,
-// diagnostics) is bound as a parameter and stored verbatim, including NUL
-// bytes and invalid UTF-8 (or, since migration 0008, through another row
-// that holds the same bytes: a link's href through its target, see
-// intern.go). Instants are stored as RFC 3339 UTC text.
+// diagnostics) is bound as a parameter and stored as valid text: NUL
+// bytes and invalid UTF-8 become U+FFFD on both engines (store.ValidText,
+// applied where values enter each driver: textconn.go, pgdriver.go). A
+// link's href may be stored through another row that holds the same
+// text: its target (intern.go). Instants are stored as RFC 3339 UTC text.
 //
 // Reads that scale with the links of a run stream: EachLink walks them in
 // chunks in one read transaction, PageList gives the pages without them.

@@ -289,8 +289,7 @@ const noLimit = math.MaxInt
 // transaction (writers of several processes inserting the same targets
 // in different orders): up to pgRetries attempts, with a growing pause
 // drawn at random, so that two writers that deadlocked do not start
-// again in step and meet in the same deadlock (seen with a fixed pause:
-// five deadlocks in a row under load).
+// again in step and meet in the same deadlock.
 // SQLite serialises writers (BEGIN IMMEDIATE): fn runs once.
 func (db *DB) retryTx(ctx context.Context, fn func() error) error {
 	err := fn()
