@@ -40,6 +40,7 @@ func cases() []testCase {
 		{"Store_SaveCrawlFrontier", testStore_SaveCrawlFrontier},
 		{"TargetIDs_Many", testTargetIDs_Many},
 		{"Trend_TargetStatuses", testTrend_TargetStatuses},
+		{"Order_NullsFirst", testOrder_NullsFirst},
 	}
 }
 
