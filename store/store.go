@@ -3,11 +3,11 @@
 // the maintenance server and scale-out use, the read models they get back,
 // and the errors every adapter returns. It imports no database driver.
 //
-// The adapters are store/sqlite (a SQLite file, modernc.org/sqlite) and
-// store/postgres (a PostgreSQL database, pgx); both are built on the
-// engine-neutral core store/sqlstore and pass the contract suite
-// store/storetest. cmd/linkrot picks one from the --db value (see
-// IsPostgresURL).
+// store/sqlite implements Store on both engines (a SQLite file through
+// modernc.org/sqlite, a PostgreSQL database through pgx) with SQL written
+// once; store/storetest is the contract suite every implementation
+// passes. cmd/linkrot opens the database named by --db (see
+// IsPostgresURL). docs/store-adapters.md describes the split.
 package store
 
 import (

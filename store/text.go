@@ -12,7 +12,7 @@ import (
 // both engines means they store and return the same strings, and that
 // any other client of the database reads honest text.
 //
-// The adapters apply it to every string they bind, at the one place
+// Each engine applies it to every string it binds, at the one place
 // where values enter the driver. Raw bytes that are not text are bound
 // as []byte (BLOB, bytea) and left alone.
 func ValidText(s string) string {
