@@ -213,7 +213,3 @@ type Store interface {
 	WireCounts(ctx context.Context) (map[string]int, error)
 	WireRequests(ctx context.Context, limit int) ([]*audit.WireRequest, error)
 }
-
-// OpenFunc opens (creating and migrating when needed) the database named
-// by dsn; each adapter's Open is one.
-type OpenFunc func(ctx context.Context, dsn string) (Store, error)
