@@ -12,7 +12,7 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // Example audits a small site served by httptest: two pages, a link to a
@@ -40,7 +40,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "linkrot.db"))
+	store, err := engines.Open(ctx, filepath.Join(dir, "linkrot.db"))
 	if err != nil {
 		log.Fatal(err)
 	}

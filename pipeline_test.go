@@ -13,14 +13,15 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // mustOpen opens a fresh store with a new run of seed.
-func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
+func mustOpen(tb testing.TB, seed string) (*sqlstore.DB, *audit.Run) {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
+	store, err := engines.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}

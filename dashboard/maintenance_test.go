@@ -11,7 +11,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // Hostile strings a notification carries: a sender address, a claimed
@@ -31,7 +31,7 @@ const (
 func (f *fixture) addMaintenance(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, f.path)
+	db, err := engines.Open(ctx, f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

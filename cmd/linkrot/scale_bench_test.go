@@ -15,7 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // The scale benchmark's web: scalePages pages of scalePerPage links each
@@ -125,7 +125,7 @@ func runChild(b *testing.B, env []string, args ...string) (float64, time.Duratio
 // writeScaleRun writes the scale benchmark's run into a new database at
 // path through the store's write path, and says what it wrote.
 func writeScaleRun(ctx context.Context, path string) error {
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		return err
 	}

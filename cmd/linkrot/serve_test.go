@@ -18,7 +18,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // serveSiteDB writes a database with one complete run of
@@ -122,7 +122,7 @@ func TestServeCommand_SIGTERM(t *testing.T) {
 	if !strings.Contains(c.stdout.String(), "Stopped. Notifications:") {
 		t.Errorf("stdout: %s", c.stdout.String())
 	}
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,21 +10,25 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/report"
 	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
 	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
-// This file wires the linkrot command to its database, package
-// store/sqlite: it is the only file of the command that imports it. The
+// This file wires the linkrot command to its database (packages
+// store/engines and store/sqlstore: the SQLite and PostgreSQL engines
+// behind the one SQL store): it is the only file of the command that
+// imports them. The
 // commands and their helpers take the store through the small interfaces
 // they declare where they use it; the few calls whose arguments are
 // SQLite's own types are given plain ones here.
 
 // database is the run database of the commands.
-type database struct{ *sqlite.DB }
+type database struct{ *sqlstore.DB }
 
 // openDB opens (creating and migrating when needed) the database at path.
 func openStore(ctx context.Context, path string) (*database, error) {
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -33,7 +37,7 @@ func openStore(ctx context.Context, path string) (*database, error) {
 
 // openReadOnlyDB opens the database at path for reading only.
 func openReadOnlyStore(ctx context.Context, path string) (*database, error) {
-	db, err := sqlite.OpenReadOnly(ctx, path)
+	db, err := engines.OpenReadOnly(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -108,7 +112,7 @@ var lockPoll = 500 * time.Millisecond
 
 // heldLock is the run lock of a writing command.
 type heldLock struct {
-	l      *sqlite.Lock
+	l      *sqlstore.Lock
 	cancel context.CancelCauseFunc
 	log    *slog.Logger
 	// closeDB, when set, closes the database after the release.

@@ -10,10 +10,10 @@ import (
 	sqlitedriver "modernc.org/sqlite"
 )
 
-// openSQLite opens a pool on the SQLite database of the driver name dsn
+// OpenDB opens a pool on the SQLite database of the driver name dsn
 // whose connections bind every string argument as store.ValidText: the
 // store's text rule, the same on both engines. Statements pass unchanged.
-func openSQLite(dsn string) (*sql.DB, error) {
+func (Engine) OpenDB(dsn string) (*sql.DB, error) {
 	c, err := sqlitedriver.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite connector: %w", err)
