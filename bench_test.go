@@ -15,7 +15,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/internal/profiling"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // BenchmarkAuditDir runs the whole pipeline on the directory named by
@@ -32,7 +32,7 @@ func BenchmarkAuditDir(b *testing.B) {
 	defer site.Close()
 	ctx := context.Background()
 	for b.Loop() {
-		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		store, err := engines.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkAudit(b *testing.B) {
 		}()
 	}
 	for b.Loop() {
-		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		store, err := engines.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // Example audits a small site served by httptest: a link to a missing
@@ -46,12 +46,11 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "linkrot.db"))
+	store, err := engines.Open(ctx, filepath.Join(dir, "linkrot.db"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer db.Close()
-	store := exampleStore{db}
+	defer store.Close()
 
 	// The run's settings are plain data, stored with the run: Start
 	// creates the run (or resumes one) and builds what it needs once,
@@ -89,13 +88,4 @@ func Example() {
 	// moved: 1
 	// skipped: 1
 	// findings: 1 fixes: 1
-}
-
-// exampleStore is the SQLite store with the resume query Start asks:
-// the latest unfinished run of a command and settings fingerprint (for
-// linkrot audit also a complete one whose report was not written).
-type exampleStore struct{ *sqlite.DB }
-
-func (s exampleStore) UnfinishedRun(ctx context.Context, command, fingerprint string) (*audit.Run, error) {
-	return s.DB.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, Fingerprint: fingerprint, WithReport: command == audit.CommandAudit})
 }

@@ -13,14 +13,15 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // mustOpen opens a fresh store with a new run of seed.
-func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
+func mustOpen(tb testing.TB, seed string) (*sqlstore.DB, *audit.Run) {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
+	store, err := engines.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
 // openJob builds run, already in store, from set (Open), without an
 // archives stage unless set has one: the tests' runs as linkrot audit
 // builds them.
-func openJob(tb testing.TB, store *sqlite.DB, run *audit.Run, set linkrot.Settings) *linkrot.Job {
+func openJob(tb testing.TB, store *sqlstore.DB, run *audit.Run, set linkrot.Settings) *linkrot.Job {
 	tb.Helper()
 	if set.Input.Kind == "" {
 		set.Input = linkrot.SiteInput(run.Seeds...)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // SettingsError is an error of the caller's settings or request (a flag,
@@ -58,18 +59,18 @@ type StartOptions struct {
 // are checked before anything is written; a new run stores them, so that
 // resuming it uses the same ones. Errors of the settings are
 // *SettingsError.
-func Start(ctx context.Context, store startStore, s Settings, o StartOptions) (*Job, error) {
+func Start(ctx context.Context, st startStore, s Settings, o StartOptions) (*Job, error) {
 	s.Hosts = withHeaderHashes(s.Hosts)
 	b, err := s.build(o.Open)
 	if err != nil {
 		return nil, err
 	}
 	log := orDiscard(o.Open.Logger)
-	run, resumed, err := startRun(ctx, store, s, o, log)
+	run, resumed, err := startRun(ctx, st, s, o, log)
 	if err != nil {
 		return nil, err
 	}
-	j, err := open(ctx, store, run, s, b, o.Open)
+	j, err := open(ctx, st, run, s, b, o.Open)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func Start(ctx context.Context, store startStore, s Settings, o StartOptions) (*
 // startStore is what Start needs of the run database.
 type startStore interface {
 	openStore
-	UnfinishedRun(ctx context.Context, command, fingerprint string) (*audit.Run, error)
+	UnfinishedRun(ctx context.Context, q store.ResumeQuery) (*audit.Run, error)
 	NewerCompleteRun(ctx context.Context, runID int64) (*audit.Run, error)
 	AbandonRun(ctx context.Context, runID int64) error
 	ReopenRun(ctx context.Context, runID int64) error
@@ -93,17 +94,17 @@ type startStore interface {
 // resumableRun finds, marked running again (a complete run whose report
 // is missing stays complete); otherwise (or when there is none) a new
 // run, with its settings stored.
-func startRun(ctx context.Context, store startStore, s Settings, o StartOptions, log *slog.Logger) (*audit.Run, bool, error) {
+func startRun(ctx context.Context, st startStore, s Settings, o StartOptions, log *slog.Logger) (*audit.Run, bool, error) {
 	fp, b := s.Stored()
 	if o.Resume {
-		run, err := resumableRun(ctx, store, o, fp, log)
+		run, err := resumableRun(ctx, st, o, fp, log)
 		switch {
 		case err == nil:
 			if run.Status == audit.RunComplete {
 				log.Info("writing the missing report of a complete run", "run", run.ID)
 				return run, true, nil
 			}
-			if err := store.ReopenRun(ctx, run.ID); err != nil {
+			if err := st.ReopenRun(ctx, run.ID); err != nil {
 				return nil, false, err
 			}
 			run.Status, run.FinishedAt, run.Error = audit.RunRunning, time.Time{}, ""
@@ -118,10 +119,10 @@ func startRun(ctx context.Context, store startStore, s Settings, o StartOptions,
 	run := &audit.Run{StartedAt: time.Now().UTC(), Mode: string(s.Input.Kind), Seeds: seeds, Args: o.Args, Version: o.Version}
 	// Written even when ctx is already cancelled, so the run is visible.
 	wctx := context.WithoutCancel(ctx)
-	if err := store.CreateRun(wctx, run); err != nil {
+	if err := st.CreateRun(wctx, run); err != nil {
 		return nil, false, fmt.Errorf("create run: %w", err)
 	}
-	if err := store.SaveRunSettings(wctx, run.ID, o.Command, fp, b); err != nil {
+	if err := st.SaveRunSettings(wctx, run.ID, o.Command, fp, b); err != nil {
 		return nil, false, err
 	}
 	log.Info("run started", "run", run.ID, "mode", run.Mode, "seeds", strings.Join(seeds, " "))
@@ -136,14 +137,14 @@ func startRun(ctx context.Context, store startStore, s Settings, o StartOptions,
 // runs shows it so, its data stays) and the next candidate considered.
 // It returns an error wrapping audit.ErrNotFound when there is nothing to
 // resume.
-func resumableRun(ctx context.Context, store startStore, o StartOptions, fp string, log *slog.Logger) (*audit.Run, error) {
+func resumableRun(ctx context.Context, st startStore, o StartOptions, fp string, log *slog.Logger) (*audit.Run, error) {
 	for {
-		run, err := store.UnfinishedRun(ctx, o.Command, fp)
+		run, err := st.UnfinishedRun(ctx, resumeQuery(o.Command, fp))
 		if err != nil {
 			return nil, err
 		}
 		var why string
-		newer, err := store.NewerCompleteRun(ctx, run.ID)
+		newer, err := st.NewerCompleteRun(ctx, run.ID)
 		switch {
 		case err == nil:
 			why = fmt.Sprintf("run %d of the same settings completed since", newer.ID)
@@ -157,12 +158,12 @@ func resumableRun(ctx context.Context, store startStore, o StartOptions, fp stri
 		if run.Status == audit.RunComplete {
 			// Only its report was left to write: nothing to abandon, the
 			// newer run's report supersedes it.
-			if err := store.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
+			if err := st.MarkStage(ctx, run.ID, audit.StageReport); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := store.AbandonRun(context.WithoutCancel(ctx), run.ID); err != nil {
+		if err := st.AbandonRun(context.WithoutCancel(ctx), run.ID); err != nil {
 			return nil, err
 		}
 		if o.Abandoned != nil {
@@ -185,7 +186,7 @@ func roundAge(d time.Duration) time.Duration {
 // settings.
 type unfinishedStore interface {
 	settingsReader
-	UnfinishedRun(ctx context.Context, command, fingerprint string) (*audit.Run, error)
+	UnfinishedRun(ctx context.Context, q store.ResumeQuery) (*audit.Run, error)
 	Path() string
 }
 
@@ -194,15 +195,15 @@ type unfinishedStore interface {
 // audit --resume without a URL). The settings' host rules have no header
 // values (see RestoreHosts). Nothing to resume, or a run whose settings
 // this linkrot cannot read, is a *SettingsError.
-func LatestUnfinished(ctx context.Context, store unfinishedStore, command string) (*audit.Run, Settings, error) {
-	run, err := store.UnfinishedRun(ctx, command, "")
+func LatestUnfinished(ctx context.Context, st unfinishedStore, command string) (*audit.Run, Settings, error) {
+	run, err := st.UnfinishedRun(ctx, resumeQuery(command, ""))
 	if errors.Is(err, audit.ErrNotFound) {
-		return nil, Settings{}, settingsErrorf("--resume without a URL: no interrupted run to resume in %s", store.Path())
+		return nil, Settings{}, settingsErrorf("--resume without a URL: no interrupted run to resume in %s", st.Path())
 	}
 	if err != nil {
 		return nil, Settings{}, err
 	}
-	s, err := storedSettings(ctx, store, run.ID)
+	s, err := storedSettings(ctx, st, run.ID)
 	if errors.Is(err, ErrOldSettings) {
 		return nil, Settings{}, settingsErrorf("run %d was started by an older linkrot, whose settings this one cannot read: start a new run", run.ID)
 	}
@@ -213,8 +214,8 @@ func LatestUnfinished(ctx context.Context, store unfinishedStore, command string
 }
 
 // storedSettings reads and parses the settings a run stored.
-func storedSettings(ctx context.Context, store settingsReader, runID int64) (Settings, error) {
-	_, b, err := store.RunSettings(ctx, runID)
+func storedSettings(ctx context.Context, st settingsReader, runID int64) (Settings, error) {
+	_, b, err := st.RunSettings(ctx, runID)
 	if err != nil {
 		return Settings{}, err
 	}
@@ -297,4 +298,11 @@ func orDiscard(log *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return log
+}
+
+// resumeQuery selects the runs of command that --resume may continue:
+// unfinished ones, and for linkrot audit also complete ones whose report
+// was not written; with settings fingerprint fp ("": any).
+func resumeQuery(command, fp string) store.ResumeQuery {
+	return store.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == audit.CommandAudit}
 }

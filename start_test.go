@@ -17,7 +17,8 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler/crawltest"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // The tests here run audits as linkrot audit does (Start, then the job),
@@ -39,18 +40,18 @@ func auditSettings(seed string) linkrot.Settings {
 }
 
 // openStore opens a fresh store.
-func openStore(t *testing.T) exampleStore {
+func openStore(t *testing.T) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "linkrot.db"))
+	db, err := engines.Open(context.Background(), filepath.Join(t.TempDir(), "linkrot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return exampleStore{db}
+	return db
 }
 
 // startAudit starts a run of set in store and runs it to its end.
-func startAudit(t *testing.T, store exampleStore, set linkrot.Settings) *audit.Run {
+func startAudit(t *testing.T, store *sqlstore.DB, set linkrot.Settings) *audit.Run {
 	t.Helper()
 	ctx := context.Background()
 	job, err := linkrot.Start(ctx, store, set, linkrot.StartOptions{Command: audit.CommandAudit})
@@ -65,7 +66,7 @@ func startAudit(t *testing.T, store exampleStore, set linkrot.Settings) *audit.R
 }
 
 // checksByURL returns the latest run's checks by URL.
-func checksByURL(t *testing.T, store exampleStore) map[string]audit.Check {
+func checksByURL(t *testing.T, store *sqlstore.DB) map[string]audit.Check {
 	t.Helper()
 	ctx := context.Background()
 	r, err := store.LatestRun(ctx)

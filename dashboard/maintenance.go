@@ -12,7 +12,7 @@ import (
 	"net/url"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store"
 )
 
 // Bounds of the link-maintenance lists of one page.
@@ -28,7 +28,7 @@ const dismissedParam = "dismissed"
 
 // claimView is a claim as the target page shows it.
 type claimView struct {
-	sqlite.WireClaim
+	store.WireClaim
 	Class  string // of Verdict
 	RClass string // of ReplacementVerdict
 }

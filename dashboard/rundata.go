@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -25,7 +25,7 @@ type runData struct {
 	links    []audit.LinkRef
 	targets  map[int64]audit.TargetRef
 	checks   map[int64]*audit.Check
-	findings map[int64][]sqlite.FindingRef // by link ID
+	findings map[int64][]store.FindingRef // by link ID
 	hist     map[int64]audit.TargetHistory
 	drift    map[int64]string // worst drift band by target
 	// linksOf lists the indexes in links of each target's links, and of
@@ -58,7 +58,7 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 		return d, nil
 	}
 	d := &runData{run: *run, pageIdx: map[string]int{}, targets: map[int64]audit.TargetRef{},
-		checks: map[int64]*audit.Check{}, findings: map[int64][]sqlite.FindingRef{}, drift: map[int64]string{},
+		checks: map[int64]*audit.Check{}, findings: map[int64][]store.FindingRef{}, drift: map[int64]string{},
 		linksOf: map[int64][]int{}, pageLinks: map[string][]int{}, pageBroken: map[string]int{}}
 	wrap := func(what string, err error) error { return fmt.Errorf("load %s of run %d: %w", what, run.ID, err) }
 	stats, err := h.db.RunStats(ctx, run.ID)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -38,14 +38,14 @@ type view struct {
 }
 
 type overviewData struct {
-	Running []sqlite.RunProgress
+	Running []store.RunProgress
 	Latest  *audit.Run
 	Stats   audit.RunStats
 	Cards   []card
 	// Maintenance is the link-maintenance card (claims, backlinks).
 	Maintenance []card
 	Chart       trendChart
-	Runs        []sqlite.RunSummary
+	Runs        []store.RunSummary
 }
 
 type card struct {
@@ -282,7 +282,7 @@ type linkView struct {
 	Verdict  audit.Verdict
 	Class    string
 	Robust   string
-	Findings []sqlite.FindingRef
+	Findings []store.FindingRef
 	// Dismissed is set when the finding of this link was dismissed.
 	Dismissed bool
 }
@@ -416,7 +416,7 @@ func (h *handler) pages(r *http.Request) (*view, error) {
 }
 
 type targetData struct {
-	Target    *sqlite.TargetInfo
+	Target    *store.TargetInfo
 	Latest    *audit.Check
 	Class     string
 	History   audit.TargetHistory
@@ -439,8 +439,8 @@ type timelineDot struct {
 }
 
 type targetLinkView struct {
-	sqlite.TargetLink
-	Findings []sqlite.FindingRef
+	store.TargetLink
+	Findings []store.FindingRef
 }
 
 type checkView struct {
@@ -502,7 +502,7 @@ func (h *handler) target(r *http.Request) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		byLink := map[int64][]sqlite.FindingRef{}
+		byLink := map[int64][]store.FindingRef{}
 		for _, f := range fs {
 			if f.TargetID == id {
 				byLink[f.LinkID] = append(byLink[f.LinkID], f)
@@ -577,8 +577,8 @@ func (h *handler) sitePage(r *http.Request) (*view, error) {
 
 type searchData struct {
 	Q       string
-	Targets []sqlite.SearchHit
-	Pages   []sqlite.SearchHit
+	Targets []store.SearchHit
+	Pages   []store.SearchHit
 	Limit   int
 }
 
@@ -604,7 +604,7 @@ func (h *handler) search(r *http.Request) (*view, error) {
 	// is neither shown nor searchable: a hit only through it would tell
 	// its characters one query at a time.
 	lq := strings.ToLower(q)
-	keep := func(hits []sqlite.SearchHit) []sqlite.SearchHit {
+	keep := func(hits []store.SearchHit) []store.SearchHit {
 		out := hits[:0]
 		for _, hit := range hits {
 			hit.URL = urls.RedactText(hit.URL)

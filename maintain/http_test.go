@@ -15,7 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/maintain"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 func do(t testing.TB, method, u string, hdr map[string]string) (*http.Response, string) {
@@ -320,7 +320,7 @@ func TestReceiver_WhileAuditWrites(t *testing.T) {
 	ext := newExt(t)
 	path := newSiteDB(t, ext.URL)
 	h := startServer(t, path, harnessOpts{noVerify: true})
-	writer, err := sqlite.Open(context.Background(), path)
+	writer, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

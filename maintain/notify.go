@@ -19,19 +19,11 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/httpx"
+	"github.com/linkrot/linkrot/store"
 )
 
-// NotifyStore is what the Notifier reads and records (store/sqlite's DB
-// satisfies it). A missing run or check is audit.ErrNotFound.
-type NotifyStore interface {
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	Backlinks(ctx context.Context) ([]audit.Backlink, error)
-	CheckOfURL(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	CheckBefore(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	Notification(ctx context.Context, n *audit.Notification) (*audit.Notification, error)
-	Notifications(ctx context.Context) ([]audit.Notification, error)
-	SaveNotification(ctx context.Context, n *audit.Notification) error
-}
+// NotifyStore is what the Notifier reads and records (store.Notifications).
+type NotifyStore = store.Notifications
 
 // Framings a Notifier may use (NotifierOptions.Framing).
 const (

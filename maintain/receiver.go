@@ -11,28 +11,15 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
-// Site is what the receiver reads of our own site: the run that defines
-// it and its pages and links (store/sqlite's read-only DB satisfies it).
-// Implementations must be safe for concurrent use; a missing run is
-// audit.ErrNotFound.
-type Site interface {
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	SiteHosts(ctx context.Context, runID int64) ([]string, error)
-	PageInRun(ctx context.Context, runID int64, pageURL string) (bool, error)
-	PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL string) (bool, error)
-	HasBacklink(ctx context.Context, source, target string) (bool, error)
-	HasPendingLink(ctx context.Context, source, target string) (bool, error)
-}
+// Site is what the receiver reads of our own site (store.Site).
+type Site = store.Site
 
-// Inbox stores accepted notifications as queued, all or none, setting
-// their IDs (store/sqlite's DB satisfies it). It must be safe for
-// concurrent use.
-type Inbox interface {
-	EnqueueWire(ctx context.Context, reqs []*audit.WireRequest) error
-}
+// Inbox stores accepted notifications (store.Inbox).
+type Inbox = store.Inbox
 
 // ReceiverOptions configure a Receiver. The zero value is useful.
 type ReceiverOptions struct {

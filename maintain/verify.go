@@ -20,24 +20,13 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/httpx"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
 // Queue is the durable queue and result store of the Verifier
-// (store/sqlite's writable DB satisfies it). Implementations must be safe
-// for concurrent use.
-type Queue interface {
-	QueuedWire(ctx context.Context, now time.Time, limit int, busy map[int64]bool) ([]*audit.WireRequest, error)
-	DeferWire(ctx context.Context, id int64, notBefore time.Time, attempted bool, note string) error
-	FinishWire(ctx context.Context, id int64, state, result string, eff sqlite.WireEffect, now time.Time) error
-	// LiveChecks and CheckBefore give the check a LINKMOD or re-check is
-	// compared with (audit.ErrNotFound when none).
-	LiveChecks(ctx context.Context, url string, limit int) ([]audit.LiveCheck, error)
-	CheckBefore(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL string) (bool, error)
-}
+// (store.WireQueue).
+type Queue = store.WireQueue
 
 // Checker checks one target (check's Checker satisfies it).
 type Checker interface {
@@ -315,7 +304,7 @@ func (v *Verifier) process(ctx context.Context, r *audit.WireRequest) {
 }
 
 // work returns the outcome of r; retry is set for a transient failure.
-func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, result string, eff sqlite.WireEffect, retry bool) {
+func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, result string, eff store.WireEffect, retry bool) {
 	now := v.o.Now().UTC()
 	switch r.Method {
 	case audit.WireLINK, audit.WireWebmention:
@@ -375,8 +364,8 @@ func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, resul
 }
 
 // unlinkr checks the claim of an UNLINKR: never applied blindly.
-func (v *Verifier) unlinkr(ctx context.Context, r *audit.WireRequest, now time.Time) (string, string, sqlite.WireEffect, bool) {
-	var eff sqlite.WireEffect
+func (v *Verifier) unlinkr(ctx context.Context, r *audit.WireRequest, now time.Time) (string, string, store.WireEffect, bool) {
+	var eff store.WireEffect
 	run, err := v.q.SiteRun(ctx)
 	if err != nil {
 		return audit.WireFailed, "no site run", eff, true

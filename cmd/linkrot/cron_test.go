@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store"
 )
 
 // TestCron_Nightly runs linkrot audit three times like a nightly cron job
@@ -90,7 +90,7 @@ func testCronNightly(t *testing.T, db string) {
 
 	// runs
 	code, out, _ = run(t, "", "runs", "--db", db, "--format", "json")
-	var runs []sqlite.RunSummary
+	var runs []store.RunSummary
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil {
 		t.Fatalf("runs: exit %d, %v\n%s", code, err, out)
 	}

@@ -77,7 +77,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 	"golang.org/x/net/html"
 )
 
@@ -417,7 +417,7 @@ func (w *web) measure(bin string, args []string) result {
 // 404s, which the plain checker cannot tell, are left out).
 func brokenIn(db string) []string {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, db)
+	store, err := engines.Open(ctx, db)
 	if err != nil {
 		log.Fatal(err)
 	}

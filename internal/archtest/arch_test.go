@@ -109,7 +109,7 @@ var wiringOnly = []struct {
 	pkg, file string
 	imports   []string
 }{
-	{"cmd/linkrot", "store.go", []string{"store/sqlite", "store/postgres"}},
+	{"cmd/linkrot", "store.go", []string{"store/sqlite", "store/postgres", "store/engines", "store/sqlstore"}},
 }
 
 type pkg struct {
