@@ -273,14 +273,11 @@ func (r *router) key(u string) urlKey {
 	return urlKey{maphash.String(r.seeds[0], u), maphash.String(r.seeds[1], u)}
 }
 
-// targetURL is the target a link's href makes (as the store makes it:
-// sqlite SavePages), or "".
+// targetURL is the key of the target a link's href makes (urls.TargetKey,
+// the store's rule too), or "".
 func targetURL(href string) string {
-	u, err := urls.ParseURL(href)
-	if err != nil {
-		return ""
-	}
-	return u.Key()
+	key, _, _ := urls.TargetKey(href)
+	return key
 }
 
 // wantAnchors says whether a target's anchors are collected for

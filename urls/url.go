@@ -245,3 +245,20 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 }
+
+// TargetKey returns the key of the target a link's href names: the
+// normalized URL without its fragment, credentials redacted (URL.Key).
+// ok is false when href names no target: empty or blank, or not an
+// absolute URL the WHATWG parser accepts. The pipeline's router and the
+// store both map links to targets with it, so a link always finds the
+// target the store gave it.
+func TargetKey(href string) (key string, u URL, ok bool) {
+	if strings.TrimSpace(href) == "" {
+		return "", URL{}, false
+	}
+	p, err := ParseURL(href)
+	if err != nil {
+		return "", URL{}, false
+	}
+	return p.Key(), p, true
+}

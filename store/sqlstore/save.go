@@ -336,16 +336,11 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 // or ok false when raw has none: empty, unparseable or not absolute, and
 // with httpOnly, not http or https.
 func targetURLOf(raw string, httpOnly bool) (norm string, u *url.URL, ok bool) {
-	if strings.TrimSpace(raw) == "" {
-		return "", nil, false
-	}
-	// The one URL parser (WHATWG) judges: a URL net/url would reject
-	// ("/a%zz", "#%_sec") is a target like any other.
-	p, err := urls.ParseURL(raw)
-	if err != nil {
+	norm, p, ok := urls.TargetKey(raw)
+	if !ok {
 		return "", nil, false // not a URL: data, not an error
 	}
-	norm, u = p.Key(), p.NetURL()
+	u = p.NetURL()
 	if httpOnly && u.Scheme != "http" && u.Scheme != "https" {
 		return "", nil, false
 	}
