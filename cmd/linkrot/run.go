@@ -174,10 +174,7 @@ func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
 }
 
 // listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+type listFlag = linkrot.StringList
 
 // sizeFlag is a byte count accepting KiB/MiB/GiB (and KB/MB/GB) suffixes.
 type sizeFlag int64
