@@ -160,7 +160,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 		nothing := ""
 		if sum.Stats != nil {
-			n, err := runSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
+			n, err := linkrot.WriteRunSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
 			if err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 			printTrapSummary(e.stdout, traps)
 		}
 		if sum.Checks != nil {
-			printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+			linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 		}
 		af.printSummary(e.stdout)
 		if sum.Run.Status != audit.RunComplete {

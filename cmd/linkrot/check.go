@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -145,9 +142,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			if serr != nil && err == nil {
 				err = serr
 			}
-			nothing = nothingToCheck(run.Mode, sum.Stats, pc)
+			nothing = linkrot.NothingToCheck(run.Mode, sum.Stats, pc)
 		}
-		printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+		linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -160,32 +157,4 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return &findingsError{n: n}
 	}
 	return nil
-}
-
-// printCheckSummary prints the check line of a run and its most linked
-// broken targets; a run without targets gets the line nothing says
-// instead (nothingToCheck; "": a plain one).
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget, nothing string) {
-	if r.Targets == 0 {
-		if nothing == "" {
-			nothing = "Nothing to check: the run has no link targets."
-		}
-		fmt.Fprintln(w, nothing)
-		return
-	}
-	fmt.Fprintf(w, "Checked %s (%d fetched, %d from the crawl, %d reused from earlier runs): ", plural(r.Targets, "unique target"), r.Fetched, r.FromCrawl, r.Reused)
-	var parts []string
-	for _, v := range audit.Verdicts {
-		if n := r.Verdicts[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, v))
-		}
-	}
-	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.Findings, r.Fixes)
-	if len(top) > 0 {
-		fmt.Fprintln(w, "Top broken targets:")
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Pages > top[j].Pages })
-		for _, b := range top {
-			fmt.Fprintf(w, "  %-18s %4d pages  %s\n", b.Verdict, b.Pages, b.URL)
-		}
-	}
 }

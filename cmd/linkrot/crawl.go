@@ -241,7 +241,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	prog.done()
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {
-		if _, serr := runSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
+		if _, serr := linkrot.WriteRunSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
 			err = serr
 		}
 		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {

@@ -1,0 +1,30 @@
+package linkrot
+
+import (
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+func TestNothingToCheck(t *testing.T) {
+	for _, tc := range []struct {
+		mode          string
+		links         int
+		pages, failed int
+		want          string
+	}{
+		{"dir", 0, 0, 0, "Nothing to check: the directory has no HTML (.html, .htm) or Markdown (.md, .markdown) documents."},
+		{"site", 0, 0, 0, "Nothing to check: no page was crawled."},
+		{"site", 0, 1, 1, "Nothing to check: the page could not be read."},
+		{"urls", 0, 3, 3, "Nothing to check: none of the 3 pages could be read."},
+		{"dir", 0, 1, 0, "Nothing to check: the page has no links."},
+		{"site", 0, 4, 1, "Nothing to check: the 4 pages have no links."},
+		{"site", 1, 1, 0, "Nothing to check: the link has no target to check."},
+		{"site", 3, 2, 0, "Nothing to check: none of the 3 links has a target to check."},
+	} {
+		got := NothingToCheck(tc.mode, &audit.RunStats{Links: tc.links}, PageCount{Pages: tc.pages, Failed: tc.failed})
+		if got != tc.want {
+			t.Errorf("%s, %d links, %d pages (%d failed): %q, want %q", tc.mode, tc.links, tc.pages, tc.failed, got, tc.want)
+		}
+	}
+}
