@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -16,6 +13,7 @@ import (
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/report"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -102,7 +100,7 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("suggest takes no arguments")
 	}
-	if *format != "html" && *format != "json" && *format != "csv" {
+	if !slices.Contains(report.SuggestionFormats, *format) {
 		return usagef("--format must be html, json or csv")
 	}
 	switch *reason {
@@ -129,47 +127,5 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 			sgs = append(sgs, s)
 		}
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(sgs)
-	case "csv":
-		w := csv.NewWriter(e.stdout)
-		w.Write([]string{"page_url", "link_id", "reason", "href", "text", "originalurl", "versiondate", "versionurl", "html"})
-		for _, s := range sgs {
-			vd := ""
-			if !s.VersionDate.IsZero() {
-				vd = s.VersionDate.UTC().Format(time.RFC3339)
-			}
-			w.Write([]string{csvSafe(s.PageURL), fmt.Sprint(s.LinkID), s.Reason, csvSafe(s.Href), csvSafe(s.Text),
-				csvSafe(s.OriginalURL), vd, csvSafe(s.VersionURL), csvSafe(s.HTML)})
-		}
-		w.Flush()
-		return w.Error()
-	}
-	fmt.Fprintf(e.stdout, "<!-- linkrot run %d: %d suggestions -->\n", run.ID, len(sgs))
-	last := ""
-	for _, s := range sgs {
-		if s.PageURL != last {
-			fmt.Fprintf(e.stdout, "\n<!-- on %s -->\n", commentSafe(s.PageURL))
-			last = s.PageURL
-		}
-		fmt.Fprintf(e.stdout, "<!-- %s -->\n%s\n", s.Reason, s.HTML)
-	}
-	return nil
+	return report.WriteSuggestions(e.stdout, *format, run.ID, sgs)
 }
-
-// csvSafe keeps a crawled value from being read as a formula by
-// spreadsheet programs (CSV injection): a leading =, +, - or @ gets a
-// quote mark in front.
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// commentSafe keeps a URL from closing the HTML comment it is written in.
-func commentSafe(s string) string { return strings.ReplaceAll(s, "--", "%2D%2D") }
