@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/report"
 )
 
 // writeTreeDirs writes files (slash paths → content) under dir, and the
@@ -343,45 +341,5 @@ func TestAudit_SingleFilePageCount(t *testing.T) {
 				t.Errorf("the missing file and the folder without index are not the check line's: \n%s", stdout)
 			}
 		})
-	}
-}
-
-func TestParseOutput(t *testing.T) {
-	for _, tc := range []struct {
-		in     string
-		format report.Format
-		path   string
-		bad    bool
-	}{
-		{in: "json", format: report.JSON},
-		{in: "CSV", format: report.CSV},
-		{in: "md", format: report.Markdown},
-		{in: "xml", format: report.JUnit},
-		{in: "sarif", format: report.SARIF},
-		{in: "report.json", format: report.JSON, path: "report.json"},
-		{in: "out/links.CSV", format: report.CSV, path: "out/links.CSV"},
-		{in: "junit.xml", format: report.JUnit, path: "junit.xml"},
-		{in: "summary.markdown", format: report.Markdown, path: "summary.markdown"},
-		{in: "linkrot.sarif", format: report.SARIF, path: "linkrot.sarif"},
-		{in: "linkrot.sarif.json", format: report.SARIF, path: "linkrot.sarif.json"},
-		{in: "html", bad: true},
-		{in: "index.html", bad: true},
-		{in: "report.pdf", bad: true},
-		{in: "pdf", bad: true},
-		{in: "", bad: true},
-		{in: ".json", bad: true},
-		{in: "out/", bad: true},
-	} {
-		got, err := parseOutput(tc.in)
-		if tc.bad {
-			var ue *usageError
-			if err == nil || !strings.Contains(err.Error(), "--output") || !errors.As(err, &ue) {
-				t.Errorf("parseOutput(%q) = %+v, %v; want a usage error", tc.in, got, err)
-			}
-			continue
-		}
-		if err != nil || got.format != tc.format || got.path != tc.path {
-			t.Errorf("parseOutput(%q) = %+v, %v; want %s at %q", tc.in, got, err, tc.format, tc.path)
-		}
 	}
 }

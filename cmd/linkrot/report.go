@@ -95,7 +95,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // the file an output names), and says where they are. An interrupted
 // run's report is the same, for what was done: its run status says
 // interrupted.
-func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, html bool, outputs ...reportOutput) error {
+func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, html bool, outputs ...report.Output) error {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -113,20 +113,9 @@ func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int6
 		},
 	}
 	for _, o := range outputs {
-		r.Outputs = append(r.Outputs, report.Output{Format: o.format, File: o.file(dir)})
+		r.Outputs = append(r.Outputs, o.In(dir))
 	}
 	return report.WriteRun(ctx, store, run, r)
-}
-
-// outputName is the file name of a machine output in the report directory.
-func outputName(f report.Format) string {
-	switch f {
-	case report.JUnit:
-		return "report.xml"
-	case report.Markdown:
-		return "report.md"
-	}
-	return "report." + string(f)
 }
 
 // loadDatasetFor reads everything a report in format f shows about run
