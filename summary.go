@@ -2,8 +2,10 @@ package linkrot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,4 +168,93 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// WriteTrapSummary writes the crawl traps of a run, if any: how many,
+// the URLs they cut, and the first ten.
+func WriteTrapSummary(w io.Writer, traps []audit.CrawlTrap) {
+	if len(traps) == 0 {
+		return
+	}
+	var cut int64
+	for _, t := range traps {
+		cut += t.Cut
+	}
+	fmt.Fprintf(w, "Crawl traps: %d found, %d URLs not crawled (raise or turn off a guard with --max-query-variants, --max-path-segments, --max-segment-repeats, --max-url-length, --keep-session-ids):\n", len(traps), cut)
+	for i, t := range traps {
+		if i == 10 {
+			fmt.Fprintf(w, "  … and %d more (see the report)\n", len(traps)-10)
+			break
+		}
+		fmt.Fprintf(w, "  %-18s %6d cut  %s  (starts on %s)\n", t.Kind, t.Cut, strings.ToValidUTF8(t.Pattern, "?"), t.PageURL)
+	}
+}
+
+// WriteResuming writes which run a --resume continues (or, for a complete
+// run whose report was not written, that the report is written now).
+func WriteResuming(w io.Writer, run *audit.Run) {
+	if run.Status == audit.RunComplete {
+		fmt.Fprintf(w, "Run %d is complete but its report was not written: writing it.\n", run.ID)
+		return
+	}
+	fmt.Fprintf(w, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
+}
+
+// SinceReader reads what changed since a run's previous run of the site.
+type SinceReader interface {
+	PreviousRun(ctx context.Context, runID int64) (*audit.Run, error)
+	SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, error)
+}
+
+// WriteSince writes what changed since the previous run of the site in a
+// few lines, the newly confirmed broken targets listed (nothing for a
+// site's first run, whose diff is not even read).
+func WriteSince(ctx context.Context, w io.Writer, store SinceReader, runID int64) error {
+	if _, err := store.PreviousRun(ctx, runID); errors.Is(err, audit.ErrNotFound) {
+		return nil
+	}
+	d, err := store.SinceLastRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if d.From == 0 {
+		return nil
+	}
+	drift := fmt.Sprintf("%d newly drifted", len(d.NewlyDrifted))
+	if !d.DriftAvailable {
+		drift = "drift not measured"
+	}
+	fmt.Fprintf(w, "Since run %d: %d newly broken, %d newly confirmed broken, %d recovered, %d newly moved, %s.\n",
+		d.From, len(d.NewBroken), len(d.NewlyConfirmed), len(d.Recovered), len(d.NewlyMoved), drift)
+	for _, c := range d.NewlyConfirmed {
+		fmt.Fprintf(w, "  confirmed  %-18s %s\n", c.Verdict, c.URL)
+	}
+	return nil
+}
+
+// ParseFailOn reads a --fail-on list of verdicts (comma-separated):
+// "broken" is every broken verdict, "none" and "" add nothing. An unknown
+// verdict is a *SettingsError. "new" and "introduced" are not verdicts:
+// callers take them out first.
+func ParseFailOn(s string) (map[audit.Verdict]bool, error) {
+	out := map[audit.Verdict]bool{}
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		switch p {
+		case "", "none":
+			continue
+		case "broken":
+			for _, v := range audit.Verdicts {
+				if v.Broken() {
+					out[v] = true
+				}
+			}
+			continue
+		}
+		if !slices.Contains(audit.Verdicts, audit.Verdict(p)) {
+			return nil, settingsErrorf("--fail-on: unknown verdict %q", p)
+		}
+		out[audit.Verdict(p)] = true
+	}
+	return out, nil
 }

@@ -1,6 +1,8 @@
 package linkrot
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -26,5 +28,40 @@ func TestNothingToCheck(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s, %d links, %d pages (%d failed): %q, want %q", tc.mode, tc.links, tc.pages, tc.failed, got, tc.want)
 		}
+	}
+}
+
+func TestParseFailOn(t *testing.T) {
+	got, err := ParseFailOn("broken, not-found,none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range audit.Verdicts {
+		if got[v] != v.Broken() {
+			t.Errorf("%s: %v, want %v", v, got[v], v.Broken())
+		}
+	}
+	var se *SettingsError
+	if _, err := ParseFailOn("not-found,nope"); !errors.As(err, &se) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown verdict: %v", err)
+	}
+	if got, err := ParseFailOn("none"); err != nil || len(got) != 0 {
+		t.Errorf("none: %v, %v", got, err)
+	}
+}
+
+func TestWriteTrapSummary(t *testing.T) {
+	var b strings.Builder
+	WriteTrapSummary(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("no traps: %q", b.String())
+	}
+	traps := make([]audit.CrawlTrap, 12)
+	for i := range traps {
+		traps[i] = audit.CrawlTrap{Kind: "query-variants", Cut: 2, Pattern: "/cal?\xff", PageURL: "https://a/"}
+	}
+	WriteTrapSummary(&b, traps)
+	if !strings.HasPrefix(b.String(), "Crawl traps: 12 found, 24 URLs not crawled") || !strings.Contains(b.String(), "… and 2 more") || !strings.Contains(b.String(), "/cal??") {
+		t.Errorf("traps:\n%s", b.String())
 	}
 }

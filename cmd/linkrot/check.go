@@ -5,12 +5,9 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
 )
 
 // checkFlags are the flags of the checking stage (check and audit),
@@ -40,30 +37,6 @@ func (f *checkFlags) register(fs *flag.FlagSet, s *linkrot.Settings, withShared 
 	fs.BoolVar(&c.ExternalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
 	fs.Var((*maxAgeFlag)(&c.MaxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404,parked", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after; 'introduced' (audit) = only broken links the change introduced, see --baseline)")
-}
-
-// failSet parses --fail-on.
-func parseFailOn(s string) (map[audit.Verdict]bool, error) {
-	out := map[audit.Verdict]bool{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		switch p {
-		case "", "none":
-			continue
-		case "broken":
-			for _, v := range audit.Verdicts {
-				if v.Broken() {
-					out[v] = true
-				}
-			}
-			continue
-		}
-		if !slices.Contains(audit.Verdicts, audit.Verdict(p)) {
-			return nil, usagef("--fail-on: unknown verdict %q", p)
-		}
-		out[audit.Verdict(p)] = true
-	}
-	return out, nil
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -106,7 +79,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(f.failOn)
+	failOn, err := linkrot.ParseFailOn(f.failOn)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	run := job.Run
 	lk.setRun(ctx, run.ID)
 	if job.Resumed {
-		printResuming(e.stdout, run)
+		linkrot.WriteResuming(e.stdout, run)
 	}
 	prog := newAuditProgress(e.stderr, log)
 	sum, err := job.Audit(ctx, store, prog)
@@ -143,7 +143,7 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 			err = serr
 		}
 		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
-			printTrapSummary(e.stdout, traps)
+			linkrot.WriteTrapSummary(e.stdout, traps)
 		}
 	}
 	return withRun(err, run)
