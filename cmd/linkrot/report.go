@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -63,30 +62,15 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case f == report.HTML:
-		dir := *out
-		if dir == "" {
-			dir = defaultReportDir(*db)
-		}
-		path, err := report.WriteDirOptions(dir, ds, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Report of run %d: %s\n", run.ID, path)
-		return nil
-	case *out != "":
-		return report.WriteFile(*out, f, ds)
-	default:
-		w := bufio.NewWriterSize(e.stdout, 1<<16)
-		if err := report.Write(w, f, ds); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		return nil
+	dir := *out
+	if f == report.HTML && dir == "" {
+		dir = defaultReportDir(*db)
 	}
+	path, err := report.Emit(e.stdout, ds, f, dir, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
+	if err == nil && f == report.HTML {
+		fmt.Fprintf(e.stdout, "Report of run %d: %s\n", run.ID, path)
+	}
+	return err
 }
 
 // writeAuditReport writes the HTML report of an audit run into dir
