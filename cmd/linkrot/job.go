@@ -88,7 +88,7 @@ func (j *jobFlags) logger(w io.Writer, format string, verbose, quiet bool) (*slo
 	if err := level.UnmarshalText([]byte(j.logLevel)); err != nil {
 		return nil, usagef("--log-level must be debug, info, warn or error, not %q", j.logLevel)
 	}
-	return newLevelLogger(w, format, level)
+	return linkrot.NewLogger(w, format, level)
 }
 
 // takeFailOnNew reads --fail-on new: it returns true, and leaves no

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/term"
 )
 
@@ -215,28 +214,14 @@ func parseSize(v string) (int64, error) {
 // default, on a terminal (the progress bar tells the rest) and off one
 // (cron mails whatever a job prints: a run that goes well prints no log
 // line): only warnings and errors. --verbose logs everything down to debug
-// detail; --log-level (newLevelLogger) chooses any level, info giving a
+// detail; --log-level (linkrot.NewLogger) chooses any level, info giving a
 // progress line every 10 seconds and the stage summaries.
 func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, error) {
 	level := slog.LevelWarn
 	if verbose && !quiet {
 		level = slog.LevelDebug
 	}
-	return newLevelLogger(w, format, level)
-}
-
-// newLevelLogger returns a text or JSON logger on w at level.
-func newLevelLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
-	// URL passwords are never printed, logs included.
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: urls.RedactLogAttr}
-	switch format {
-	case "", "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	default:
-		return nil, usagef("--log-format must be text or json, not %q", format)
-	}
+	return linkrot.NewLogger(w, format, level)
 }
 
 func roundDur(d time.Duration) time.Duration {
