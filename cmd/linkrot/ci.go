@@ -139,7 +139,7 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
+// maxAgeFlag is --max-age: an age as linkrot.ParseAge reads it (1d, 36h), or 0
 // for "never reuse".
 type maxAgeFlag time.Duration
 
@@ -150,7 +150,7 @@ func (a *maxAgeFlag) Set(v string) error {
 		*a = 0
 		return nil
 	}
-	d, err := parseAge(v)
+	d, err := linkrot.ParseAge(v)
 	if err != nil {
 		return err
 	}

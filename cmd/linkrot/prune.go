@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/linkrot/linkrot"
 )
 
 // runPrune is linkrot prune: remove old runs, keeping every target's
@@ -78,32 +80,10 @@ type ageFlag time.Duration
 func (a *ageFlag) String() string { return time.Duration(*a).String() }
 
 func (a *ageFlag) Set(v string) error {
-	d, err := parseAge(v)
+	d, err := linkrot.ParseAge(v)
 	if err != nil {
 		return err
 	}
 	*a = ageFlag(d)
 	return nil
-}
-
-// parseAge reads "90d", "12w" or any time.ParseDuration value.
-func parseAge(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	for _, u := range []struct {
-		suffix string
-		unit   time.Duration
-	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
-			}
-			return time.Duration(f * float64(u.unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
-	}
-	return d, nil
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -181,33 +180,12 @@ type sizeFlag int64
 func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
+	n, err := linkrot.ParseSize(v)
 	if err != nil {
 		return err
 	}
 	*s = sizeFlag(n)
 	return nil
-}
-
-func parseSize(v string) (int64, error) {
-	v = strings.TrimSpace(v)
-	mult := int64(1)
-	units := []struct {
-		suf string
-		m   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}}
-	for _, u := range units {
-		if strings.HasSuffix(strings.ToUpper(v), strings.ToUpper(u.suf)) {
-			mult = u.m
-			v = strings.TrimSpace(v[:len(v)-len(u.suf)])
-			break
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid size %q (use bytes or e.g. 5MiB)", v)
-	}
-	return n * mult, nil
 }
 
 // newLogger returns the run logger: text or JSON on stderr. It is quiet by
