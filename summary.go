@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/linkrot/linkrot/archives"
@@ -257,4 +258,22 @@ func ParseFailOn(s string) (map[audit.Verdict]bool, error) {
 		out[audit.Verdict(p)] = true
 	}
 	return out, nil
+}
+
+// WritePruned writes what linkrot prune removed (or, with dryRun, would
+// remove): the runs by ID, their targets' histories being kept.
+func WritePruned(w io.Writer, pruned []int64, dryRun bool) {
+	if len(pruned) == 0 {
+		fmt.Fprintln(w, "No run to remove.")
+		return
+	}
+	verb := "Removed"
+	if dryRun {
+		verb = "Would remove"
+	}
+	ids := make([]string, len(pruned))
+	for i, id := range pruned {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	fmt.Fprintf(w, "%s %d runs: %s. Target histories are kept.\n", verb, len(ids), strings.Join(ids, ", "))
 }

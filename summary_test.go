@@ -65,3 +65,21 @@ func TestWriteTrapSummary(t *testing.T) {
 		t.Errorf("traps:\n%s", b.String())
 	}
 }
+
+func TestWritePruned(t *testing.T) {
+	for _, tc := range []struct {
+		ids    []int64
+		dryRun bool
+		want   string
+	}{
+		{nil, false, "No run to remove.\n"},
+		{[]int64{3, 4}, false, "Removed 2 runs: 3, 4. Target histories are kept.\n"},
+		{[]int64{7}, true, "Would remove 1 runs: 7. Target histories are kept.\n"},
+	} {
+		var b strings.Builder
+		WritePruned(&b, tc.ids, tc.dryRun)
+		if b.String() != tc.want {
+			t.Errorf("%v %v: %q, want %q", tc.ids, tc.dryRun, b.String(), tc.want)
+		}
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -52,19 +50,7 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	log.Info("prune", "runs", pruned, "dry_run", *dryRun)
-	verb := "Removed"
-	if *dryRun {
-		verb = "Would remove"
-	}
-	ids := make([]string, len(pruned))
-	for i, id := range pruned {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	if len(ids) == 0 {
-		fmt.Fprintln(e.stdout, "No run to remove.")
-	} else {
-		fmt.Fprintf(e.stdout, "%s %d runs: %s. Target histories are kept.\n", verb, len(ids), strings.Join(ids, ", "))
-	}
+	linkrot.WritePruned(e.stdout, pruned, *dryRun)
 	if *vacuum && !*dryRun {
 		if err := store.Vacuum(ctx); err != nil {
 			return err
