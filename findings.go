@@ -8,7 +8,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// FindingsStore is what deriving findings needs. *sqlite.DB implements
+// FindingsStore is what deriving findings needs. *sqlstore.DB implements
 // it.
 type FindingsStore interface {
 	FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error

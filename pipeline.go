@@ -139,7 +139,7 @@ type Summary struct {
 }
 
 // Store is what Audit needs of the run database: the stores of its stages.
-// *sqlite.DB implements it.
+// *sqlstore.DB implements it.
 type Store interface {
 	runStore
 	crawlStore

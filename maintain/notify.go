@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -412,4 +413,28 @@ func parseStatusLine(s string) (int, string, error) {
 		return 0, "", &notStatusError{got: s}
 	}
 	return st, strings.TrimSpace(code + " " + reason), nil
+}
+
+// WriteText writes a notify run for a person: each notification sent
+// (or, with dryRun, that would be sent) with the receiver's answer, then
+// the totals; attempts is the most tries of one notification. Every
+// string from the network is written Printable.
+func (r *NotifyResult) WriteText(w io.Writer, dryRun bool, attempts int) {
+	for _, s := range r.Sent {
+		line := s.Method + " " + s.Source + " " + s.Target
+		if s.Repl != "" {
+			line += " " + s.Repl
+		}
+		answer := s.Answer
+		if dryRun {
+			answer = "not sent (--dry-run)"
+		}
+		fmt.Fprintf(w, "%s\n  → %s [%s framing]\n", Printable(line), Printable(answer), s.Framing)
+	}
+	verb := "Sent"
+	if dryRun {
+		verb = "Would send"
+	}
+	fmt.Fprintf(w, "%s %d notifications; %d already sent by an earlier notify; %d given up after %d attempts.\n",
+		verb, len(r.Sent), r.AlreadySent, r.GaveUp, attempts)
 }

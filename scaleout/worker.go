@@ -23,7 +23,7 @@ import (
 // Store is what a worker writes and reads: the run's pages and checks,
 // through the same idempotent store methods the single-process pipeline
 // uses (a unit done twice after a redelivery writes the same rows).
-// *sqlite.DB implements it.
+// *sqlstore.DB implements it.
 type Store interface {
 	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
 	SaveCrawlTraps(ctx context.Context, traps []audit.CrawlTrap) error

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -17,6 +13,7 @@ import (
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/report"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -81,82 +78,9 @@ func (f *archiveFlags) config() ([]memento.Archive, memento.Registry, float64, e
 // printSummary writes the archives stage's summary lines (nothing when the
 // stage did not run).
 func (f *archiveFlags) printSummary(w io.Writer) {
-	if f.stg == nil {
-		return
+	if f.stg != nil {
+		linkrot.WriteArchivesSummary(w, f.stg.Summary(), f.offline)
 	}
-	s := f.stg.Summary()
-	if s == nil {
-		return
-	}
-	bands := func(m map[string]int) string {
-		var b []string
-		for _, band := range []string{audit.BandUnchanged, audit.BandMinor, audit.BandMajor, audit.BandOffTopic} {
-			b = append(b, fmt.Sprintf("%d %s", m[band], band))
-		}
-		return strings.Join(b, ", ")
-	}
-	if f.offline {
-		fmt.Fprintf(w, "Drift since first seen: %s (archives not asked: --no-archives).\n", bands(s.FirstSeenBands))
-		return
-	}
-	var parts []string
-	for _, v := range []audit.SnapshotVerdict{audit.SnapshotOK, audit.SnapshotMissing, audit.SnapshotError, audit.NotAMemento} {
-		parts = append(parts, fmt.Sprintf("%d %s", s.Snapshots[v], strings.TrimPrefix(string(v), "snapshot-")))
-	}
-	fmt.Fprintf(w, "Snapshots: %s (%d datetime mismatches, %d of another original).\n",
-		strings.Join(parts, ", "), s.DatetimeMismatches, s.OriginalMismatches)
-	fmt.Fprintf(w, "Mementos: %d links looked up, %d with a memento, %d with a representative memento; %d lookups failed%s; %d answers reused from earlier runs.\n",
-		s.LinksLookedUp, s.LinksWithMemento, s.LinksRepresentative, s.LookupErrors, perArchive(s.LookupFailed), s.LookupsReused)
-	if s.SnapshotsNotChecked > 0 {
-		fmt.Fprintf(w, "Snapshots not checked (over --max-snapshots): %d.\n", s.SnapshotsNotChecked)
-	}
-	failed := ""
-	if s.DriftErrors > 0 {
-		failed = fmt.Sprintf("; %d could not be measured", s.DriftErrors)
-	}
-	if s.DriftNotRaw > 0 {
-		failed += fmt.Sprintf("; %d measured on replayed pages (archive without raw form)", s.DriftNotRaw)
-	}
-	fmt.Fprintf(w, "Drift against mementos: %s%s. Since first seen: %s.\n", bands(s.Bands), failed, bands(s.FirstSeenBands))
-	fmt.Fprintf(w, "Identifiers: %d checked, %d do not resolve, %d do not lead back. Suggestions: %d (linkrot suggest).",
-		s.Identifiers, s.IdentifiersBroken, s.IdentifiersNoReturn,
-		s.Suggestions[archives.ReasonNoRobustData]+s.Suggestions[archives.ReasonBrokenMemento]+s.Suggestions[archives.ReasonUseIdentifier])
-	if len(s.Saves) > 0 {
-		var sv []string
-		keys := make([]string, 0, len(s.Saves))
-		for k := range s.Saves {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			sv = append(sv, fmt.Sprintf("%d %s", s.Saves[k], k))
-		}
-		fmt.Fprintf(w, " Save requests: %s.", strings.Join(sv, ", "))
-	}
-	fmt.Fprintln(w)
-}
-
-// perArchive writes " (ia 3, arquivo 1)" for nonzero counts by archive.
-func perArchive(m map[string]int) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runSuggest lists the Robust Link suggestions of a run.
@@ -176,7 +100,7 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("suggest takes no arguments")
 	}
-	if *format != "html" && *format != "json" && *format != "csv" {
+	if !slices.Contains(report.SuggestionFormats, *format) {
 		return usagef("--format must be html, json or csv")
 	}
 	switch *reason {
@@ -203,47 +127,5 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 			sgs = append(sgs, s)
 		}
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(sgs)
-	case "csv":
-		w := csv.NewWriter(e.stdout)
-		w.Write([]string{"page_url", "link_id", "reason", "href", "text", "originalurl", "versiondate", "versionurl", "html"})
-		for _, s := range sgs {
-			vd := ""
-			if !s.VersionDate.IsZero() {
-				vd = s.VersionDate.UTC().Format(time.RFC3339)
-			}
-			w.Write([]string{csvSafe(s.PageURL), fmt.Sprint(s.LinkID), s.Reason, csvSafe(s.Href), csvSafe(s.Text),
-				csvSafe(s.OriginalURL), vd, csvSafe(s.VersionURL), csvSafe(s.HTML)})
-		}
-		w.Flush()
-		return w.Error()
-	}
-	fmt.Fprintf(e.stdout, "<!-- linkrot run %d: %d suggestions -->\n", run.ID, len(sgs))
-	last := ""
-	for _, s := range sgs {
-		if s.PageURL != last {
-			fmt.Fprintf(e.stdout, "\n<!-- on %s -->\n", commentSafe(s.PageURL))
-			last = s.PageURL
-		}
-		fmt.Fprintf(e.stdout, "<!-- %s -->\n%s\n", s.Reason, s.HTML)
-	}
-	return nil
+	return report.WriteSuggestions(e.stdout, *format, run.ID, sgs)
 }
-
-// csvSafe keeps a crawled value from being read as a formula by
-// spreadsheet programs (CSV injection): a leading =, +, - or @ gets a
-// quote mark in front.
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// commentSafe keeps a URL from closing the HTML comment it is written in.
-func commentSafe(s string) string { return strings.ReplaceAll(s, "--", "%2D%2D") }

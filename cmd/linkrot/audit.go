@@ -88,7 +88,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		if err := set.Validate(oo); err != nil {
 			return err
 		}
-		failOn, err = parseFailOn(kf.failOn)
+		failOn, err = linkrot.ParseFailOn(kf.failOn)
 		return err
 	}
 	if !fromStored {
@@ -134,7 +134,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	run := job.Run
 	lk.setRun(ctx, run.ID)
 	if job.Resumed {
-		printResuming(e.stdout, run)
+		linkrot.WriteResuming(e.stdout, run)
 	}
 	dir := *reportDir
 	if dir == "" {
@@ -156,27 +156,27 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		printed = true
 		prog.done()
 		if sum.ReportOnly {
-			return printSince(ctx, e.stdout, store, sum.Run.ID)
+			return linkrot.WriteSince(ctx, e.stdout, store, sum.Run.ID)
 		}
 		nothing := ""
 		if sum.Stats != nil {
-			n, err := runSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
+			n, err := linkrot.WriteRunSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
 			if err != nil {
 				return err
 			}
 			nothing = n
 		}
 		if traps, err := store.CrawlTraps(ctx, sum.Run.ID); err == nil {
-			printTrapSummary(e.stdout, traps)
+			linkrot.WriteTrapSummary(e.stdout, traps)
 		}
 		if sum.Checks != nil {
-			printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+			linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 		}
 		af.printSummary(e.stdout)
 		if sum.Run.Status != audit.RunComplete {
 			return nil
 		}
-		return printSince(ctx, e.stdout, store, sum.Run.ID)
+		return linkrot.WriteSince(ctx, e.stdout, store, sum.Run.ID)
 	}
 	if !*noReport || len(formats) > 0 {
 		acfg.Report = func(ctx context.Context, sum *linkrot.Summary) error {

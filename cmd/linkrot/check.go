@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"os"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
 )
 
 // checkFlags are the flags of the checking stage (check and audit),
@@ -43,30 +37,6 @@ func (f *checkFlags) register(fs *flag.FlagSet, s *linkrot.Settings, withShared 
 	fs.BoolVar(&c.ExternalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
 	fs.Var((*maxAgeFlag)(&c.MaxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404,parked", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after; 'introduced' (audit) = only broken links the change introduced, see --baseline)")
-}
-
-// failSet parses --fail-on.
-func parseFailOn(s string) (map[audit.Verdict]bool, error) {
-	out := map[audit.Verdict]bool{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		switch p {
-		case "", "none":
-			continue
-		case "broken":
-			for _, v := range audit.Verdicts {
-				if v.Broken() {
-					out[v] = true
-				}
-			}
-			continue
-		}
-		if !slices.Contains(audit.Verdicts, audit.Verdict(p)) {
-			return nil, usagef("--fail-on: unknown verdict %q", p)
-		}
-		out[audit.Verdict(p)] = true
-	}
-	return out, nil
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -109,7 +79,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(f.failOn)
+	failOn, err := linkrot.ParseFailOn(f.failOn)
 	if err != nil {
 		return err
 	}
@@ -145,9 +115,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			if serr != nil && err == nil {
 				err = serr
 			}
-			nothing = nothingToCheck(run.Mode, sum.Stats, pc)
+			nothing = linkrot.NothingToCheck(run.Mode, sum.Stats, pc)
 		}
-		printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+		linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -160,32 +130,4 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return &findingsError{n: n}
 	}
 	return nil
-}
-
-// printCheckSummary prints the check line of a run and its most linked
-// broken targets; a run without targets gets the line nothing says
-// instead (nothingToCheck; "": a plain one).
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget, nothing string) {
-	if r.Targets == 0 {
-		if nothing == "" {
-			nothing = "Nothing to check: the run has no link targets."
-		}
-		fmt.Fprintln(w, nothing)
-		return
-	}
-	fmt.Fprintf(w, "Checked %s (%d fetched, %d from the crawl, %d reused from earlier runs): ", plural(r.Targets, "unique target"), r.Fetched, r.FromCrawl, r.Reused)
-	var parts []string
-	for _, v := range audit.Verdicts {
-		if n := r.Verdicts[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, v))
-		}
-	}
-	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.Findings, r.Fixes)
-	if len(top) > 0 {
-		fmt.Fprintln(w, "Top broken targets:")
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Pages > top[j].Pages })
-		for _, b := range top {
-			fmt.Fprintf(w, "  %-18s %4d pages  %s\n", b.Verdict, b.Pages, b.URL)
-		}
-	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler/baseline"
-	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/report"
 )
 
@@ -94,37 +92,14 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 	if ds.Baseline, err = f.loadBaseline(ctx, store, dbPath, run, in, ds); err != nil {
 		return err
 	}
-	if len(ds.Findings) > 0 && (in.Kind == linkrot.Directory || ds.Baseline != nil) {
-		fmt.Fprintln(e.stdout, "Broken links:")
-		if err := report.WriteLocations(e.stdout, ds, 50); err != nil {
-			return err
-		}
-	}
-	if f.format == "github" {
-		if err := report.WriteGitHub(e.stdout, ds); err != nil {
-			return err
-		}
-	}
-	if summary != "" {
-		if err := report.AppendMarkdown(summary, ds); err != nil {
-			return err
-		}
-	}
-	if f.sarif != "" {
-		if err := report.WriteFile(f.sarif, report.SARIF, ds); err != nil {
-			return err
-		}
+	if err := report.WriteCI(e.stdout, ds, report.CIOutputs{Locations: in.Kind == linkrot.Directory || ds.Baseline != nil,
+		GitHub: f.format == "github", StepSummary: summary, SARIF: f.sarif}); err != nil {
+		return err
 	}
 	if !failIntroduced {
 		return nil
 	}
-	n := 0
-	for i := range ds.Findings {
-		if !ds.Baseline.Old[ds.Findings[i].LinkID] {
-			n++
-		}
-	}
-	if n > 0 {
+	if n := ds.Introduced(); n > 0 {
 		return &findingsError{n: n}
 	}
 	return nil
@@ -133,20 +108,15 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 // loadBaseline marks the old link occurrences of the run (nil without a
 // baseline).
 func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in linkrot.Input, ds *report.Dataset) (*report.Baseline, error) {
-	var set baseline.Set
-	var ref string
+	src := report.BaselineSource{GitRev: f.baseline}
 	switch {
 	case f.baseline != "":
 		if in.Kind != linkrot.Directory {
 			return nil, usagef("--baseline compares files of a local directory: audit a directory or file")
 		}
-		var err error
-		if set, err = baseline.FromGit(ctx, in.Dir, f.baseline, in.Base(), extract.Options{}); err != nil {
-			return nil, err
-		}
-		ref = "git " + f.baseline
+		src.Dir, src.Base = in.Dir, in.Base()
 	case f.baselineDB != "":
-		other, before := store, run.ID
+		src.Occurrences, src.Before, src.DBName = store, run.ID, filepath.Base(f.baselineDB)
 		if f.baselineDB != dbPath && !sameFile(f.baselineDB, dbPath) {
 			if _, err := os.Stat(f.baselineDB); err != nil && !isDatabaseURL(f.baselineDB) {
 				return nil, usagef("--baseline-db: %v", err)
@@ -156,24 +126,12 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string
 				return nil, fmt.Errorf("baseline: %w", err)
 			}
 			defer db.Close()
-			other, before = db, 0
+			src.Occurrences, src.Before = db, 0
 		}
-		occ, from, err := other.Occurrences(ctx, before)
-		if errors.Is(err, audit.ErrNotFound) {
-			occ, err = nil, nil // no earlier run: every occurrence is introduced
-		}
-		if err != nil {
-			return nil, err
-		}
-		set = baseline.Set{}
-		for o := range occ {
-			set[baseline.Occurrence{Target: o.Target, LineHash: o.LineHash}] = true
-		}
-		ref = fmt.Sprintf("database %s, run %d", filepath.Base(f.baselineDB), from)
 	default:
 		return nil, nil
 	}
-	return report.NewBaseline(ds, ref, set.Old)
+	return report.LoadBaseline(ctx, ds, src)
 }
 
 func sameFile(a, b string) bool {
@@ -185,7 +143,7 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
+// maxAgeFlag is --max-age: an age as linkrot.ParseAge reads it (1d, 36h), or 0
 // for "never reuse".
 type maxAgeFlag time.Duration
 
@@ -196,7 +154,7 @@ func (a *maxAgeFlag) Set(v string) error {
 		*a = 0
 		return nil
 	}
-	d, err := parseAge(v)
+	d, err := linkrot.ParseAge(v)
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -73,107 +68,10 @@ func registerShared(fs *flag.FlagSet, s *linkrot.Settings, perHost string) {
 	fs.IntVar(&s.MaxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
 }
 
-// input returns what to crawl, decided from the arguments.
+// input returns what to crawl, decided from the arguments
+// (linkrot.ParseInput).
 func (f *crawlFlags) input(e *env, pos []string) (linkrot.Input, error) {
-	switch {
-	case f.urls != "":
-		if len(pos) > 0 {
-			return linkrot.Input{}, usagef("--urls takes no positional argument")
-		}
-		urls, err := readURLList(e, f.urls)
-		if err != nil {
-			return linkrot.Input{}, err
-		}
-		if len(urls) == 0 {
-			return linkrot.Input{}, usagef("--urls %s: no URLs", f.urls)
-		}
-		return linkrot.URLListInput(urls), nil
-	case len(f.sitemaps) > 0:
-		return linkrot.SitemapInput(f.sitemaps, pos...), nil
-	case len(pos) > 1:
-		// Several sites crawled as one run (their hosts are its scope).
-		for _, p := range pos {
-			if !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
-				return linkrot.Input{}, usagef("several arguments must all be http(s) URLs: %q is not", p)
-			}
-		}
-		return linkrot.SiteInput(pos...), nil
-	case len(pos) != 1:
-		return linkrot.Input{}, usagef("expected one URL or directory (or --sitemap / --urls)")
-	}
-	arg := pos[0]
-	base := f.base
-	if base == "" {
-		base = "http://localhost/"
-	}
-	st, err := os.Stat(arg)
-	switch {
-	case err == nil && st.IsDir():
-		return linkrot.DirectoryInput(arg, base), nil
-	case err == nil && st.Mode().IsRegular() && crawler.IsPage(arg):
-		dir, file, err := fileInput(arg)
-		if err != nil {
-			return linkrot.Input{}, err
-		}
-		return linkrot.DirectoryInput(dir, base, file), nil
-	case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
-		return linkrot.SiteInput(arg), nil
-	}
-	return linkrot.Input{}, argError(arg, st, err)
-}
-
-// argError is the usage error of a positional argument that is neither a
-// directory, an HTML or Markdown file, nor an http(s) URL: st and err are
-// what os.Stat said of it.
-func argError(arg string, st os.FileInfo, err error) error {
-	const accepted = "linkrot audits an http(s) URL, a directory, or an " + crawler.PageTypes + " file"
-	switch {
-	case err == nil && st.Mode().IsRegular():
-		return usagef("%s: unsupported file type: %s", arg, accepted)
-	case err == nil:
-		return usagef("%s: not a regular file or a directory: %s", arg, accepted)
-	case errors.Is(err, fs.ErrNotExist) && crawler.IsPage(arg):
-		return usagef("%s: no such file", arg)
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("%s: no such file or directory (%s)", arg, accepted)
-	default:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is already named
-		}
-		return usagef("%s: %v", arg, err)
-	}
-}
-
-func readURLList(e *env, name string) ([]string, error) {
-	var r io.Reader
-	if name == "-" {
-		r = e.stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, usagef("--urls: %v", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	var out []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !strings.HasPrefix(line, "http://") && !strings.HasPrefix(line, "https://") {
-			return nil, usagef("--urls: %q is not an http(s) URL", line)
-		}
-		out = append(out, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read url list: %w", err)
-	}
-	return out, nil
+	return linkrot.ParseInput(linkrot.InputArgs{Args: pos, URLsFile: f.urls, Stdin: e.stdin, Sitemaps: f.sitemaps, Base: f.base})
 }
 
 // runCrawl is linkrot crawl: the crawl stage of linkrot audit alone, into
@@ -234,18 +132,18 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	run := job.Run
 	lk.setRun(ctx, run.ID)
 	if job.Resumed {
-		printResuming(e.stdout, run)
+		linkrot.WriteResuming(e.stdout, run)
 	}
 	prog := newAuditProgress(e.stderr, log)
 	sum, err := job.Audit(ctx, store, prog)
 	prog.done()
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {
-		if _, serr := runSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
+		if _, serr := linkrot.WriteRunSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
 			err = serr
 		}
 		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
-			printTrapSummary(e.stdout, traps)
+			linkrot.WriteTrapSummary(e.stdout, traps)
 		}
 	}
 	return withRun(err, run)

@@ -169,20 +169,6 @@ func TestCron_Usage(t *testing.T) {
 	}
 }
 
-func TestParseAge(t *testing.T) {
-	for in, want := range map[string]string{"90d": "2160h0m0s", "2w": "336h0m0s", "36h": "36h0m0s", "1.5d": "36h0m0s"} {
-		d, err := parseAge(in)
-		if err != nil || d.String() != want {
-			t.Errorf("parseAge(%q) = %v, %v; want %s", in, d, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "-3d", "0", "soon"} {
-		if _, err := parseAge(in); err == nil {
-			t.Errorf("parseAge(%q) succeeded", in)
-		}
-	}
-}
-
 // TestCron_FailOnNewSharedTarget: two sites in one database link to the
 // same dead URL. Auditing site B confirms it (its second failure); the next
 // audit of site A lists it as newly confirmed since A's previous run, and

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,16 +31,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("demo takes no arguments")
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	// A fresh database: the servers get new ports each time, so earlier
-	// runs would be of another site.
-	dbPath := filepath.Join(*out, "linkrot.db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("demo: remove old database: %w", err)
-		}
+	dbPath, err := demo.FreshDatabase(*out)
+	if err != nil {
+		return err
 	}
 	files, err := fs.Sub(linkrot.DemoFiles, "testdata/demo")
 	if err != nil {

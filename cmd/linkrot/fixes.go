@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
+	"slices"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/maintain"
@@ -28,7 +27,7 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("fixes takes no arguments")
 	}
-	if *format != "text" && *format != "json" && *format != "unlinkr" {
+	if !slices.Contains(maintain.FixFormats, *format) {
 		return usagef("--format must be text, json or unlinkr")
 	}
 	store, err := openStore(ctx, *db)
@@ -48,78 +47,14 @@ func runFixes(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		// Only proposals: a consumer applying the list never sees an
-		// identifier; those are noted on stderr.
-		for _, r := range held {
-			fmt.Fprintf(e.stderr, "linkrot: not proposed: %s on %s (%s)\n", r.Target, r.Source, r.Evidence)
-		}
-		return enc.Encode(recs)
-	case "unlinkr":
-		for _, r := range held {
-			fmt.Fprintf(e.stderr, "linkrot: not proposed: %s on %s (%s)\n", r.Target, r.Source, r.Evidence)
-		}
-		for _, r := range recs {
-			fmt.Fprintf(e.stdout, "UNLINKR %s %s %s\n", r.Source, r.Target, r.Replacement)
-		}
-		return nil
+	if err := maintain.WriteFixes(e.stdout, e.stderr, *format, run.ID, recs, held); err != nil || *format != "text" {
+		return err
 	}
-	if len(recs) == 0 {
-		fmt.Fprintf(e.stdout, "Run %d: no links to moved resources.\n", run.ID)
-	} else {
-		fmt.Fprintf(e.stdout, "Run %d: %d links to update.\n", run.ID, len(recs))
-	}
-	last := ""
-	for _, r := range recs {
-		if r.Source != last {
-			fmt.Fprintf(e.stdout, "\n%s\n", r.Source)
-			last = r.Source
-		}
-		fmt.Fprintf(e.stdout, "  %s\n    → %s  (%d)\n    evidence: %s\n", r.Target, r.Replacement, r.Status, r.Evidence)
-		if r.Claimant != "" {
-			fmt.Fprintf(e.stdout, "    UNLINKR from %s: %s\n", maintain.Printable(r.Claimant), maintain.Printable(r.ClaimNote))
-		}
-	}
-	if len(held) > 0 {
-		fmt.Fprintf(e.stdout, "\n%d links to identifiers redirect elsewhere; an identifier is never replaced by a location (check them by hand):\n", len(held))
-		for _, r := range held {
-			fmt.Fprintf(e.stdout, "  %s on %s\n    redirects to %s  (%d)\n    why kept: %s\n", r.Target, r.Source, r.Replacement, r.Status, r.Evidence)
-		}
-	}
-	return printClaims(ctx, e, store, run.ID)
-}
-
-// printClaims lists the UNLINKR claims linkrot serve received for links
-// of the run that its checks did not bear out: never proposed as fixes.
-// Every string came from a notification: printed escaped.
-func printClaims(ctx context.Context, e *env, store interface {
-	Claims(ctx context.Context, runID int64) ([]audit.Claim, error)
-}, runID int64) error {
-	claims, err := store.Claims(ctx, runID)
+	claims, err := store.Claims(ctx, run.ID)
 	if err != nil {
 		return err
 	}
-	var open []audit.Claim
-	for _, c := range claims {
-		if !c.Confirmed {
-			open = append(open, c)
-		}
-	}
-	if len(open) == 0 {
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "\n%d UNLINKR claims received by linkrot serve that its checks did not bear out (not proposed):\n", len(open))
-	for _, c := range open {
-		fmt.Fprintf(e.stdout, "  %s on %s\n", maintain.Printable(c.Target), maintain.Printable(c.Source))
-		if c.Replacement != "" {
-			fmt.Fprintf(e.stdout, "    claimed replacement %s\n", maintain.Printable(c.Replacement))
-		}
-		fmt.Fprintf(e.stdout, "    from %s at %s: %s\n", maintain.Printable(c.Claimant), c.ClaimedAt.Format("2006-01-02 15:04"), maintain.Printable(c.Note))
-	}
+	maintain.WriteOpenClaims(e.stdout, claims)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -89,7 +88,7 @@ func (j *jobFlags) logger(w io.Writer, format string, verbose, quiet bool) (*slo
 	if err := level.UnmarshalText([]byte(j.logLevel)); err != nil {
 		return nil, usagef("--log-level must be debug, info, warn or error, not %q", j.logLevel)
 	}
-	return newLevelLogger(w, format, level)
+	return linkrot.NewLogger(w, format, level)
 }
 
 // takeFailOnNew reads --fail-on new: it returns true, and leaves no
@@ -113,7 +112,7 @@ func takeFailOnNew(failOn *string) (bool, error) {
 // counts what the "Since run N" line lists (the store's SinceLastRun), so
 // that the two always agree, also when runs of other sites in the same
 // database confirmed a target the site links to.
-func failOnNew(ctx context.Context, store sinceReader, runID int64) error {
+func failOnNew(ctx context.Context, store linkrot.SinceReader, runID int64) error {
 	d, err := store.SinceLastRun(ctx, runID)
 	if err != nil {
 		return err
@@ -176,46 +175,4 @@ func restoreSettings(ctx context.Context, store *database, command string, fs *f
 	}
 	s.Hosts, err = linkrot.RestoreHosts(run.ID, stored.Hosts, given)
 	return err
-}
-
-// printResuming tells on stdout which run a --resume continues.
-func printResuming(w io.Writer, run *audit.Run) {
-	if run.Status == audit.RunComplete {
-		fmt.Fprintf(w, "Run %d is complete but its report was not written: writing it.\n", run.ID)
-		return
-	}
-	fmt.Fprintf(w, "Resuming run %d, started %s.\n", run.ID, run.StartedAt.Local().Format("2006-01-02 15:04:05"))
-}
-
-// printSince prints what changed since the previous run of the site, in a
-// few lines (nothing when there is no previous run).
-func printSince(ctx context.Context, w io.Writer, store sinceReader, runID int64) error {
-	// Nothing to print for a site's first run: no diff is read (it holds
-	// every check of the run).
-	if _, err := store.PreviousRun(ctx, runID); errors.Is(err, audit.ErrNotFound) {
-		return nil
-	}
-	d, err := store.SinceLastRun(ctx, runID)
-	if err != nil {
-		return err
-	}
-	if d.From == 0 {
-		return nil
-	}
-	drift := fmt.Sprintf("%d newly drifted", len(d.NewlyDrifted))
-	if !d.DriftAvailable {
-		drift = "drift not measured"
-	}
-	fmt.Fprintf(w, "Since run %d: %d newly broken, %d newly confirmed broken, %d recovered, %d newly moved, %s.\n",
-		d.From, len(d.NewBroken), len(d.NewlyConfirmed), len(d.Recovered), len(d.NewlyMoved), drift)
-	for _, c := range d.NewlyConfirmed {
-		fmt.Fprintf(w, "  confirmed  %-18s %s\n", c.Verdict, c.URL)
-	}
-	return nil
-}
-
-// sinceReader reads what changed since a run's previous run of the site.
-type sinceReader interface {
-	PreviousRun(ctx context.Context, runID int64) (*audit.Run, error)
-	SinceLastRun(ctx context.Context, runID int64) (*audit.RunDiff, error)
 }

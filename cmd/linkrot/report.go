@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -63,30 +62,15 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case f == report.HTML:
-		dir := *out
-		if dir == "" {
-			dir = defaultReportDir(*db)
-		}
-		path, err := report.WriteDirOptions(dir, ds, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Report of run %d: %s\n", run.ID, path)
-		return nil
-	case *out != "":
-		return report.WriteFile(*out, f, ds)
-	default:
-		w := bufio.NewWriterSize(e.stdout, 1<<16)
-		if err := report.Write(w, f, ds); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		return nil
+	dir := *out
+	if f == report.HTML && dir == "" {
+		dir = defaultReportDir(*db)
 	}
+	path, err := report.Emit(e.stdout, ds, f, dir, report.HTMLOptions{DetailLinks: *detail, LinksPerPage: *perPage})
+	if err == nil && f == report.HTML {
+		fmt.Fprintf(e.stdout, "Report of run %d: %s\n", run.ID, path)
+	}
+	return err
 }
 
 // writeAuditReport writes the HTML report of an audit run into dir
@@ -95,7 +79,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // the file an output names), and says where they are. An interrupted
 // run's report is the same, for what was done: its run status says
 // interrupted.
-func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, html bool, outputs ...reportOutput) error {
+func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int64, dir string, html bool, outputs ...report.Output) error {
 	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -113,20 +97,9 @@ func writeAuditReport(ctx context.Context, e *env, store reportStore, runID int6
 		},
 	}
 	for _, o := range outputs {
-		r.Outputs = append(r.Outputs, report.Output{Format: o.format, File: o.file(dir)})
+		r.Outputs = append(r.Outputs, o.In(dir))
 	}
 	return report.WriteRun(ctx, store, run, r)
-}
-
-// outputName is the file name of a machine output in the report directory.
-func outputName(f report.Format) string {
-	switch f {
-	case report.JUnit:
-		return "report.xml"
-	case report.Markdown:
-		return "report.md"
-	}
-	return "report." + string(f)
 }
 
 // loadDatasetFor reads everything a report in format f shows about run

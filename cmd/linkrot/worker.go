@@ -44,7 +44,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usagef("--log-level must be debug, info, warn or error, not %q", *logLevel)
 	}
-	log, err := newLevelLogger(e.stderr, "text", level)
+	log, err := linkrot.NewLogger(e.stderr, "text", level)
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,15 @@ package demo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
 	"net"
 	"net/http"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -185,4 +188,20 @@ func (d *Demo) serveFile(w http.ResponseWriter, name string) {
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Write(b)
+}
+
+// FreshDatabase returns the path of the demo's SQLite database in dir
+// (created if needed), with any database of an earlier demo removed: the
+// servers get new ports each time, so its runs would be of another site.
+func FreshDatabase(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	dbPath := filepath.Join(dir, "linkrot.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("demo: remove old database: %w", err)
+		}
+	}
+	return dbPath, nil
 }
