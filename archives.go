@@ -9,18 +9,19 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/linkrot/linkrot/archives"
+	"github.com/linkrot/linkrot/archives/memento"
+	"github.com/linkrot/linkrot/archives/warc"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
-	"github.com/linkrot/linkrot/audit/robust"
-	"github.com/linkrot/linkrot/audit/warc"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 )
 
-// ArchiveStore is what the archives stage needs of the run database.
-type ArchiveStore interface {
-	robust.Store
+// archiveStore is what the archives stage needs of the run database.
+type archiveStore interface {
+	archives.Store
 	// Path is the database's file: the indexes of local web archives
 	// (ArchiveSettings.WARCs) are kept beside it.
 	Path() string
@@ -45,11 +46,11 @@ func (a *ArchiveSettings) DriftThresholds() (drift.Thresholds, error) {
 // Resolve checks the settings and returns the archives to ask, the pwid
 // registry and the request budget per minute of other hosts, without any
 // network access. Errors name the linkrot flag at fault.
-func (a *ArchiveSettings) Resolve() ([]archive.Archive, archive.Registry, float64, error) {
-	var archives []archive.Archive
+func (a *ArchiveSettings) Resolve() ([]memento.Archive, memento.Registry, float64, error) {
+	var list []memento.Archive
 	names := map[string]bool{}
 	for _, spec := range a.Archives {
-		ar, err := archive.ParseArchive(spec)
+		ar, err := memento.ParseArchive(spec)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("--archive: %v", err)
 		}
@@ -57,28 +58,28 @@ func (a *ArchiveSettings) Resolve() ([]archive.Archive, archive.Registry, float6
 			return nil, nil, 0, fmt.Errorf("--archive: name %q given twice", ar.Name)
 		}
 		names[ar.Name] = true
-		archives = append(archives, ar)
+		list = append(list, ar)
 	}
-	if len(archives) == 0 && len(a.WARCs) == 0 {
+	if len(list) == 0 && len(a.WARCs) == 0 {
 		// With WARCs alone, only the local collections are asked: a
 		// researcher measuring drift against their own crawl adds public
 		// archives explicitly.
-		archives = archive.Defaults()
+		list = memento.Defaults()
 	}
-	for _, ar := range archives {
+	for _, ar := range list {
 		if ar.Shutdown != "" {
 			slog.Warn("archive is shut down", "archive", ar.Name, "why", ar.Shutdown)
 		}
 	}
-	reg := archive.DefaultRegistry()
+	reg := memento.DefaultRegistry()
 	for _, p := range a.PWIDs {
-		id, tmpl, err := archive.ParseRegistryEntry(p)
+		id, tmpl, err := memento.ParseRegistryEntry(p)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("--pwid-archive: %v", err)
 		}
 		reg[id] = tmpl
 	}
-	rate, err := archive.ParseRate(a.FetchRate)
+	rate, err := memento.ParseRate(a.FetchRate)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("--fetch-rate: %v", err)
 	}
@@ -88,17 +89,17 @@ func (a *ArchiveSettings) Resolve() ([]archive.Archive, archive.Registry, float6
 	if _, err := a.DriftThresholds(); err != nil {
 		return nil, nil, 0, err
 	}
-	return archives, reg, rate, nil
+	return list, reg, rate, nil
 }
 
-// Stage configures the archives stage of run (robust.Stage, a Config's
+// stage configures the archives stage of run (archives.Stage, a Config's
 // Archives): offline with Off (first-seen drift only), else asking the
 // archives through a guarded transport built from kopts (the checker's
 // options: timeouts, user agent, the SSRF policy, and the run's
 // politeness scheduler, so that a host has one budget whoever asks it).
 // saveAuth is the Save Page Now 2 key ("accesskey:secret"; never part of
 // the settings). The returned function releases the stage's transport.
-func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *audit.Run, kopts check.Options, saveAuth string, log *slog.Logger) (*robust.Stage, func(), error) {
+func (a *ArchiveSettings) stage(ctx context.Context, store archiveStore, run *audit.Run, kopts check.Options, saveAuth string, log *slog.Logger) (*archives.Stage, func(), error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -107,14 +108,14 @@ func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *au
 		return nil, nil, err
 	}
 	if a.Off {
-		return &robust.Stage{Store: store, Options: robust.Options{Offline: true, Thresholds: th, Logger: log}}, func() {}, nil
+		return &archives.Stage{Store: store, Options: archives.Options{Offline: true, Thresholds: th, Logger: log}}, func() {}, nil
 	}
-	archives, reg, fetchRate, err := a.Resolve()
+	list, reg, fetchRate, err := a.Resolve()
 	if err != nil {
 		return nil, nil, err
 	}
-	topts, privateOK := archiveTransport(ctx, run, a, archives, kopts)
-	guarded, closeRT := check.NewTransportAllowing(topts, privateOK)
+	topts, privateOK := archiveTransport(ctx, run, a, list, kopts)
+	guarded, closeRT := httpx.NewTransportAllowing(topts.HTTP(), privateOK)
 	var rt http.RoundTripper = guarded
 	if len(a.WARCs) > 0 {
 		cols, err := OpenCollections(a.WARCs, store.Path(), log)
@@ -123,12 +124,12 @@ func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *au
 			return nil, nil, err
 		}
 		for _, c := range cols {
-			archives = append(archives, c.Archive())
+			list = append(list, c.Archive())
 		}
 		rt = warc.Transport(guarded, cols...)
 	}
-	client := archive.NewClient(archive.Options{
-		Archives:      archives,
+	client := memento.NewClient(memento.Options{
+		Archives:      list,
 		Transport:     rt,
 		Timeout:       kopts.Timeout,
 		MaxRetryWait:  kopts.MaxRetryWait,
@@ -139,19 +140,19 @@ func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *au
 		// a host has one budget whoever asks it.
 		Scheduler: kopts.Scheduler,
 	})
-	return &robust.Stage{
+	return &archives.Stage{
 		Store:  store,
 		MaxAge: a.MaxAge,
-		Options: robust.Options{
+		Options: archives.Options{
 			Client:       client,
-			Archives:     archives,
+			Archives:     list,
 			Registry:     reg,
 			MaxDistance:  a.MaxDistance,
 			TimeMaps:     a.TimeMap,
 			Shingle:      a.Shingle,
 			Thresholds:   th,
 			SaveMissing:  a.SaveMissing,
-			Save:         archive.SaveOptions{Auth: saveAuth, PollInterval: a.SavePoll},
+			Save:         memento.SaveOptions{Auth: saveAuth, PollInterval: a.SavePoll},
 			Workers:      a.Workers,
 			MaxSnapshots: a.MaxSnapshots,
 			MaxBody:      kopts.MaxBody,
@@ -169,7 +170,7 @@ func (a *ArchiveSettings) Stage(ctx context.Context, store ArchiveStore, run *au
 // --pwid-archive) that are there: a snapshot URL, identifier or redirect
 // naming another private host stays refused, even when the site itself
 // lives on loopback.
-func archiveTransport(ctx context.Context, run *audit.Run, a *ArchiveSettings, archives []archive.Archive, kopts check.Options) (check.Options, []string) {
+func archiveTransport(ctx context.Context, run *audit.Run, a *ArchiveSettings, archives []memento.Archive, kopts check.Options) (check.Options, []string) {
 	topts := kopts
 	topts.Robots = nil // archives are not the site
 	if topts.AllowPrivate {
@@ -182,15 +183,15 @@ func archiveTransport(ctx context.Context, run *audit.Run, a *ArchiveSettings, a
 		}
 	}
 	for _, p := range a.PWIDs {
-		if _, tmpl, err := archive.ParseRegistryEntry(p); err == nil {
+		if _, tmpl, err := memento.ParseRegistryEntry(p); err == nil {
 			endpoints = append(endpoints, strings.NewReplacer("{timestamp}", "", "{raw}", "", "{item}", "").Replace(tmpl))
 		}
 	}
 	// The audited site's own origins, exactly (an archive stage fetch
 	// of the site's pages), never the rest of its network.
-	private := SeedOrigins(run.Seeds, true)
+	private := seedOrigins(run.Seeds, true)
 	for _, u := range endpoints {
-		if h := HostOf(u); h != "" && HostsArePrivate(ctx, map[string]bool{h: true}) {
+		if h := HostOf(u); h != "" && hostsArePrivate(ctx, map[string]bool{h: true}) {
 			private = append(private, u)
 		}
 	}
@@ -234,30 +235,4 @@ func OpenCollections(paths []string, dbPath string, log *slog.Logger) ([]*warc.C
 		cols = append(cols, c)
 	}
 	return cols, nil
-}
-
-// SeedOrigins returns the origins of seed URLs ("DIR as BASE" seeds of a
-// directory crawl count by their base). With twins, a seed on a default
-// port brings the other scheme's default port too, as the crawl's scope
-// does (http://site/ commonly redirects to https://site/).
-func SeedOrigins(seeds []string, twins bool) []string {
-	var out []string
-	for _, s := range seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			continue
-		}
-		out = append(out, u.Scheme+"://"+u.Host+"/")
-		if twins && u.Port() == "" {
-			other := "https"
-			if u.Scheme == "https" {
-				other = "http"
-			}
-			out = append(out, other+"://"+u.Host+"/")
-		}
-	}
-	return out
 }

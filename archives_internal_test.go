@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot/archives/archivetest"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
 )
 
 func ts(s string) time.Time {
@@ -45,14 +46,14 @@ func TestArchiveTransport(t *testing.T) {
 	if topts.AllowPrivate || len(private) != 6 {
 		t.Fatalf("AllowPrivate %v, private endpoints %v; want false, the site's two origins and the archive's four (TimeGate, TimeMap, save, pwid)", topts.AllowPrivate, private)
 	}
-	rt, done := check.NewTransportAllowing(topts, private)
+	rt, done := httpx.NewTransportAllowing(topts.HTTP(), private)
 	defer done()
-	client := archive.NewClient(archive.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second})
+	client := memento.NewClient(memento.Options{Archives: archives, Transport: rt, Timeout: 5 * time.Second})
 	if _, err := client.Negotiate(context.Background(), archives[0], "http://example.org/", ts("2024-01-01T00:00:00Z")); err != nil {
 		t.Errorf("configured archive: %v", err)
 	}
 	_, err = client.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1)
-	var ae *archive.Error
+	var ae *memento.Error
 	if !errors.As(err, &ae) || ae.Class != "policy" {
 		t.Errorf("snapshot on another loopback host: %v, want a policy refusal", err)
 	}
@@ -63,9 +64,9 @@ func TestArchiveTransport(t *testing.T) {
 	if topts.AllowPrivate || !slices.Contains(private, other.URL+"/") {
 		t.Errorf("site on loopback: AllowPrivate %v, private %v; want false and the site's origin", topts.AllowPrivate, private)
 	}
-	rt2, done2 := check.NewTransportAllowing(topts, private)
+	rt2, done2 := httpx.NewTransportAllowing(topts.HTTP(), private)
 	defer done2()
-	client2 := archive.NewClient(archive.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
+	client2 := memento.NewClient(memento.Options{Archives: archives, Transport: rt2, Timeout: 5 * time.Second})
 	if _, err := client2.FetchMemento(context.Background(), other.URLOf("http://example.org/", ts("2024-01-01T00:00:00Z"), ""), -1); err != nil {
 		t.Errorf("the site's own origin: %v", err)
 	}

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/archives"
+	"github.com/linkrot/linkrot/archives/archivetest"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/robust"
 )
 
 // TestAudit_ArchivesStreamed: the archives stage streams. A broken
@@ -55,14 +55,17 @@ func TestAudit_ArchivesStreamed(t *testing.T) {
 	defer site.Close()
 
 	store, run := mustOpen(t, site.URL+"/")
-	stage := &robust.Stage{Store: store, Options: robust.Options{
-		Client: archive.NewClient(archive.Options{Archives: []archive.Archive{arch.Config("fx", 60000)}, Timeout: 5 * time.Second}),
+	stage := &archives.Stage{Store: store, Options: archives.Options{
+		Client: memento.NewClient(memento.Options{Archives: []memento.Archive{arch.Config("fx", 60000)}, Timeout: 5 * time.Second}),
 	}}
-	cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}, Archives: stage}
-	cfg.Check.DisableSoft404, cfg.Check.AllowPrivate = true, true
-	cfg.Check.PerHost, cfg.Crawl.PerHost = 4, 4 // /gone is checked beside /slow
+	job := openJob(t, store, run, linkrot.Settings{
+		PerHost:  4, // /gone is checked beside /slow
+		Check:    linkrot.CheckSettings{Workers: 8, NoSoft404: true, AllowPrivate: true},
+		Archives: linkrot.ArchiveSettings{Off: true},
+	})
+	job.Config.Archives = stage // the fixture archive's
 	start := time.Now()
-	sum, err := linkrot.Audit(context.Background(), cfg, store, nil)
+	sum, err := job.Audit(context.Background(), store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +14,8 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/profiling"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // BenchmarkAuditDir runs the whole pipeline on the directory named by
@@ -33,7 +32,7 @@ func BenchmarkAuditDir(b *testing.B) {
 	defer site.Close()
 	ctx := context.Background()
 	for b.Loop() {
-		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		store, err := engines.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,10 +40,12 @@ func BenchmarkAuditDir(b *testing.B) {
 		if err := store.CreateRun(ctx, run); err != nil {
 			b.Fatal(err)
 		}
-		cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
-		cfg.Crawl.PerHost, cfg.Check.PerHost, cfg.Check.Workers = 64, 64, 64
-		cfg.Check.Exclude = []*regexp.Regexp{regexp.MustCompile(`^https?://[^/:]*[a-zA-Z]`)}
-		if _, err := linkrot.Audit(ctx, cfg, store, stageTimer{b: b, start: time.Now()}); err != nil {
+		job := openJob(b, store, run, linkrot.Settings{
+			PerHost:  64,
+			Check:    linkrot.CheckSettings{Workers: 64, Skip: []string{`^https?://[^/:]*[a-zA-Z]`}},
+			Archives: linkrot.ArchiveSettings{Off: true},
+		})
+		if _, err := job.Audit(ctx, store, stageTimer{b: b, start: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 		store.Close()
@@ -108,7 +109,7 @@ func BenchmarkAudit(b *testing.B) {
 		}()
 	}
 	for b.Loop() {
-		store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		store, err := engines.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,10 +117,13 @@ func BenchmarkAudit(b *testing.B) {
 		if err := store.CreateRun(ctx, run); err != nil {
 			b.Fatal(err)
 		}
-		cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
-		cfg.Crawl.PerHost, cfg.Check.PerHost, cfg.Check.Workers = 512, 512, 512
-		cfg.Check.AllowPrivate = true // the external hosts are on loopback too
-		sum, err := linkrot.Audit(ctx, cfg, store, stageTimer{b: b, start: time.Now()})
+		job := openJob(b, store, run, linkrot.Settings{
+			PerHost: 512,
+			// The external hosts are on loopback too.
+			Check:    linkrot.CheckSettings{Workers: 512, AllowPrivate: true},
+			Archives: linkrot.ArchiveSettings{Off: true},
+		})
+		sum, err := job.Audit(ctx, store, stageTimer{b: b, start: time.Now()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -132,9 +136,11 @@ func BenchmarkAudit(b *testing.B) {
 
 // stageTimer logs when each stage starts (go test -v -bench).
 type stageTimer struct {
-	linkrot.NoProgress
 	b     *testing.B
 	start time.Time
 }
+
+func (stageTimer) Page(*audit.Page)     {}
+func (stageTimer) Checked(*audit.Check) {}
 
 func (s stageTimer) Stage(name string) { s.b.Logf("%6.3fs %s", time.Since(s.start).Seconds(), name) }

@@ -1,10 +1,16 @@
 // Package linkrot is the linkrot pipeline as a library: one run of an
-// audit, end to end. Audit crawls a site, checks every unique target as
-// soon as the crawl discovers it, stores everything through one batched
-// writer, derives findings, looks up archives (starting while the checks
-// run), updates the targets' histories and finishes the run; cmd/linkrot is a thin front end that maps
-// flags and the configuration file onto a Config, and a test, a worker
-// process or a server can run the same pipeline.
+// audit, end to end. Start creates a run from its Settings (or resumes
+// one) and builds everything the run needs once (Open): the crawler's
+// and the checker's options sharing one politeness scheduler, the
+// robots.txt gate and its Crawl-delay rules, the SSRF scope (the audited
+// origins may be private, nothing else) and the archives stage. The
+// job's Audit then crawls the site, checks every unique target as soon as
+// the crawl discovers it, stores everything through one batched writer,
+// derives findings, looks up archives (starting while the checks run),
+// updates the targets' histories and finishes the run. cmd/linkrot maps
+// flags and the configuration file onto Settings and prints; the linkrot
+// commands, the scale-out coordinator and workers (package scaleout) and
+// a Go caller all build their runs here.
 //
 // The data flow of a run:
 //
@@ -33,7 +39,7 @@
 //	                            |
 //	                            | each check once stored
 //	                            v
-//	               Archiver.Checked (robust.Stage): broken
+//	               Archiver.Checked (archives.Stage): broken
 //	               targets' nearest-memento questions, bounded
 //	               queue per archive, asked while the checks
 //	               go on (same politeness.Scheduler budgets)
@@ -53,16 +59,15 @@
 //
 // A run's settings are a Settings value: plain data a front end fills
 // (the linkrot command from its flags and configuration file), stored
-// with the run (JSON) so that a resumed run gets the same ones, from
-// which Settings.CrawlOptions, Settings.CheckOptions and
-// ArchiveSettings.Stage build the Config's options and archives stage; no
-// flag package is involved. Audit's stores are
-// small interfaces (Store, FindingsStore, Finisher, ...) over the domain
-// types of package audit; audit/sqlite implements them.
+// with the run (JSON) so that a resumed run gets the same ones; what it
+// crawls is a typed Input (a site, a URL list, sitemaps, a local
+// directory served under a base URL). No flag package is involved. The
+// stores are small interfaces (Store, FindingsStore, ...) over the domain
+// types of package audit; the store adapters implement them.
 //
-// Example shows one way to run an audit from Go: open a store, create
-// the run and store its Settings, build the Config from them, and call
-// Audit.
+// Example shows the whole run from Go: open a store, Start a run of the
+// Settings, run the job's Audit; robots.txt binds it as it binds linkrot
+// audit.
 //
 // Nothing holds all pages, links or responses of a run: a page's
 // response lives until the targets waiting for it are judged (a link that

@@ -21,8 +21,8 @@ func TestHostsArePrivate(t *testing.T) {
 		"[fe80::1]:80":     false,
 		"93.184.215.14:80": false,
 	} {
-		if got := HostsArePrivate(context.Background(), map[string]bool{host: true}); got != want {
-			t.Errorf("HostsArePrivate(%s) = %v, want %v", host, got, want)
+		if got := hostsArePrivate(context.Background(), map[string]bool{host: true}); got != want {
+			t.Errorf("hostsArePrivate(%s) = %v, want %v", host, got, want)
 		}
 	}
 }

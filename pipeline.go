@@ -9,26 +9,14 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 )
 
-// Input is what a run crawls.
-type Input struct {
-	// Mode is "site" (crawl from Seeds), "urls" (fetch Seeds, no
-	// recursion), "dir" (crawl the local directory Dir served as Seeds[0])
-	// or "sitemap" (crawl from Sitemaps, with Seeds as extra seeds).
-	Mode     string   `json:"mode"`
-	Seeds    []string `json:"seeds"`
-	Dir      string   `json:"dir,omitempty"`
-	Sitemaps []string `json:"sitemaps,omitempty"`
-	// Files, in mode "dir", are the only files of Dir crawled (as pages of
-	// Seeds[0]); empty: the whole directory.
-	Files []string `json:"files,omitempty"`
-}
-
-// Config is the configuration of one audit run. The zero value of each
-// field is documented with it; a Config needs at least Run and Input.
+// Config is the configuration of one audit run, as Open builds it from
+// the run's Settings (Job.Config); a caller adds what only it decides
+// (Confirm, MaxTime, Report, Work, StageHook). The zero value of each
+// field is documented with it.
 type Config struct {
 	// Run is the run to fill: created (or reopened, to resume it) by the
 	// caller, who stores its settings. Audit records its stages and its
@@ -44,10 +32,11 @@ type Config struct {
 	// CrawlOnly crawls without checking (linkrot crawl): no checks,
 	// findings, archives or history.
 	CrawlOnly bool
-	// Crawl configures the crawler. Its Frontier, CheckMaxBody and
+	// Crawl configures the crawler. Its Frontier, Observe and
 	// Scheduler fields are set by Audit (the scheduler shared with the
-	// checker: Check.Scheduler, else Crawl.Scheduler, else a new one); the
-	// zero value is crawler.Options' zero value.
+	// checker: Check.Scheduler, else Crawl.Scheduler). Open builds it and
+	// Check from the run's Settings; a Config without a scheduler is
+	// refused.
 	Crawl crawler.Options
 	// Check configures the checker (zero value: check.Options' defaults).
 	Check check.Options
@@ -108,7 +97,7 @@ type Archiver interface {
 }
 
 // Progress is told how a run advances. Audit calls it from many
-// goroutines: implementations must be safe for concurrent use. NoProgress
+// goroutines: implementations must be safe for concurrent use. noProgress
 // is the no-op default.
 type Progress interface {
 	// Page is called for each page the crawl records.
@@ -119,17 +108,17 @@ type Progress interface {
 	Stage(name string)
 }
 
-// NoProgress is a Progress that does nothing.
-type NoProgress struct{}
+// noProgress is the Progress of a nil one: it does nothing.
+type noProgress struct{}
 
 // Page does nothing.
-func (NoProgress) Page(*audit.Page) {}
+func (noProgress) Page(*audit.Page) {}
 
 // Checked does nothing.
-func (NoProgress) Checked(*audit.Check) {}
+func (noProgress) Checked(*audit.Check) {}
 
 // Stage does nothing.
-func (NoProgress) Stage(string) {}
+func (noProgress) Stage(string) {}
 
 // Summary is what a run did, for the caller's summary lines and exit code.
 type Summary struct {
@@ -150,7 +139,7 @@ type Summary struct {
 }
 
 // Store is what Audit needs of the run database: the stores of its stages.
-// *sqlite.DB implements it.
+// *sqlstore.DB implements it.
 type Store interface {
 	runStore
 	crawlStore
@@ -163,7 +152,7 @@ type Store interface {
 type runStore interface {
 	Stages(ctx context.Context, runID int64) (map[string]time.Time, error)
 	MarkStage(ctx context.Context, runID int64, stage string) error
-	Finisher
+	finisher
 	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
 }
 
@@ -174,7 +163,8 @@ var ErrMaxTime = errors.New("--max-time reached")
 // Audit runs cfg.Run end to end into store: the crawl and the checks at
 // once (streamed, see the package doc), findings, archives, history, the
 // run's end and the report. With a run being resumed it skips the stages
-// the run finished. progress may be nil.
+// the run finished. progress may be nil. cfg is a Job's (Open, Start): a
+// Config without the run's politeness scheduler is refused.
 //
 // A dead link is data: Audit returns an error only when the run could not
 // go on (store failure, cancellation: an error wrapping context.Canceled;
@@ -184,8 +174,11 @@ func Audit(ctx context.Context, cfg Config, store Store, progress Progress) (*Su
 	if cfg.Run == nil {
 		return nil, errors.New("audit: no run")
 	}
+	if cfg.Work == nil && cfg.Check.Scheduler == nil && cfg.Crawl.Scheduler == nil {
+		return nil, errors.New("audit: the run has no politeness scheduler: build its Config with Open or Start")
+	}
 	if progress == nil {
-		progress = NoProgress{}
+		progress = noProgress{}
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -269,7 +262,7 @@ func stopped(ctx context.Context) error {
 // run-ending rule of every command that writes a run. It sets run.Status
 // and returns err, or the cancellation (wrapping context.Canceled) when
 // ctx is done, or the store's error.
-func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
+func finishRun(ctx context.Context, store finisher, run *audit.Run, err error) error {
 	status, msg := audit.RunComplete, ""
 	switch {
 	case ctx.Err() != nil:
@@ -290,16 +283,8 @@ func finishRun(ctx context.Context, store Finisher, run *audit.Run, err error) e
 	return err
 }
 
-// FinishRun records how a run ended (complete; interrupted when ctx is
-// done; failed with err's message otherwise) and returns the error the
-// command reports. It is the run-ending rule Audit uses, for the commands
-// that run single stages (linkrot crawl, linkrot check).
-func FinishRun(ctx context.Context, store Finisher, run *audit.Run, err error) error {
-	return finishRun(ctx, store, run, err)
-}
-
-// Finisher records the end of a run.
-type Finisher interface {
+// finisher records the end of a run.
+type finisher interface {
 	FinishRun(ctx context.Context, runID int64, status audit.RunStatus, finishedAt time.Time, errMsg string) error
 }
 
@@ -392,55 +377,4 @@ func runStages(ctx context.Context, cfg Config, store Store, progress Progress, 
 	}
 	hook("history")
 	return waitHistory()
-}
-
-// summaryReads is what the summary of a run reads of it once its checks
-// are stored (readSummary).
-type summaryReads struct {
-	verdicts map[audit.Verdict]int
-	top      []audit.BrokenTarget
-	stats    *audit.RunStats
-	err      error
-}
-
-// readSummary reads the run's verdict counts, its most linked broken
-// targets and what it stored (RunStats).
-func readSummary(ctx context.Context, store Store, runID int64) summaryReads {
-	var r summaryReads
-	if r.verdicts, r.err = store.VerdictCounts(ctx, runID); r.err != nil {
-		return r
-	}
-	if r.top, r.err = store.TopBroken(ctx, runID, 10); r.err != nil {
-		return r
-	}
-	if r.stats, r.err = store.RunStats(ctx, runID); r.err != nil {
-		r.err = fmt.Errorf("run stats: %w", r.err)
-	}
-	return r
-}
-
-// historyStore applies a run to the targets' histories.
-type historyStore interface {
-	ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmRule) (audit.HistoryResult, error)
-}
-
-// historyStage folds the run's checks into the targets' histories (once
-// per run: a resumed run is not counted twice) and logs what it found.
-func historyStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
-	res, err := store.ApplyHistory(ctx, run.ID, rule)
-	if err != nil {
-		return err
-	}
-	log.Info("history updated", "run", run.ID, "runs_applied", len(res.Runs), "targets", res.Targets,
-		"newly_confirmed", res.Confirmed, "recovered", res.Recovered)
-	return nil
-}
-
-// HistoryStage is the history stage alone, for the commands that check a
-// run outside Audit (linkrot check).
-func HistoryStage(ctx context.Context, store historyStore, run *audit.Run, rule audit.ConfirmRule, log *slog.Logger) error {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return historyStage(ctx, store, run, rule, log)
 }

@@ -13,14 +13,15 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // mustOpen opens a fresh store with a new run of seed.
-func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
+func mustOpen(tb testing.TB, seed string) (*sqlstore.DB, *audit.Run) {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
+	store, err := engines.Open(ctx, filepath.Join(tb.TempDir(), "linkrot.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -30,6 +31,22 @@ func mustOpen(tb testing.TB, seed string) (*sqlite.DB, *audit.Run) {
 		tb.Fatal(err)
 	}
 	return store, run
+}
+
+// openJob builds run, already in store, from set (Open), without an
+// archives stage unless set has one: the tests' runs as linkrot audit
+// builds them.
+func openJob(tb testing.TB, store *sqlstore.DB, run *audit.Run, set linkrot.Settings) *linkrot.Job {
+	tb.Helper()
+	if set.Input.Kind == "" {
+		set.Input = linkrot.SiteInput(run.Seeds...)
+	}
+	job, err := linkrot.Open(context.Background(), store, run, set, linkrot.OpenOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(job.Close)
+	return job
 }
 
 // TestAudit_OneBudgetPerHost: the crawl and the checks share one
@@ -73,11 +90,20 @@ func TestAudit_OneBudgetPerHost(t *testing.T) {
 	}))
 	defer site.Close()
 	store, run := mustOpen(t, site.URL+"/")
-	cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
-	cfg.Crawl.PerHost, cfg.Crawl.MaxDepth = 1, 1
-	cfg.Check.PerHost, cfg.Check.Workers = 1, 8
-	cfg.Check.DisableSoft404 = true
-	sum, err := linkrot.Audit(context.Background(), cfg, store, nil)
+	set := linkrot.Settings{
+		Input:    linkrot.SiteInput(run.Seeds...),
+		PerHost:  1,
+		Timeout:  10 * time.Second,
+		Crawl:    linkrot.CrawlSettings{MaxDepth: 1},
+		Check:    linkrot.CheckSettings{Workers: 8, NoSoft404: true},
+		Archives: linkrot.ArchiveSettings{Off: true},
+	}
+	job, err := linkrot.Open(context.Background(), store, run, set, linkrot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	sum, err := job.Audit(context.Background(), store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +151,13 @@ func TestAudit_Streams(t *testing.T) {
 	}))
 	defer site.Close()
 	store, run := mustOpen(t, site.URL+"/p0")
-	cfg := linkrot.Config{Run: run, Input: linkrot.Input{Mode: "site", Seeds: run.Seeds}}
-	cfg.Check.DisableSoft404 = true
-	cfg.Check.AllowPrivateHosts = []string{site.URL + "/", ext.URL + "/"} // both on loopback
-	if _, err := linkrot.Audit(context.Background(), cfg, store, nil); err != nil {
+	job := openJob(t, store, run, linkrot.Settings{
+		PerHost: 4,
+		// The external site is on loopback too.
+		Check:    linkrot.CheckSettings{Workers: 8, NoSoft404: true, AllowPrivate: true},
+		Archives: linkrot.ArchiveSettings{Off: true},
+	})
+	if _, err := job.Audit(context.Background(), store, nil); err != nil {
 		t.Fatal(err)
 	}
 	if firstCheck.Load() == 0 || lastPage.Load() == 0 || firstCheck.Load() >= lastPage.Load() {

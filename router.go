@@ -1,49 +1,20 @@
 package linkrot
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"log/slog"
 	"maps"
-	"net"
-	"net/netip"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/crawler"
-	"github.com/linkrot/linkrot/internal/cpuslot"
-	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/urls"
 )
-
-// crawlStore is what the crawl needs: the crawl's batches and the
-// frontier of a run being resumed.
-type crawlStore interface {
-	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
-	SaveCrawlTraps(ctx context.Context, traps []audit.CrawlTrap) error
-	Frontier(ctx context.Context, runID int64) (queued []audit.FrontierEntry, visited []string, err error)
-}
-
-// checkStore is what the checks need: saving results keyed by URL,
-// earlier results, and for a resumed run what is left to check.
-type checkStore interface {
-	SaveChecksByURL(ctx context.Context, checks []audit.Check) ([]audit.Check, error)
-	TargetIDs(ctx context.Context, urls []string) (map[string]int64, error)
-	HasChecksBefore(ctx context.Context, runID int64) (bool, error)
-	PreviousChecks(ctx context.Context, runID int64, targetIDs []int64, maxAge time.Duration, now time.Time) (map[int64]*audit.Check, error)
-	TargetURLs(ctx context.Context, runID int64, fn func(url string) error) error
-	UncheckedTargets(ctx context.Context, runID int64, fn func(audit.TargetRef) error) error
-	PageResponse(ctx context.Context, runID int64, targetURL string) (*audit.Page, error)
-	PageResponses(ctx context.Context, runID int64) ([]*audit.Page, error)
-	PageContent(ctx context.Context, runID int64, pageURL string) (anchors []string, text string, err error)
-}
 
 // item is what the run's single writer stores: a page, URLs the crawl
 // queued, or a check.
@@ -103,8 +74,8 @@ func observePage(p *audit.Page) observation {
 		if !isRedirect(h.Status) {
 			continue
 		}
-		from, err1 := audit.NormalizeURL(h.From)
-		to, err2 := audit.NormalizeURL(h.To)
+		from, err1 := urls.NormalizeURL(h.From)
+		to, err2 := urls.NormalizeURL(h.To)
 		if err1 != nil || err2 != nil {
 			break
 		}
@@ -116,7 +87,7 @@ func observePage(p *audit.Page) observation {
 	if finalIsHop || isRedirect(p.Status) || p.Evidence == nil {
 		return o
 	}
-	n, err := audit.NormalizeURL(p.URL)
+	n, err := urls.NormalizeURL(p.URL)
 	if err != nil {
 		return o
 	}
@@ -155,7 +126,7 @@ func (r *router) register(o observation) (string, *check.Known) {
 }
 
 func mustNorm(u string) string {
-	n, _ := audit.NormalizeURL(u)
+	n, _ := urls.NormalizeURL(u)
 	return n
 }
 
@@ -302,24 +273,11 @@ func (r *router) key(u string) urlKey {
 	return urlKey{maphash.String(r.seeds[0], u), maphash.String(r.seeds[1], u)}
 }
 
-// targetURL is the target a link's href makes (as the store makes it:
-// sqlite SavePages), or "".
+// targetURL is the key of the target a link's href makes (urls.TargetKey,
+// the store's rule too), or "".
 func targetURL(href string) string {
-	u, err := audit.ParseURL(href)
-	if err != nil {
-		return ""
-	}
-	return u.Key()
-}
-
-// HostOf returns the host[:port] of a URL as audit.NormalizeURL writes
-// it, or "".
-func HostOf(raw string) string {
-	u, err := audit.ParseURL(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Host()
+	key, _, _ := urls.TargetKey(href)
+	return key
 }
 
 // wantAnchors says whether a target's anchors are collected for
@@ -466,7 +424,7 @@ func (r *router) emit(c audit.Check) {
 func (r *router) Queue(entries []audit.FrontierEntry) {
 	r.mu.Lock()
 	for _, e := range entries {
-		if n, err := audit.NormalizeURL(e.URL); err == nil {
+		if n, err := urls.NormalizeURL(e.URL); err == nil {
 			if _, ok := r.waiting[n]; !ok {
 				r.waiting[n] = false
 			}
@@ -481,7 +439,7 @@ func (r *router) Queue(entries []audit.FrontierEntry) {
 // page recorded between u's admission by another page and that page's
 // Queue call had u checked live, and u was then fetched twice.
 func (r *router) Admitted(u string) {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		return
 	}
@@ -525,7 +483,7 @@ func (r *router) Add(p *audit.Page) {
 	}
 	chain := make([]string, 0, len(raws))
 	for _, raw := range append(raws, p.URL) {
-		if n, err := audit.NormalizeURL(raw); err == nil {
+		if n, err := urls.NormalizeURL(raw); err == nil {
 			chain = append(chain, n)
 		}
 	}
@@ -624,231 +582,6 @@ func (r *router) route(u, freshURL string, fresh *check.Known) {
 	r.judge(u, freshURL, fresh)
 }
 
-// crawlAndCheck runs the crawl (when crawl is true) and the checks of the
-// run's targets at once, all through one writer. For a resumed run it
-// first routes the targets the run stored but did not check.
-func crawlAndCheck(ctx context.Context, cfg Config, store Store, progress Progress, archiver Archiver, crawl bool, hook func(string), log *slog.Logger) (audit.CheckCounts, map[string][]string, crawler.Stats, error) {
-	run := cfg.Run
-	r := &router{
-		cfg: &cfg, store: store, run: run, log: log, progress: progress,
-		site: SiteHosts(run), offline: run.Mode == "dir",
-		seeds:   [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		seen:    map[urlKey]struct{}{},
-		waiting: map[string]bool{},
-		hops:    map[string]hop{},
-		finals:  map[urlKey]struct{}{},
-		via:     map[string][]string{},
-		anchors: map[string][]string{},
-	}
-	r.qcond = sync.NewCond(&r.qmu)
-	r.qspace = sync.NewCond(&r.qmu)
-	var err error
-	if r.hasPrev, err = store.HasChecksBefore(ctx, run.ID); err != nil {
-		return audit.CheckCounts{}, nil, crawler.Stats{}, err
-	}
-	kopts := cfg.Check
-	if !kopts.AllowPrivate && len(kopts.AllowPrivateHosts) == 0 {
-		// The exact SSRF scope by default: the audited origins may be on
-		// loopback or private addresses, nothing else.
-		for _, s := range run.Seeds {
-			if _, after, ok := strings.Cut(s, " as "); ok {
-				s = after
-			}
-			if u, err := url.Parse(s); err == nil && u.Host != "" {
-				kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, u.Scheme+"://"+u.Host+"/")
-			}
-		}
-	}
-	var missing int
-	r.w = audit.NewBatcher(context.WithoutCancel(ctx), func(ctx context.Context, items []item) error {
-		var (
-			pages  []*audit.Page
-			queued []audit.FrontierEntry
-			checks []audit.Check
-			traps  []audit.CrawlTrap
-		)
-		for _, it := range items {
-			switch {
-			case it.page != nil:
-				pages = append(pages, it.page)
-			case it.check != nil:
-				checks = append(checks, *it.check)
-			}
-			queued = append(queued, it.queued...)
-			traps = append(traps, it.traps...)
-		}
-		// The writer's CPU work holds a CPU slot before any parser
-		// (internal/cpuslot): everything waits for it.
-		var err error
-		cpuslot.DoFirst(func() { err = store.SaveCrawl(ctx, run.ID, pages, queued) })
-		if err != nil {
-			return err
-		}
-		if len(traps) > 0 {
-			if err := store.SaveCrawlTraps(ctx, traps); err != nil {
-				return err
-			}
-		}
-		if len(checks) > 0 {
-			var lost []audit.Check
-			cpuslot.DoFirst(func() { lost, err = store.SaveChecksByURL(ctx, checks) })
-			missing += len(lost)
-			for _, c := range lost {
-				log.Warn("check of a target the run does not link to: not stored", "url", c.URL)
-			}
-			if err != nil {
-				return err
-			}
-			if archiver != nil {
-				// Stored, with the links to their targets: the archive
-				// lookups of broken targets start now.
-				for i := range checks {
-					archiver.Checked(&checks[i])
-				}
-			}
-		}
-		for _, it := range items {
-			if it.mark != "" {
-				if err := store.MarkStage(ctx, run.ID, it.mark); err != nil {
-					return err
-				}
-			}
-			if it.flushed != nil {
-				close(it.flushed)
-			}
-		}
-		return nil
-	}, audit.WriterOptions{
-		// At most BatchSize+QueueSize items wait for the database, and
-		// the writer is what the crawl waits for: a larger queue only
-		// holds more pages (hundreds of links each on a documentation
-		// tree) in memory.
-		BatchSize: 200, QueueSize: 128,
-	})
-
-	// One politeness scheduler for the crawl and the checks: a host has
-	// one budget (concurrency, spacing, Crawl-delay, 429 and Retry-After
-	// pauses, the learned rate, giving a host up), whoever asks it. The
-	// caller's (Check.Scheduler, else Crawl.Scheduler) when it set one.
-	sched := cmp.Or(kopts.Scheduler, cfg.Crawl.Scheduler)
-	if sched == nil {
-		sched = politeness.New(politeness.Options{
-			PerHost:      max(cfg.Crawl.PerHost, kopts.PerHost, 1),
-			Delay:        max(cfg.Crawl.Delay, kopts.HostDelay),
-			Rules:        kopts.Hosts,
-			MaxRetryWait: kopts.MaxRetryWait,
-		})
-	}
-	kopts.Scheduler = sched
-	// The scheduler knows each audited origin's robots.txt Crawl-delay
-	// before the first check, also when the crawl was done by an earlier
-	// process (resume) or there is none (check --run).
-	if kopts.Robots != nil && !cfg.CrawlOnly {
-		setCrawlDelays(ctx, kopts.Robots, run, sched)
-	}
-
-	in := make(chan check.Target, 256)
-	fctx, cancelFeed := context.WithCancel(ctx)
-	defer cancelFeed()
-	var wg sync.WaitGroup
-	wg.Go(func() { r.feed(fctx, in) })
-	var checkErr error
-	wg.Go(func() {
-		checkErr = check.New(kopts).Stream(ctx, in, r.emit)
-		if checkErr != nil {
-			cancelFeed()
-		}
-	})
-
-	// A resumed run first routes what it stored but did not check (the
-	// checker runs already: the queue is bounded).
-	if !cfg.CrawlOnly {
-		if err := r.resume(ctx, crawl); err != nil {
-			r.closeQueue()
-			cancelFeed()
-			wg.Wait()
-			r.w.Close()
-			return audit.CheckCounts{}, nil, crawler.Stats{}, err
-		}
-	}
-
-	var st crawler.Stats
-	var crawlErr error
-	if crawl {
-		copts := cfg.Crawl
-		copts.Frontier = r
-		copts.Scheduler = sched
-		copts.CheckMaxBody = kopts.MaxBody
-		c := crawler.New(copts, r)
-		in := cfg.Input
-		switch in.Mode {
-		case "site":
-			st, crawlErr = c.Crawl(ctx, in.Seeds)
-		case "urls":
-			st, crawlErr = c.CrawlList(ctx, in.Seeds)
-		case "dir":
-			if len(in.Files) > 0 {
-				st, crawlErr = c.CrawlFiles(ctx, in.Dir, in.Seeds[0], in.Files)
-			} else {
-				st, crawlErr = c.CrawlDir(ctx, in.Dir, in.Seeds[0])
-			}
-		case "sitemap":
-			st, crawlErr = c.CrawlSitemaps(ctx, in.Sitemaps, in.Seeds)
-		default:
-			crawlErr = fmt.Errorf("unknown input mode %q", in.Mode)
-		}
-		log.Info("crawl finished", "run", run.ID, "pages", st.Pages, "robots_blocked", st.RobotsBlocked, "out_of_scope_links", st.OutOfScope)
-		if st.BudgetHit {
-			log.Warn("--max-pages reached: the crawl is incomplete", "max_pages", copts.MaxPages)
-		}
-		if crawlErr == nil && ctx.Err() == nil {
-			// Recorded by the writer once every page before it is stored.
-			r.w.Add(item{mark: audit.StageCrawl})
-		}
-	}
-	if crawlErr == nil && ctx.Err() == nil {
-		hook("check")
-	}
-	// The crawl is over: targets still waiting for a page it queued but
-	// never recorded are checked live.
-	if ctx.Err() == nil && crawlErr == nil {
-		r.mu.Lock()
-		for u, linked := range r.waiting {
-			if linked {
-				r.submit(pending{t: check.Target{URL: u}})
-			}
-		}
-		clear(r.waiting)
-		for _, via := range r.via {
-			for _, u := range via {
-				r.judge(u, "", nil)
-			}
-		}
-		clear(r.via)
-		r.mu.Unlock()
-	}
-	r.closeQueue()
-	wg.Wait()
-	werr := r.w.Close()
-	r.cmu.Lock()
-	counts := r.counts
-	r.cmu.Unlock()
-	switch {
-	case ctx.Err() != nil:
-		return counts, nil, st, waiting(stopped(ctx), sched)
-	case crawlErr != nil:
-		return counts, nil, st, crawlErr
-	case werr != nil:
-		return counts, nil, st, fmt.Errorf("save: %w", werr)
-	case checkErr != nil:
-		return counts, nil, st, checkErr
-	}
-	if missing > 0 {
-		log.Warn("checks not stored: their targets were not found", "count", missing)
-	}
-	return counts, r.anchors, st, nil
-}
-
 // resume prepares the router for a run being resumed: the targets the run
 // already linked to are seen; those without a check are judged from the
 // stored pages, wait for a page the crawl still has queued, or are
@@ -878,7 +611,7 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 			return err
 		}
 		for _, e := range queued {
-			if n, err := audit.NormalizeURL(e.URL); err == nil {
+			if n, err := urls.NormalizeURL(e.URL); err == nil {
 				r.waiting[n] = false
 			}
 		}
@@ -904,247 +637,4 @@ func (r *router) resume(ctx context.Context, crawl bool) error {
 		r.submit(pending{t: check.Target{ID: t.ID, URL: t.URL}})
 	}
 	return nil
-}
-
-// FindingsStore is what deriving findings needs. *sqlite.DB implements
-// it.
-type FindingsStore interface {
-	FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error
-	// InvalidURLLinks streams the run's links whose URL did not parse,
-	// which have no target and so no check, each with the diagnostic
-	// saying why.
-	InvalidURLLinks(ctx context.Context, runID int64, fn func(audit.LinkRef, audit.Diagnostic) error) error
-	ReplaceFindings(ctx context.Context, runID int64, findings []audit.Finding) error
-	SaveFindings(ctx context.Context, findings []audit.Finding) error
-	SaveMaintenance(ctx context.Context, records []audit.Maintenance) error
-	PageAnchors(ctx context.Context, runID int64, targetURL string) ([]string, error)
-	VerdictCounts(ctx context.Context, runID int64) (map[audit.Verdict]int, error)
-	TopBroken(ctx context.Context, runID int64, limit int) ([]audit.BrokenTarget, error)
-}
-
-// DeriveFindings derives the findings and link-maintenance records of a
-// run whose checks are stored, replacing those stored before: the
-// findings stage of Audit, for other front ends (and fixtures). anchors
-// holds the anchors of targets checked live, by URL; the anchors of the
-// run's own pages are read from the store. It returns the counts of what
-// it stored.
-func DeriveFindings(ctx context.Context, store FindingsStore, run *audit.Run, anchors map[string][]string, externalFragments bool) (audit.CheckCounts, error) {
-	var c audit.CheckCounts
-	err := deriveFindings(ctx, Config{Run: run, ExternalFragments: externalFragments}, store, &c, anchors)
-	return c, err
-}
-
-// deriveFindings applies the findings rule (audit.LinkFindings) to the
-// links of the run that can have a finding, streamed from the store one
-// target at a time, adds the finding of each link whose URL is invalid
-// (audit.InvalidURLFinding), and stores findings and link-maintenance
-// records in batches, replacing what an earlier pass stored.
-func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts *audit.CheckCounts, anchors map[string][]string) error {
-	run := cfg.Run
-	site := SiteHosts(run)
-	var (
-		findings []audit.Finding
-		fixes    []audit.Maintenance
-		// The findings an earlier pass stored are replaced by the first
-		// batch (or by none at the end): until then this stage only
-		// reads, beside the history stage's write transaction.
-		replaced bool
-	)
-	flush := func(force bool) error {
-		if len(findings) >= 1000 || force && (len(findings) > 0 || !replaced) {
-			save := store.SaveFindings
-			if !replaced {
-				save = func(ctx context.Context, fs []audit.Finding) error { return store.ReplaceFindings(ctx, run.ID, fs) }
-			}
-			if err := save(ctx, findings); err != nil {
-				return fmt.Errorf("save findings: %w", err)
-			}
-			findings, replaced = findings[:0], true
-		}
-		if len(fixes) >= 1000 || force && len(fixes) > 0 {
-			if err := store.SaveMaintenance(ctx, fixes); err != nil {
-				return fmt.Errorf("save maintenance records: %w", err)
-			}
-			fixes = fixes[:0]
-		}
-		return nil
-	}
-	counts.Findings, counts.Fixes, counts.Fragments, counts.InvalidURLs = 0, 0, 0, 0
-	// What the rule needs of a link's target, known once per target: if
-	// its fragments are judged (the audited site's, or all with
-	// ExternalFragments; a link's host is its target's), and its anchors,
-	// read when a fragment first needs them.
-	type judged struct {
-		want bool
-		set  map[string]bool
-		read bool // set is read
-	}
-	var (
-		cur *audit.Check
-		at  *judged
-		// The targets of the links kept (see keep) until they are handed
-		// over: FindingLinks hands them over in batches.
-		kept = map[*audit.Check]*judged{}
-	)
-	target := func(c *audit.Check, fragment string) (want bool, set map[string]bool) {
-		if c != cur {
-			cur, at = c, kept[c]
-			if at == nil {
-				at = &judged{want: cfg.ExternalFragments || site[HostOf(c.URL)]}
-			}
-		}
-		if fragment == "" || !at.want {
-			return false, nil
-		}
-		if !at.read {
-			at.read = true
-			if as, ok := anchors[c.URL]; ok {
-				at.set = audit.AnchorSet(as)
-			} else if c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected || c.Verdict == audit.VerdictMoved {
-				at.set = pageAnchors(ctx, store, run.ID, c)
-			}
-		}
-		return true, at.set
-	}
-	// A fragment link of a target that is ok gives something only when
-	// its fragment names no anchor: only those are read whole.
-	keep := func(c *audit.Check, fragment string) bool {
-		want, set := target(c, fragment)
-		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{Fragment: fragment, WantFragment: want}, c, set)
-		if len(fs) > 0 || fix != nil {
-			kept[c] = at
-			return true
-		}
-		return false
-	}
-	err := store.FindingLinks(ctx, run.ID, keep, func(l audit.LinkRef, c *audit.Check) error {
-		// Only a link to a page has its #fragment judged (audit.LinkRules:
-		// a media fragment, #t=10, or an image's is no anchor).
-		fragment := l.Fragment
-		if !audit.FragmentChecked(l.Element, l.Attr) {
-			fragment = ""
-		}
-		want, set := target(c, fragment)
-		delete(kept, c) // its links come together
-		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{LinkID: l.LinkID, PageURL: l.PageURL, Fragment: fragment, WantFragment: want}, c, set)
-		for _, f := range fs {
-			counts.Findings++
-			if f.Verdict == audit.VerdictFragmentMissing {
-				counts.Fragments++
-			}
-		}
-		findings = append(findings, fs...)
-		if fix != nil {
-			counts.Fixes++
-			fixes = append(fixes, *fix)
-		}
-		return flush(false)
-	})
-	if err != nil {
-		return err
-	}
-	// A link whose URL does not parse has no target: its finding comes
-	// from the diagnostic extraction recorded.
-	err = store.InvalidURLLinks(ctx, run.ID, func(l audit.LinkRef, d audit.Diagnostic) error {
-		counts.Findings++
-		counts.InvalidURLs++
-		findings = append(findings, audit.InvalidURLFinding(run.ID, l, d))
-		return flush(false)
-	})
-	if err != nil {
-		return err
-	}
-	return flush(true)
-}
-
-// pageAnchors returns the anchors of a target judged from the crawl: its
-// page's, read from the store. nil when the store has none.
-func pageAnchors(ctx context.Context, store FindingsStore, runID int64, c *audit.Check) map[string]bool {
-	for _, u := range []string{c.FinalURL, c.URL} {
-		if u == "" {
-			continue
-		}
-		as, err := store.PageAnchors(ctx, runID, u)
-		if err == nil {
-			if as == nil {
-				as = []string{}
-			}
-			return audit.AnchorSet(as)
-		}
-		if !errors.Is(err, audit.ErrNotFound) {
-			return nil
-		}
-	}
-	return nil
-}
-
-// SiteHosts returns the hosts (host[:port] as audit.NormalizeURL writes them)
-
-// setCrawlDelays sets the robots.txt Crawl-delay of each audited origin
-// (http and https of every seed's host) on sched.
-func setCrawlDelays(ctx context.Context, gate check.RobotsGate, run *audit.Run, sched *politeness.Scheduler) {
-	for _, s := range run.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
-			s = after
-		}
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" {
-			continue
-		}
-		for _, scheme := range []string{"http", "https"} {
-			o := &url.URL{Scheme: scheme, Host: u.Host, Path: "/"}
-			if scheme != strings.ToLower(u.Scheme) && u.Port() != "" {
-				continue // an explicit port belongs to its own scheme
-			}
-			if d := gate.CrawlDelay(ctx, o); d > 0 {
-				sched.SetCrawlDelay(politeness.Key(o), d)
-			}
-		}
-	}
-}
-
-// of a run's seeds: the audited site.
-func SiteHosts(run *audit.Run) map[string]bool {
-	out := map[string]bool{}
-	for _, s := range run.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok { // directory crawls: "DIR as BASE"
-			s = after
-		}
-		if h := HostOf(s); h != "" {
-			out[h] = true
-		}
-	}
-	return out
-}
-
-// HostsArePrivate reports whether any audited host resolves to a loopback
-// or private address, by the checker's own policy (check.IsPrivateAddr:
-// RFC 1918, CGNAT, benchmarking, ULA, site-local too): then linkrot may
-// connect to such addresses.
-func HostsArePrivate(ctx context.Context, hosts map[string]bool) bool {
-	for h := range hosts {
-		name := h
-		if hh, _, err := net.SplitHostPort(h); err == nil {
-			name = hh
-		}
-		name = strings.Trim(name, "[]")
-		if ip, err := netip.ParseAddr(name); err == nil {
-			if check.IsPrivateAddr(ip) {
-				return true
-			}
-			continue
-		}
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", name)
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if check.IsPrivateAddr(a) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // SettingsVersion is the version of the Settings a run stores.
@@ -25,8 +25,8 @@ const SettingsVersion = 1
 // end fills them (the linkrot command from its flags and configuration
 // file, a worker or a server from a request), the run stores them (JSON,
 // Store.SaveRunSettings) so that resuming it uses the same ones, and
-// CrawlOptions, CheckOptions and Archives.Stage build the Config's
-// options and archives stage from them. A
+// Start and Open build the run from them (its crawler's and checker's
+// options, CrawlOptions and CheckOptions, and its archives stage). A
 // zero field means the package default of the option it sets (a zero
 // crawl-trap guard, Check.Retries or Check.Workers: see their fields);
 // the linkrot command's defaults are its flags'. Header values of host
@@ -122,7 +122,7 @@ type ArchiveSettings struct {
 // the values (HeaderHash), so that other values make other settings;
 // resuming a run needs them from elsewhere (the configuration file).
 type HostSettings struct {
-	audit.HostRule
+	politeness.HostRule
 	Exclude     []string `json:"exclude,omitempty"`
 	HeaderNames []string `json:"header_names,omitempty"`
 	HeaderHash  string   `json:"header_hash,omitempty"`
@@ -223,6 +223,7 @@ func (s *Settings) CrawlOptions(log *slog.Logger) (crawler.Options, error) {
 		Timeout:      s.Timeout,
 		MaxBody:      c.MaxBody,
 		MaxRedirects: s.MaxRedirects,
+		Observe:      check.Observer(0),
 		Logger:       log,
 
 		MaxSegmentRepeats: offIfZero(c.MaxSegmentRepeats),
@@ -255,7 +256,7 @@ func (s *Settings) CheckOptions(log *slog.Logger) (check.Options, error) {
 	if c.Workers < 1 || s.PerHost < 1 {
 		return check.Options{}, errors.New("--workers and --per-host must be at least 1")
 	}
-	if c.MaxBody > 64<<20 { // parsing HTML costs many times the body: 100 MiB took 1.5 GB
+	if c.MaxBody > 64<<20 { // parsing HTML costs many times the body read
 		return check.Options{}, fmt.Errorf("--check-max-body %d is above the 64MiB limit", c.MaxBody)
 	}
 	o := check.Options{
@@ -283,12 +284,12 @@ func (s *Settings) CheckOptions(log *slog.Logger) (check.Options, error) {
 
 // hostRules returns the host rules and the patterns of the URLs they
 // exclude.
-func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
-	var rules []audit.HostRule
+func (s *Settings) hostRules() ([]politeness.HostRule, []*regexp.Regexp, error) {
+	var rules []politeness.HostRule
 	var exclude []*regexp.Regexp
 	for _, h := range s.Hosts {
 		rules = append(rules, h.HostRule)
-		res, err := h.Excludes()
+		res, err := h.excludes()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -297,8 +298,8 @@ func (s *Settings) hostRules() ([]audit.HostRule, []*regexp.Regexp, error) {
 	return rules, exclude, nil
 }
 
-// Excludes returns the rule's excluded paths as regexps over whole URLs.
-func (h HostSettings) Excludes() ([]*regexp.Regexp, error) {
+// excludes returns the rule's excluded paths as regexps over whole URLs.
+func (h HostSettings) excludes() ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
 	for _, ex := range h.Exclude {
 		re, err := hostExcludeRegexp(h.Match, ex)

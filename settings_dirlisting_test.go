@@ -13,7 +13,7 @@ import (
 // out of the stored settings, so that the fingerprint of settings
 // without it is the one they had before it existed.
 func TestSettings_DirListing(t *testing.T) {
-	off := linkrot.Settings{Input: linkrot.Input{Mode: "dir", Dir: "site", Seeds: []string{"http://localhost/"}}, PerHost: 1}
+	off := linkrot.Settings{Input: linkrot.Input{Kind: linkrot.Directory, Dir: "site", Seeds: []string{"http://localhost/"}}, PerHost: 1}
 	on := off
 	on.Crawl.DirListing = true
 	fpOff, bOff := off.Stored()

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // TestSettings_Stored: settings survive being stored and read back
@@ -18,12 +18,12 @@ import (
 // by an older linkrot are refused with ErrOldSettings.
 func TestSettings_Stored(t *testing.T) {
 	s := linkrot.Settings{
-		Input:   linkrot.Input{Mode: "sitemap", Seeds: []string{"https://example.org/"}, Sitemaps: []string{"https://example.org/sitemap.xml"}},
+		Input:   linkrot.Input{Kind: linkrot.Sitemap, Seeds: []string{"https://example.org/"}, Sitemaps: []string{"https://example.org/sitemap.xml"}},
 		PerHost: 2, UserAgent: "ua", Timeout: 5 * time.Second, MaxRedirects: 3,
 		Crawl:    linkrot.CrawlSettings{Include: []string{"^https://example.org/docs/"}, MaxDepth: 4, MaxBody: 1 << 20, SessionParams: []string{"tok"}},
 		Check:    linkrot.CheckSettings{Workers: 16, Retries: 1, Skip: []string{"/private/"}, MaxAge: time.Hour},
 		Archives: linkrot.ArchiveSettings{Archives: []string{"ia"}, Workers: 2, FetchRate: "60/min", MaxAge: 24 * time.Hour},
-		Hosts: []linkrot.HostSettings{{HostRule: audit.HostRule{Match: "example.org", PerHost: 1, Headers: map[string]string{"Authorization": "secret"}},
+		Hosts: []linkrot.HostSettings{{HostRule: politeness.HostRule{Match: "example.org", PerHost: 1, Headers: map[string]string{"Authorization": "secret"}},
 			Exclude: []string{"^/admin"}, HeaderNames: []string{"Authorization"}, HeaderHash: "h"}},
 	}
 	fp, b := s.Stored()

@@ -43,13 +43,13 @@ const (
 	FieldCSRF = "csrf"
 )
 
-// Store records dismissals (audit/sqlite's writable DB satisfies it).
+// Store records dismissals (store/sqlite's writable DB satisfies it).
 type Store interface {
 	SaveDismissal(ctx context.Context, d audit.Dismissal) error
 }
 
 // Lookup resolves the IDs the dashboard's forms post (field target_id of a
-// re-check, finding_id of a dismissal) to URLs (audit/sqlite's DB
+// re-check, finding_id of a dismissal) to URLs (store/sqlite's DB
 // satisfies it); audit.ErrNotFound for an unknown ID.
 type Lookup interface {
 	TargetURL(ctx context.Context, id int64) (string, error)

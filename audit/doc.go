@@ -4,5 +4,5 @@
 // which every stage hands its results to the next.
 //
 // Package audit imports no other package of linkrot. Concrete storage lives
-// in audit/sqlite; crawling in crawler; rendering in report.
+// in store/sqlite; crawling in crawler; rendering in report.
 package audit

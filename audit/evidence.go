@@ -3,10 +3,10 @@ package audit
 // PageEvidence is what the crawl saw of a page's response that a check of
 // the page's URL needs, so that the checker can judge the site's own pages
 // from the crawl's response instead of fetching them a second time (see
-// audit/check.Known). The crawler fills it for every page that got a
+// check.Known). The crawler fills it for every page that got a
 // response; the fingerprint fields only for a 2xx HTML page.
 //
-// Everything here is computed by audit/check.Observe with the checker's own
+// Everything here is computed by check.Observe with the checker's own
 // code, over the bytes the checker would have read (its body cap), so that
 // a verdict, fingerprint or soft-404 comparison made from it is the one a
 // fetch would have given.
@@ -40,7 +40,7 @@ type PageEvidence struct {
 	Anchors []string `json:"anchors,omitempty"`
 	// Text is the page's main-text words (textsim.Words of
 	// textsim.MainText) joined by single spaces, for the soft-404
-	// comparison: at most audit/check.KnownTextMax bytes, cut on a word
+	// comparison: at most 64 KiB (the checker's cap on kept text), cut on a word
 	// boundary; TextCapped reports the page had more.
 	Text       string `json:"text,omitempty"`
 	TextCapped bool   `json:"text_capped,omitempty"`
@@ -50,7 +50,7 @@ type PageEvidence struct {
 	Signals *PageSignals `json:"signals,omitempty"`
 }
 
-// PageSignals are what the soft-404 classifier (audit/check) reads of an
+// PageSignals are what the soft-404 classifier (check) reads of an
 // HTML page besides its main text: computed once from the parsed page, by
 // the checker for a page it fetches and by Observe for a crawled one.
 type PageSignals struct {

@@ -22,12 +22,13 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // DefaultUserAgent names the tool so site owners can find it and write
@@ -92,11 +93,15 @@ type Options struct {
 	Timeout time.Duration
 	// MaxBody caps the decoded bytes read per response.
 	MaxBody int64
-	// CheckMaxBody is the checker's body cap (check.Options.MaxBody; 0:
-	// check.DefaultMaxBody): the evidence each page records for checking
-	// its URL without fetching it again (Page.Evidence, see evidence.go)
-	// covers what the checker would read.
-	CheckMaxBody int64
+	// Observe computes, from a page's response, the evidence a check of
+	// its URL needs (Page.Evidence), so that the checker judges the site's
+	// own pages without fetching them again. The pipeline passes the
+	// checker's (check.Observer, with the checker's body cap). It gets the
+	// status, the header as the server sent it, the decoded body read,
+	// whether that body is complete, and, when the page was parsed, the
+	// body decoded to UTF-8 and its parse (doc nil otherwise) to reuse. It
+	// must be safe for concurrent use. nil: pages carry no evidence.
+	Observe func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned
@@ -118,7 +123,7 @@ type Options struct {
 	Frontier Frontier
 	// Hosts overrides parallelism, delay and request headers for matching
 	// hosts; the first matching rule wins (nil: none).
-	Hosts []audit.HostRule
+	Hosts []politeness.HostRule
 	// Logger receives crawl events; nil discards them.
 	Logger *slog.Logger
 	// NoIgnore makes CrawlDir see hidden files and directories and what
@@ -203,7 +208,7 @@ type Crawler struct {
 func New(opts Options, sink Sink) *Crawler {
 	o := opts.withDefaults()
 	if o.Scheduler == nil {
-		o.Scheduler = politeness.New(politeness.Options{PerHost: o.PerHost, Delay: o.Delay, Rules: o.Hosts})
+		o.Scheduler = politeness.New(politeness.Options{PerHost: o.PerHost, Delay: o.Delay, Rules: o.Hosts, ResourceID: urls.NormalizeURL})
 	}
 	return &Crawler{opts: o, sink: sink}
 }
@@ -530,7 +535,7 @@ func (cr *crawl) flushTraps() {
 // none). ok is false for a URL that does not normalize.
 func (cr *crawl) key(u *url.URL) (key, session string, ok bool) {
 	su, session := cr.traps.stripSession(stripFragment(u))
-	k, err := audit.NormalizeURL(su.String())
+	k, err := urls.NormalizeURL(su.String())
 	return k, session, err == nil
 }
 
@@ -660,7 +665,7 @@ func (cr *crawl) schedule(u *url.URL, depth int) {
 	ctx.Put("start", strconv.FormatInt(time.Now().UnixNano(), 10))
 	req := &colly.Request{URL: u, Method: http.MethodGet, Depth: depth, Ctx: ctx}
 	if u.Opaque != "" {
-		// A URL net/url cannot carry (audit.URL.NetURL): Colly's queue
+		// A URL net/url cannot carry (urls.URL.NetURL): Colly's queue
 		// re-parses it with net/url, so it gets a stand-in, and
 		// urlTransport requests the URL itself (headerTarget).
 		req.URL = &url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery}
@@ -824,9 +829,9 @@ func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
 		if root, err := html.Parse(bytes.NewReader(md.HTML)); err == nil {
 			doc = &extract.Document{Decoded: md.HTML, Root: root}
 		}
-	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) && !extractLinks {
+	} else if p.Status >= 200 && p.Status < 300 && httpx.IsHTML(p.ContentType, r.Body) && !extractLinks {
 		_, _, doc, _ = extract.ParseDocument(r.Body, p.ContentType, r.Request.URL, h, cr.opts.Extract)
-	} else if p.Status >= 200 && p.Status < 300 && check.IsHTML(p.ContentType, r.Body) {
+	} else if p.Status >= 200 && p.Status < 300 && httpx.IsHTML(p.ContentType, r.Body) {
 		pu := r.Request.URL
 		ex, cs, d, err := extract.ParseDocument(r.Body, p.ContentType, pu, h, cr.opts.Extract)
 		doc = d
@@ -894,12 +899,12 @@ func classify(err error) string {
 	}
 }
 
-// parseURL parses s by the one URL parser (audit.ParseURL, WHATWG) and
-// returns it without its fragment as net/url carries it (audit.URL.NetURL):
+// parseURL parses s by the one URL parser (urls.ParseURL, WHATWG) and
+// returns it without its fragment as net/url carries it (urls.URL.NetURL):
 // a link whose fragment or path net/url would reject ("#%_sec",
 // "/a%zz") is crawled as browsers follow it.
 func parseURL(s string) (*url.URL, error) {
-	u, err := audit.ParseURL(s)
+	u, err := urls.ParseURL(s)
 	if err != nil {
 		return nil, err
 	}

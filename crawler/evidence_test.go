@@ -4,11 +4,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"testing"
 
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/crawltest"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"golang.org/x/net/html"
 )
 
 // BenchmarkEvidence compares, for one page of the generated site, the
@@ -47,4 +50,45 @@ func BenchmarkEvidence(b *testing.B) {
 			check.Observe(200, h, body, true, 0, nil)
 		}
 	})
+}
+
+// TestEvidence_Observe: Options.Observe gets the header as the server sent
+// it (its Content-Type put back, the crawler's own fields gone), the body,
+// whether it is complete, and the extraction's parse to reuse; without
+// Observe a page carries no evidence.
+func TestEvidence_Observe(t *testing.T) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain") // what capTransport passed on
+	h.Set(headerOrigContentType, "text/html; charset=utf-8")
+	h.Set(headerFile, "/tmp/x.html")
+	h.Set("ETag", `"e"`)
+	body := []byte("<title>x</title><p id=a>hi")
+	u, _ := url.Parse("http://example.org/")
+	_, _, doc, err := extract.ParseDocument(body, "text/html; charset=utf-8", u, h, extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got http.Header
+	var gotDoc bool
+	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: func(status int, header http.Header, b []byte, complete bool, decoded []byte, root *html.Node) *audit.PageEvidence {
+		got, gotDoc = header, root == doc.Root && string(decoded) == string(doc.Decoded)
+		if status != 200 || string(b) != string(body) || complete {
+			t.Errorf("Observe(%d, %q, complete %v)", status, b, complete)
+		}
+		return check.Observe(status, header, b, complete, 0, &check.ParsedHTML{Decoded: decoded, Doc: root})
+	}}}}
+	p := &audit.Page{Status: 200, Truncated: true}
+	e := cr.evidence(p, h, body, doc)
+	if e == nil || !e.HTML || e.ETag != `"e"` || !reflect.DeepEqual(e.Anchors, []string{"a"}) {
+		t.Errorf("evidence %+v", e)
+	}
+	if got.Get("Content-Type") != "text/html; charset=utf-8" || got.Get(headerOrigContentType) != "" || got.Get(headerFile) != "" || !gotDoc {
+		t.Errorf("Observe got header %v, the parse %v", got, gotDoc)
+	}
+	if h.Get("Content-Type") != "text/plain" {
+		t.Errorf("the crawler's header was changed: %v", h)
+	}
+	if e := (&crawl{Crawler: &Crawler{}}).evidence(p, h, body, doc); e != nil {
+		t.Errorf("no Observe: evidence %+v", e)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // Frontier persists a crawl's frontier as the crawl goes, so that an
@@ -114,7 +115,7 @@ func (cr *crawl) queue(urls []*url.URL, depth int) {
 
 // setHostHeaders adds the headers of the first HostRule matching the
 // request's URL.
-func setHostHeaders(rules []audit.HostRule, r *colly.Request) {
+func setHostHeaders(rules []politeness.HostRule, r *colly.Request) {
 	for _, rule := range rules {
 		if rule.Matches(r.URL) {
 			if r.Headers == nil {

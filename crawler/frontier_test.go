@@ -11,6 +11,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/crawler/crawltest"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // journal is a Sink and a Frontier writing into one ordered log, like the
@@ -143,7 +144,7 @@ func TestCrawl_HostRules(t *testing.T) {
 	})
 	sink := &memSink{}
 	opts := crawler.Options{Transport: http.DefaultTransport, MaxPages: 3,
-		Hosts: []audit.HostRule{{Match: "127.0.0.1", PerHost: 1, Headers: map[string]string{"Authorization": "Bearer staging"}}}}
+		Hosts: []politeness.HostRule{{Match: "127.0.0.1", PerHost: 1, Headers: map[string]string{"Authorization": "Bearer staging"}}}}
 	if _, err := crawler.New(opts, sink).Crawl(context.Background(), []string{srv.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}

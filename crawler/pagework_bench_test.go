@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/crawltest"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
@@ -82,7 +83,7 @@ func benchPages(b *testing.B) []benchPage {
 //	LINKROT_BENCH_HTML=/usr/share/doc/python-django-doc/html go test -run='^$' -bench=PageWork -benchmem ./crawler/
 func BenchmarkPageWork(b *testing.B) {
 	pages := benchPages(b)
-	cr := &crawl{Crawler: &Crawler{}}
+	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: check.Observer(0)}}}
 	var size int64
 	for _, p := range pages {
 		size += int64(len(p.body))

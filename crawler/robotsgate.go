@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/politeness"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // RobotsGate is the audited site's robots.txt as one gate for every stage
@@ -38,7 +38,7 @@ type RobotsGate struct {
 
 // CrawlDelaySetter is the part of a shared per-host scheduler the gate
 // hands Crawl-delays to (politeness.Scheduler implements it). Keys are
-// host[:port] as audit.NormalizeURL writes them (default ports omitted).
+// host[:port] as urls.NormalizeURL writes them (default ports omitted).
 type CrawlDelaySetter interface {
 	SetCrawlDelay(key string, d time.Duration)
 }
@@ -131,7 +131,7 @@ func (g *RobotsGate) Wait(ctx context.Context, u *url.URL) (func(), error) {
 	d := g.CrawlDelay(ctx, u)
 	if g.sched != nil {
 		if d > 0 {
-			if key, err := audit.NormalizeURL(u.Scheme + "://" + u.Host + "/"); err == nil {
+			if key, err := urls.NormalizeURL(u.Scheme + "://" + u.Host + "/"); err == nil {
 				if k, err := url.Parse(key); err == nil {
 					if _, done := g.told.LoadOrStore(k.Host, true); !done {
 						g.sched.SetCrawlDelay(k.Host, d)

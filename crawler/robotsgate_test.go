@@ -99,7 +99,7 @@ func (s *setter) SetCrawlDelay(key string, d time.Duration) {
 }
 
 // TestRobotsGate_Scheduler: with a shared scheduler the gate hands it the
-// host's Crawl-delay (keyed as audit.NormalizeURL writes hosts) and does
+// host's Crawl-delay (keyed as urls.NormalizeURL writes hosts) and does
 // not pace itself.
 func TestRobotsGate_Scheduler(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

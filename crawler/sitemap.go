@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Sitemap bounds from the sitemaps.org protocol: 50,000 URLs and 50 MB
@@ -57,20 +57,20 @@ func (s *sitemapReader) read(ctx context.Context, sitemapURL string, depth int) 
 		return pages, fmt.Errorf("sitemap %s: %w", sitemapURL, err)
 	}
 	pages = s.locs(sitemapURL, pages)
-	base, berr := audit.ParseURL(sitemapURL)
+	base, berr := urls.ParseURL(sitemapURL)
 	for _, c := range s.locs(sitemapURL, children) {
-		cu, err := audit.ParseURL(c)
+		cu, err := urls.ParseURL(c)
 		if err != nil || berr != nil || hostPort(cu.NetURL()) != hostPort(base.NetURL()) {
-			s.log.Warn("sitemap index child on another host skipped", "index", audit.RedactText(sitemapURL), "child", c)
+			s.log.Warn("sitemap index child on another host skipped", "index", urls.RedactText(sitemapURL), "child", c)
 			continue
 		}
 		if depth+1 > maxSitemapDepth {
-			s.log.Warn("sitemap index nesting too deep", "index", audit.RedactText(sitemapURL), "child", c)
+			s.log.Warn("sitemap index nesting too deep", "index", urls.RedactText(sitemapURL), "child", c)
 			continue
 		}
 		more, err := s.read(ctx, c, depth+1)
 		if err != nil {
-			s.log.Warn("child sitemap", "url", c, "err", audit.RedactText(err.Error()))
+			s.log.Warn("child sitemap", "url", c, "err", urls.RedactText(err.Error()))
 		}
 		pages = append(pages, more...)
 	}
@@ -78,22 +78,22 @@ func (s *sitemapReader) read(ctx context.Context, sitemapURL string, depth int) 
 }
 
 // locs parses <loc> values by the URL parser of every other URL (WHATWG,
-// audit.ParseURL; the protocol requires absolute http(s) URLs) and returns
+// urls.ParseURL; the protocol requires absolute http(s) URLs) and returns
 // them serialised, passwords redacted. Invalid ones are logged and
 // skipped.
 func (s *sitemapReader) locs(sitemapURL string, raw []string) []string {
 	out := raw[:0]
 	for _, r := range raw {
-		u, err := audit.ParseURL(r)
+		u, err := urls.ParseURL(r)
 		if err != nil || (u.Scheme() != "http" && u.Scheme() != "https") {
 			reason := "not an absolute http(s) URL"
 			if err != nil {
 				reason = err.Error()
 			}
-			s.log.Warn("sitemap <loc> skipped", "sitemap", audit.RedactText(sitemapURL), "loc", audit.RedactURLString(truncateLoc(r)), "reason", reason)
+			s.log.Warn("sitemap <loc> skipped", "sitemap", urls.RedactText(sitemapURL), "loc", urls.RedactURLString(truncateLoc(r)), "reason", reason)
 			continue
 		}
-		out = append(out, audit.RedactText(u.String()))
+		out = append(out, urls.RedactText(u.String()))
 	}
 	return out
 }

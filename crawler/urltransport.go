@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // urlTransport is the crawler's outermost transport. It makes what goes
@@ -18,12 +18,12 @@ import (
 //     authentication) is kept. linkrot records URL passwords as "***" and
 //     never uses them.
 //   - A redirect's Location is resolved by the WHATWG URL parser
-//     (audit.Resolver) and handed to the Client as its absolute
+//     (urls.Resolver) and handed to the Client as its absolute
 //     serialisation, so the crawler follows "/fi<TAB>nal" or "\final" as a
 //     browser (and linkrot's checker) would, instead of net/url failing or
 //     reading it differently. A Location that does not parse is left as
 //     sent.
-//   - A URL that net/url cannot carry ("/a%zz": audit.URL.NetURL holds it
+//   - A URL that net/url cannot carry ("/a%zz": urls.URL.NetURL holds it
 //     in Opaque) reaches Colly as a stand-in it can carry (schedule), with
 //     the URL itself in headerTarget: the request is sent to the URL's
 //     request target, exactly as a browser sends it, and the response's
@@ -36,13 +36,13 @@ type urlTransport struct{ next http.RoundTripper }
 const headerTarget = "X-Linkrot-Target"
 
 func (t urlTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var target *audit.URL
+	var target *urls.URL
 	if v := req.Header.Get(headerTarget); v != "" {
 		r := req.Clone(req.Context())
 		r.Header.Del(headerTarget)
 		// Only the request Colly made from the stand-in: net/http copies
 		// the field onto the requests of redirects (Response set).
-		if p, err := audit.ParseURL(v); err == nil && req.Response == nil && p.Scheme() == req.URL.Scheme && p.Host() == req.URL.Host {
+		if p, err := urls.ParseURL(v); err == nil && req.Response == nil && p.Scheme() == req.URL.Scheme && p.Host() == req.URL.Host {
 			r.URL = p.RequestURL()
 			target = &p
 		}
@@ -70,9 +70,9 @@ func (t urlTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if loc := resp.Header.Get("Location"); loc != "" {
-		if res, rerr := audit.NewResolver(base); rerr == nil {
+		if res, rerr := urls.NewResolver(base); rerr == nil {
 			if u, _, perr := res.Resolve(loc); perr == nil {
-				resp.Header.Set("Location", audit.RedactText(u.String()))
+				resp.Header.Set("Location", urls.RedactText(u.String()))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
 )
 
@@ -99,7 +100,7 @@ func TestCrawl_DirMarkdown(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, repoFiles)
 	sink := &memSink{}
-	if _, err := crawler.New(crawler.Options{}, sink).CrawlDir(context.Background(), dir, "http://localhost/"); err != nil {
+	if _, err := crawler.New(crawler.Options{Observe: check.Observer(0)}, sink).CrawlDir(context.Background(), dir, "http://localhost/"); err != nil {
 		t.Fatal(err)
 	}
 	pages := sink.byPath(t)
@@ -131,7 +132,7 @@ func TestCrawl_Files(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, repoFiles)
 	sink := &memSink{}
-	if _, err := crawler.New(crawler.Options{}, sink).CrawlFiles(context.Background(), dir, "http://localhost/", []string{"README.md"}); err != nil {
+	if _, err := crawler.New(crawler.Options{Observe: check.Observer(0)}, sink).CrawlFiles(context.Background(), dir, "http://localhost/", []string{"README.md"}); err != nil {
 		t.Fatal(err)
 	}
 	pages := sink.byPath(t)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // benchDB builds a finished run of pages pages with links links each over
@@ -18,7 +18,7 @@ func benchDB(b *testing.B, pages, links int) string {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "bench.db")
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func benchDB(b *testing.B, pages, links int) string {
 // warm (from the cache, as when a filter changes).
 func BenchmarkDashboard_Broken(b *testing.B) {
 	path := benchDB(b, 1000, 20)
-	db, err := sqlite.OpenReadOnly(context.Background(), path)
+	db, err := engines.OpenReadOnly(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}

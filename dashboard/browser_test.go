@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/browsertest"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // browser is the shared headless-Chromium harness (internal/browsertest).
@@ -114,7 +114,7 @@ func TestDashboardBrowser(t *testing.T) {
 	}
 
 	// A run in progress: the overview follows its counts over SSE.
-	w, err := sqlite.Open(context.Background(), f.path)
+	w, err := engines.Open(context.Background(), f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

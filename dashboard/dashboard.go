@@ -29,47 +29,13 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/urls"
 )
 
-// Store is what the dashboard reads. *sqlite.DB implements it; open it
-// with sqlite.OpenReadOnly so that the dashboard cannot write.
-type Store interface {
-	RunSummaries(ctx context.Context, limit int) ([]sqlite.RunSummary, error)
-	Run(ctx context.Context, runID int64) (*audit.Run, error)
-	RunStats(ctx context.Context, runID int64) (*audit.RunStats, error)
-	Trend(ctx context.Context, runID int64, limit int) ([]audit.TrendPoint, error)
-	UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]int, error)
-	RunningRuns(ctx context.Context) ([]sqlite.RunProgress, error)
-
-	Pages(ctx context.Context, runID int64) ([]*audit.Page, error)
-	LinkRefs(ctx context.Context, runID int64) ([]audit.LinkRef, error)
-	Targets(ctx context.Context, runID int64) ([]audit.TargetRef, error)
-	Checks(ctx context.Context, runID int64) ([]audit.Check, error)
-	RunFindingRefs(ctx context.Context, runID int64) ([]sqlite.FindingRef, error)
-	RunHistories(ctx context.Context, runID int64) (map[int64]audit.TargetHistory, error)
-	Drifts(ctx context.Context, runID int64) ([]audit.Drift, error)
-
-	Target(ctx context.Context, id int64) (*sqlite.TargetInfo, error)
-	TargetChecks(ctx context.Context, targetID int64, limit int) ([]audit.Check, error)
-	TargetLinks(ctx context.Context, targetID int64, limit int) ([]sqlite.TargetLink, error)
-	TargetMementos(ctx context.Context, targetID int64, limit int) ([]audit.Memento, error)
-	TargetDrifts(ctx context.Context, targetID int64, limit int) ([]audit.Drift, error)
-	TargetHistories(ctx context.Context, targetIDs []int64) (map[int64]audit.TargetHistory, error)
-
-	SearchTargets(ctx context.Context, q string, limit int) ([]sqlite.SearchHit, error)
-	SearchPages(ctx context.Context, q string, limit int) ([]sqlite.SearchHit, error)
-
-	// Link maintenance (linkrot serve): claims, live checks, backlinks,
-	// the overview's counts, dismissed findings.
-	TargetClaims(ctx context.Context, targetURL string, limit int) ([]sqlite.WireClaim, error)
-	LiveChecks(ctx context.Context, targetURL string, limit int) ([]audit.LiveCheck, error)
-	PageBacklinks(ctx context.Context, pageURL string, limit int) ([]audit.Backlink, error)
-	WireSummary(ctx context.Context) (sqlite.WireCounts, error)
-	Dismissals(ctx context.Context) ([]audit.Dismissal, error)
-}
-
-var _ Store = (*sqlite.DB)(nil)
+// Store is what the dashboard reads (store.Dashboard). Open it read-only
+// (the adapters' OpenReadOnly) so that the dashboard cannot write.
+type Store = store.Dashboard
 
 // Options configure the dashboard. The zero value serves a read-only
 // dashboard at the root of the server.
@@ -178,7 +144,7 @@ func (h *handler) page(build func(*http.Request) (*view, error)) http.HandlerFun
 		if v.fresh {
 			// Data read for this request only (not shared through the
 			// cache): redact URL passwords an older database may hold.
-			audit.RedactStrings(&v.Data)
+			urls.RedactStrings(&v.Data)
 		}
 		h.render(w, r, http.StatusOK, v)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 	"golang.org/x/net/html"
 )
 
@@ -316,7 +316,7 @@ func TestDashboard_ReadOnly(t *testing.T) {
 	}
 	// A writer on the same file keeps working while the dashboard reads,
 	// and the dashboard sees its commits.
-	w, err := sqlite.Open(ctx, f.path)
+	w, err := engines.Open(ctx, f.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestDashboard_ReadOnly(t *testing.T) {
 func TestDashboard_Events(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	w, err := sqlite.Open(ctx, f.path)
+	w, err := engines.Open(ctx, f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

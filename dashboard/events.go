@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
 )
 
 // events streams the progress of the running runs as Server-Sent Events,
@@ -45,7 +45,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(h.opts.PollInterval)
 	defer tick.Stop()
 	lastBeat := time.Now()
-	last := map[int64]sqlite.RunProgress{}
+	last := map[int64]store.RunProgress{}
 	idle := false
 	for {
 		extend()
@@ -56,7 +56,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
-		now := map[int64]sqlite.RunProgress{}
+		now := map[int64]store.RunProgress{}
 		wrote := false
 		for _, p := range runs {
 			now[p.RunID] = p
@@ -106,7 +106,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func progressEvent(p sqlite.RunProgress) any {
+func progressEvent(p store.RunProgress) any {
 	return map[string]any{"run": p.RunID, "status": p.Status, "pages": p.Pages, "links": p.Links,
 		"checked": p.Checked, "broken": p.Broken, "findings": p.Findings}
 }

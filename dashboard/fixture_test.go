@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // Hostile strings of the fixture, as crawled link text and URLs: if one
@@ -43,7 +44,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "linkrot.db")
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +158,9 @@ func newFixture(t testing.TB) *fixture {
 }
 
 // openRO opens the fixture read-only as the dashboard does.
-func (f *fixture) openRO(t testing.TB) *sqlite.DB {
+func (f *fixture) openRO(t testing.TB) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.OpenReadOnly(context.Background(), f.path)
+	db, err := engines.OpenReadOnly(context.Background(), f.path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package dashboard
 
-// Link maintenance in the dashboard (migration 0013, linkrot serve): the
+// Link maintenance in the dashboard (linkrot serve): the
 // UNLINKR/LINKMOD claims and live checks of a target, the backlinks of a
 // page, the overview's card, and dismissed findings hidden from the run
 // tables. Every string here came from a notification sent over the
@@ -12,7 +12,7 @@ import (
 	"net/url"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
 )
 
 // Bounds of the link-maintenance lists of one page.
@@ -28,7 +28,7 @@ const dismissedParam = "dismissed"
 
 // claimView is a claim as the target page shows it.
 type claimView struct {
-	sqlite.WireClaim
+	store.WireClaim
 	Class  string // of Verdict
 	RClass string // of ReplacementVerdict
 }

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // Hostile strings a notification carries: a sender address, a claimed
@@ -30,7 +31,7 @@ const (
 func (f *fixture) addMaintenance(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, f.path)
+	db, err := engines.Open(ctx, f.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +49,13 @@ func (f *fixture) addMaintenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := at.Add(10 * time.Minute)
-	finish := func(r *audit.WireRequest, result string, eff sqlite.WireEffect) {
+	finish := func(r *audit.WireRequest, result string, eff store.WireEffect) {
 		t.Helper()
 		if err := db.FinishWire(ctx, r.ID, audit.WireDone, result, eff, done); err != nil {
 			t.Fatal(err)
 		}
 	}
-	finish(reqs[0], "claim confirmed", sqlite.WireEffect{
+	finish(reqs[0], "claim confirmed", store.WireEffect{
 		LiveChecks: []audit.LiveCheck{
 			{Reason: audit.LiveUnlinkrTarget, URL: movedURL, Verdict: audit.VerdictMoved, Status: 301, FinalURL: replURL, CheckedAt: done},
 			{Reason: audit.LiveUnlinkrReplacement, URL: replURL, Verdict: audit.VerdictOK, Status: 200, CheckedAt: done},
@@ -64,13 +65,13 @@ func (f *fixture) addMaintenance(t *testing.T) {
 			Note: "target moved; replacement answers " + hostileNote},
 	})
 	// reqs[1] stays queued: a pending claim.
-	finish(reqs[2], "checked: ok (200), drift major", sqlite.WireEffect{LiveChecks: []audit.LiveCheck{
+	finish(reqs[2], "checked: ok (200), drift major", store.WireEffect{LiveChecks: []audit.LiveCheck{
 		{Reason: audit.LiveLinkmod, URL: movedURL, Verdict: audit.VerdictOK, Status: 200, Band: audit.BandMajor, PrevSHA256: "ab", CheckedAt: done.Add(time.Minute)},
 	}})
-	finish(reqs[3], "checked: timeout", sqlite.WireEffect{LiveChecks: []audit.LiveCheck{
+	finish(reqs[3], "checked: timeout", store.WireEffect{LiveChecks: []audit.LiveCheck{
 		{Reason: audit.LiveRecheck, URL: movedURL, Verdict: audit.VerdictTimeout, Detail: "re-check timed out", CheckedAt: done.Add(2 * time.Minute)},
 	}})
-	finish(reqs[4], "backlink stored", sqlite.WireEffect{UpsertBacklink: &audit.Backlink{Source: friendURL, Target: site, Via: "webmention",
+	finish(reqs[4], "backlink stored", store.WireEffect{UpsertBacklink: &audit.Backlink{Source: friendURL, Target: site, Via: "webmention",
 		LinkMod: true, Client: "203.0.113.9", VerifiedAt: done}})
 	for _, d := range []audit.Dismissal{{PageURL: aboutURL, Target: gonePath, DismissedAt: done}, {PageURL: site, Target: evilURL, DismissedAt: done}} {
 		if err := db.SaveDismissal(ctx, d); err != nil {

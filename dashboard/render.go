@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/urls"
 )
 
 //go:embed templates/*.tmpl templates/dashboard.css templates/dashboard.js
@@ -97,7 +98,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 // (html/template would also pass mailto:, and neutralise javascript:, but
 // a crawled URL of any other scheme is shown as text).
 func linkable(s string) bool {
-	u, err := audit.ParseURL(s) // the one URL parser ("/a%zz" is a link)
+	u, err := urls.ParseURL(s) // the one URL parser ("/a%zz" is a link)
 	if err != nil || u.Hostname() == "" {
 		return false
 	}

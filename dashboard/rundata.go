@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // unchecked is the verdict shown for a link whose target was not checked.
@@ -24,7 +25,7 @@ type runData struct {
 	links    []audit.LinkRef
 	targets  map[int64]audit.TargetRef
 	checks   map[int64]*audit.Check
-	findings map[int64][]sqlite.FindingRef // by link ID
+	findings map[int64][]store.FindingRef // by link ID
 	hist     map[int64]audit.TargetHistory
 	drift    map[int64]string // worst drift band by target
 	// linksOf lists the indexes in links of each target's links, and of
@@ -57,7 +58,7 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 		return d, nil
 	}
 	d := &runData{run: *run, pageIdx: map[string]int{}, targets: map[int64]audit.TargetRef{},
-		checks: map[int64]*audit.Check{}, findings: map[int64][]sqlite.FindingRef{}, drift: map[int64]string{},
+		checks: map[int64]*audit.Check{}, findings: map[int64][]store.FindingRef{}, drift: map[int64]string{},
 		linksOf: map[int64][]int{}, pageLinks: map[string][]int{}, pageBroken: map[string]int{}}
 	wrap := func(what string, err error) error { return fmt.Errorf("load %s of run %d: %w", what, run.ID, err) }
 	stats, err := h.db.RunStats(ctx, run.ID)
@@ -86,12 +87,12 @@ func (h *handler) runData(ctx context.Context, run *audit.Run) (*runData, error)
 	// The store redacts URL passwords when it writes; a database written
 	// by an older linkrot may still hold some. Redact once here, before
 	// the data is shared by concurrent requests through the cache.
-	audit.RedactStrings(&d.run)
-	audit.RedactStrings(&d.pages)
-	audit.RedactStrings(&d.links)
-	audit.RedactStrings(&targets)
-	audit.RedactStrings(&checks)
-	audit.RedactStrings(&fs)
+	urls.RedactStrings(&d.run)
+	urls.RedactStrings(&d.pages)
+	urls.RedactStrings(&d.links)
+	urls.RedactStrings(&targets)
+	urls.RedactStrings(&checks)
+	urls.RedactStrings(&fs)
 	for i, p := range d.pages {
 		d.pageIdx[p.URL] = i
 	}

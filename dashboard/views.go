@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // view is what one page renders: the layout's fields and the page's own
@@ -37,14 +38,14 @@ type view struct {
 }
 
 type overviewData struct {
-	Running []sqlite.RunProgress
+	Running []store.RunProgress
 	Latest  *audit.Run
 	Stats   audit.RunStats
 	Cards   []card
 	// Maintenance is the link-maintenance card (claims, backlinks).
 	Maintenance []card
 	Chart       trendChart
-	Runs        []sqlite.RunSummary
+	Runs        []store.RunSummary
 }
 
 type card struct {
@@ -281,7 +282,7 @@ type linkView struct {
 	Verdict  audit.Verdict
 	Class    string
 	Robust   string
-	Findings []sqlite.FindingRef
+	Findings []store.FindingRef
 	// Dismissed is set when the finding of this link was dismissed.
 	Dismissed bool
 }
@@ -415,7 +416,7 @@ func (h *handler) pages(r *http.Request) (*view, error) {
 }
 
 type targetData struct {
-	Target    *sqlite.TargetInfo
+	Target    *store.TargetInfo
 	Latest    *audit.Check
 	Class     string
 	History   audit.TargetHistory
@@ -438,8 +439,8 @@ type timelineDot struct {
 }
 
 type targetLinkView struct {
-	sqlite.TargetLink
-	Findings []sqlite.FindingRef
+	store.TargetLink
+	Findings []store.FindingRef
 }
 
 type checkView struct {
@@ -464,7 +465,7 @@ func (h *handler) target(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	d := &targetData{Target: t}
-	v := &view{Title: "Target " + audit.RedactText(t.URL), Tmpl: "target", Data: d, fresh: true}
+	v := &view{Title: "Target " + urls.RedactText(t.URL), Tmpl: "target", Data: d, fresh: true}
 	checks, err := h.db.TargetChecks(ctx, id, targetChecks)
 	if err != nil {
 		return nil, err
@@ -501,7 +502,7 @@ func (h *handler) target(r *http.Request) (*view, error) {
 		if err != nil {
 			return nil, err
 		}
-		byLink := map[int64][]sqlite.FindingRef{}
+		byLink := map[int64][]store.FindingRef{}
 		for _, f := range fs {
 			if f.TargetID == id {
 				byLink[f.LinkID] = append(byLink[f.LinkID], f)
@@ -569,15 +570,15 @@ func (h *handler) sitePage(r *http.Request) (*view, error) {
 		return nil, err
 	}
 	for i := range d.Backlinks {
-		d.Backlinks[i].Source = audit.RedactText(d.Backlinks[i].Source)
+		d.Backlinks[i].Source = urls.RedactText(d.Backlinks[i].Source)
 	}
 	return &view{Title: "Page " + p.URL, Tmpl: "page", Nav: "pages", Run: run.ID, Data: d}, nil
 }
 
 type searchData struct {
 	Q       string
-	Targets []sqlite.SearchHit
-	Pages   []sqlite.SearchHit
+	Targets []store.SearchHit
+	Pages   []store.SearchHit
 	Limit   int
 }
 
@@ -603,10 +604,10 @@ func (h *handler) search(r *http.Request) (*view, error) {
 	// is neither shown nor searchable: a hit only through it would tell
 	// its characters one query at a time.
 	lq := strings.ToLower(q)
-	keep := func(hits []sqlite.SearchHit) []sqlite.SearchHit {
+	keep := func(hits []store.SearchHit) []store.SearchHit {
 		out := hits[:0]
 		for _, hit := range hits {
-			hit.URL = audit.RedactText(hit.URL)
+			hit.URL = urls.RedactText(hit.URL)
 			if strings.Contains(strings.ToLower(hit.URL), lq) {
 				out = append(out, hit)
 			}

@@ -14,7 +14,7 @@
 // the client waits: accepted notifications are stored as queued (the
 // durable queue, so a stopped server loses none) and the Verifier works
 // them off with per-host politeness and budgets, through the SSRF-guarded
-// transport of audit/check.
+// transport of check.
 //
 // As a sender (linkrot notify), Notifier tells the registered sources of
 // backlinks when one of our pages moved (UNLINKR with the replacement) or

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // site is the audited site of the fixtures: its pages live on a host no
@@ -55,7 +55,7 @@ func newSiteDB(t testing.TB, ext string) string {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "linkrot.db")
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

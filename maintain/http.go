@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Header fields of the HTTP/1.1 framing (README "The endpoint's
+// Header fields of the HTTP/1.1 framing (docs/serve.md, "The endpoint's
 // framings"). The request target is the Source-URL, in absolute form
 // ("UNLINKR http://our.site/page HTTP/1.1") or origin form (resolved
 // against Host).

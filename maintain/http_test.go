@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 func do(t testing.TB, method, u string, hdr map[string]string) (*http.Response, string) {
@@ -320,7 +320,7 @@ func TestReceiver_WhileAuditWrites(t *testing.T) {
 	ext := newExt(t)
 	path := newSiteDB(t, ext.URL)
 	h := startServer(t, path, harnessOpts{noVerify: true})
-	writer, err := sqlite.Open(context.Background(), path)
+	writer, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestReceiver_WhileAuditWrites(t *testing.T) {
 			}
 			// An audit writes in batches between fetches; SQLite's busy
 			// handler is not fair, so a writer that never pauses would
-			// starve every other one (README: answers wait for the write
+			// starve every other one (docs/serve.md: answers wait for the write
 			// lock up to the busy timeout).
 			time.Sleep(10 * time.Millisecond)
 		}

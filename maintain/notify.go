@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,21 +17,14 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
+	"github.com/linkrot/linkrot/store"
 )
 
-// NotifyStore is what the Notifier reads and records (audit/sqlite's DB
-// satisfies it). A missing run or check is audit.ErrNotFound.
-type NotifyStore interface {
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	Backlinks(ctx context.Context) ([]audit.Backlink, error)
-	CheckOfURL(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	CheckBefore(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	Notification(ctx context.Context, n *audit.Notification) (*audit.Notification, error)
-	Notifications(ctx context.Context) ([]audit.Notification, error)
-	SaveNotification(ctx context.Context, n *audit.Notification) error
-}
+// NotifyStore is what the Notifier reads and records (store.Notifications).
+type NotifyStore = store.Notifications
 
 // Framings a Notifier may use (NotifierOptions.Framing).
 const (
@@ -203,7 +197,7 @@ func (n *Notifier) Run(ctx context.Context) (NotifyResult, error) {
 		byHost[h] = append(byHost[h], d)
 	}
 	sort.Strings(hosts)
-	tr, closeTr := check.NewGuardedTransport(check.Options{AllowPrivate: n.o.AllowPrivate, ConnectTimeout: n.o.Timeout, PerHost: 1}, nil)
+	tr, closeTr := httpx.NewGuardedTransport(httpx.Options{AllowPrivate: n.o.AllowPrivate, ConnectTimeout: n.o.Timeout, PerHost: 1}, nil)
 	defer closeTr()
 	client := &http.Client{Transport: tr, Timeout: n.o.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -419,4 +413,28 @@ func parseStatusLine(s string) (int, string, error) {
 		return 0, "", &notStatusError{got: s}
 	}
 	return st, strings.TrimSpace(code + " " + reason), nil
+}
+
+// WriteText writes a notify run for a person: each notification sent
+// (or, with dryRun, that would be sent) with the receiver's answer, then
+// the totals; attempts is the most tries of one notification. Every
+// string from the network is written Printable.
+func (r *NotifyResult) WriteText(w io.Writer, dryRun bool, attempts int) {
+	for _, s := range r.Sent {
+		line := s.Method + " " + s.Source + " " + s.Target
+		if s.Repl != "" {
+			line += " " + s.Repl
+		}
+		answer := s.Answer
+		if dryRun {
+			answer = "not sent (--dry-run)"
+		}
+		fmt.Fprintf(w, "%s\n  → %s [%s framing]\n", Printable(line), Printable(answer), s.Framing)
+	}
+	verb := "Sent"
+	if dryRun {
+		verb = "Would send"
+	}
+	fmt.Fprintf(w, "%s %d notifications; %d already sent by an earlier notify; %d given up after %d attempts.\n",
+		verb, len(r.Sent), r.AlreadySent, r.GaveUp, attempts)
 }

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // recorder is a loopback receiver of notifications in both framings that
@@ -62,7 +64,7 @@ func (r *recorder) take() []string {
 }
 
 // addBacklink stores a verified backlink the way the verifier does.
-func addBacklink(t testing.TB, db *sqlite.DB, b audit.Backlink) {
+func addBacklink(t testing.TB, db *sqlstore.DB, b audit.Backlink) {
 	t.Helper()
 	ctx := context.Background()
 	w := &audit.WireRequest{ReceivedAt: time.Now(), Framing: "http", Method: "LINK", Source: b.Source, Target: b.Target, Client: "127.0.0.1"}
@@ -70,7 +72,7 @@ func addBacklink(t testing.TB, db *sqlite.DB, b audit.Backlink) {
 		t.Fatal(err)
 	}
 	b.Via, b.VerifiedAt, b.Client = "link", time.Now(), "127.0.0.1"
-	if err := db.FinishWire(ctx, w.ID, audit.WireDone, "verified", sqlite.WireEffect{UpsertBacklink: &b}, time.Now()); err != nil {
+	if err := db.FinishWire(ctx, w.ID, audit.WireDone, "verified", store.WireEffect{UpsertBacklink: &b}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +84,7 @@ func TestNotifier(t *testing.T) {
 	ext := newExt(t)
 	path := newSiteDB(t, ext.URL)
 	draftRecv, httpRecv := newRecorder(t), newRecorder(t)
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestNotifier(t *testing.T) {
 func TestNotifier_Unreachable(t *testing.T) {
 	ext := newExt(t)
 	path := newSiteDB(t, ext.URL)
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestNotifier_Unreachable(t *testing.T) {
 func TestNotifier_NotAReceiver(t *testing.T) {
 	ext := newExt(t)
 	path := newSiteDB(t, ext.URL)
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,28 +10,16 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/urls"
 )
 
-// Site is what the receiver reads of our own site: the run that defines
-// it and its pages and links (audit/sqlite's read-only DB satisfies it).
-// Implementations must be safe for concurrent use; a missing run is
-// audit.ErrNotFound.
-type Site interface {
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	SiteHosts(ctx context.Context, runID int64) ([]string, error)
-	PageInRun(ctx context.Context, runID int64, pageURL string) (bool, error)
-	PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL string) (bool, error)
-	HasBacklink(ctx context.Context, source, target string) (bool, error)
-	HasPendingLink(ctx context.Context, source, target string) (bool, error)
-}
+// Site is what the receiver reads of our own site (store.Site).
+type Site = store.Site
 
-// Inbox stores accepted notifications as queued, all or none, setting
-// their IDs (audit/sqlite's DB satisfies it). It must be safe for
-// concurrent use.
-type Inbox interface {
-	EnqueueWire(ctx context.Context, reqs []*audit.WireRequest) error
-}
+// Inbox stores accepted notifications (store.Inbox).
+type Inbox = store.Inbox
 
 // ReceiverOptions configure a Receiver. The zero value is useful.
 type ReceiverOptions struct {
@@ -121,7 +109,7 @@ func (rc *Receiver) siteState(ctx context.Context) (int64, map[string]bool, erro
 
 // ours reports whether u is on a host of our site.
 func ours(hosts map[string]bool, u *url.URL) bool {
-	n, err := audit.NormalizeURL(u.String())
+	n, err := urls.NormalizeURL(u.String())
 	if err != nil {
 		return false
 	}
@@ -325,8 +313,8 @@ func (rc *Receiver) enqueue(ctx context.Context, w *audit.WireRequest, status in
 }
 
 func sameURL(a, b string) bool {
-	na, err1 := audit.NormalizeURL(a)
-	nb, err2 := audit.NormalizeURL(b)
+	na, err1 := urls.NormalizeURL(a)
+	nb, err2 := urls.NormalizeURL(b)
 	return a == b || err1 == nil && err2 == nil && na == nb
 }
 

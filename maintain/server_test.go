@@ -12,15 +12,17 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/maintain"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
+	"github.com/linkrot/linkrot/urls"
 )
 
 type harness struct {
 	addr string
-	wdb  *sqlite.DB
-	rdb  *sqlite.DB
+	wdb  *sqlstore.DB
+	rdb  *sqlstore.DB
 	rc   *maintain.Receiver
 	stop func()
 }
@@ -38,11 +40,11 @@ type harnessOpts struct {
 func startServer(t testing.TB, path string, o harnessOpts) *harness {
 	t.Helper()
 	ctx := context.Background()
-	wdb, err := sqlite.Open(ctx, path)
+	wdb, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rdb, err := sqlite.OpenReadOnly(ctx, path)
+	rdb, err := engines.OpenReadOnly(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func raw(t testing.TB, addr, data string) (status int, line, body string) {
 }
 
 // waitInbox waits until no notification is queued.
-func waitInbox(t testing.TB, db *sqlite.DB) {
+func waitInbox(t testing.TB, db *sqlstore.DB) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -132,7 +134,7 @@ func waitInbox(t testing.TB, db *sqlite.DB) {
 	t.Fatal("notifications still queued after 15s")
 }
 
-func wires(t testing.TB, db *sqlite.DB) []*audit.WireRequest {
+func wires(t testing.TB, db *sqlstore.DB) []*audit.WireRequest {
 	t.Helper()
 	ws, err := db.WireRequests(context.Background(), 0)
 	if err != nil {
@@ -256,7 +258,7 @@ func TestListener_DraftFraming(t *testing.T) {
 }
 
 func normalized(u string) string {
-	n, err := audit.NormalizeURL(u)
+	n, err := urls.NormalizeURL(u)
 	if err != nil {
 		return u
 	}

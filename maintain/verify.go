@@ -17,27 +17,18 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/httpx"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Queue is the durable queue and result store of the Verifier
-// (audit/sqlite's writable DB satisfies it). Implementations must be safe
-// for concurrent use.
-type Queue interface {
-	QueuedWire(ctx context.Context, now time.Time, limit int, busy map[int64]bool) ([]*audit.WireRequest, error)
-	DeferWire(ctx context.Context, id int64, notBefore time.Time, attempted bool, note string) error
-	FinishWire(ctx context.Context, id int64, state, result string, eff sqlite.WireEffect, now time.Time) error
-	// LiveChecks and CheckBefore give the check a LINKMOD or re-check is
-	// compared with (audit.ErrNotFound when none).
-	LiveChecks(ctx context.Context, url string, limit int) ([]audit.LiveCheck, error)
-	CheckBefore(ctx context.Context, runID int64, url string) (*audit.Check, error)
-	SiteRun(ctx context.Context) (*audit.Run, error)
-	PageLinksTo(ctx context.Context, runID int64, pageURL, targetURL string) (bool, error)
-}
+// (store.WireQueue).
+type Queue = store.WireQueue
 
-// Checker checks one target (audit/check's Checker satisfies it).
+// Checker checks one target (check's Checker satisfies it).
 type Checker interface {
 	CheckOne(ctx context.Context, t check.Target) audit.Check
 }
@@ -68,7 +59,7 @@ type VerifierOptions struct {
 	// Poll is how often the queue is read when nothing wakes the
 	// verifier (default 2s).
 	Poll time.Duration
-	// Transport fetches sources; nil: audit/check's SSRF-guarded
+	// Transport fetches sources; nil: check's SSRF-guarded
 	// transport (AllowPrivate as below).
 	Transport http.RoundTripper
 	// AllowPrivate lets sources on loopback and private addresses be
@@ -148,7 +139,7 @@ func NewVerifier(q Queue, checker Checker, o VerifierOptions) *Verifier {
 	tr := o.Transport
 	v.closeTr = func() {}
 	if tr == nil {
-		gt, closeFn := check.NewGuardedTransport(check.Options{AllowPrivate: o.AllowPrivate, Timeout: o.FetchTimeout, PerHost: 2}, nil)
+		gt, closeFn := httpx.NewGuardedTransport(httpx.Options{AllowPrivate: o.AllowPrivate, PerHost: 2}, nil)
 		tr, v.closeTr = gt, closeFn
 	}
 	v.client = &http.Client{
@@ -313,7 +304,7 @@ func (v *Verifier) process(ctx context.Context, r *audit.WireRequest) {
 }
 
 // work returns the outcome of r; retry is set for a transient failure.
-func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, result string, eff sqlite.WireEffect, retry bool) {
+func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, result string, eff store.WireEffect, retry bool) {
 	now := v.o.Now().UTC()
 	switch r.Method {
 	case audit.WireLINK, audit.WireWebmention:
@@ -373,8 +364,8 @@ func (v *Verifier) work(ctx context.Context, r *audit.WireRequest) (state, resul
 }
 
 // unlinkr checks the claim of an UNLINKR: never applied blindly.
-func (v *Verifier) unlinkr(ctx context.Context, r *audit.WireRequest, now time.Time) (string, string, sqlite.WireEffect, bool) {
-	var eff sqlite.WireEffect
+func (v *Verifier) unlinkr(ctx context.Context, r *audit.WireRequest, now time.Time) (string, string, store.WireEffect, bool) {
+	var eff store.WireEffect
 	run, err := v.q.SiteRun(ctx)
 	if err != nil {
 		return audit.WireFailed, "no site run", eff, true
@@ -574,7 +565,7 @@ func htmlLinksTo(body []byte, base *url.URL, target string) bool {
 }
 
 func normalizedOr(raw string) string {
-	if n, err := audit.NormalizeURL(raw); err == nil {
+	if n, err := urls.NormalizeURL(raw); err == nil {
 		return n
 	}
 	return raw

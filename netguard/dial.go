@@ -16,9 +16,9 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// DefaultConnectTimeout bounds DNS plus TCP connect when
+// defaultConnectTimeout bounds DNS plus TCP connect when
 // Options.ConnectTimeout is zero.
-const DefaultConnectTimeout = 10 * time.Second
+const defaultConnectTimeout = 10 * time.Second
 
 // Resolver looks up the addresses of a host. *net.Resolver satisfies it;
 // tests answer from a table so that no query leaves the machine.
@@ -62,7 +62,7 @@ func NewDialer(ctx context.Context, o Options) *Dialer {
 		o.Resolver = net.DefaultResolver
 	}
 	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
+		o.ConnectTimeout = defaultConnectTimeout
 	}
 	d := &Dialer{o: o, dns: newDNSCache(ctx, o.Resolver, o.ConnectTimeout), runCtx: ctx}
 	d.dialer = &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}

@@ -7,7 +7,7 @@
 // # Keys
 //
 // A key is what one budget covers: the lower-cased host[:port] of a URL
-// as audit.NormalizeURL writes it (Key), or any name a caller chooses for
+// as the URL model (package urls) writes it (Key), or any name a caller chooses for
 // a pool of endpoints that share one limit (an archive's API, for
 // instance). Every request starts with Acquire or TryAcquire on its key
 // and ends with Slot.Release, which feeds the answer back; Transport does
@@ -18,13 +18,13 @@
 // A request to a key starts only when all of these allow it:
 //
 //   - PerHost: fewer than the key's current limit in flight. The limit
-//     starts at Options.PerHost (or a matching audit.HostRule) and is
+//     starts at Options.PerHost (or a matching politeness.HostRule) and is
 //     adapted by AIMD, below.
 //   - Spacing: Options.Delay (or the rule's) between two starts; a
 //     robots.txt Crawl-delay (SetCrawlDelay) means one request at a time,
 //     starts at least that far apart; a learned rate (below).
 //   - A token bucket set with SetBudget: PerMinute tokens a minute, Burst
-//     at most, kept Margin (default DefaultMargin, 20%) below the published
+//     at most, kept Margin (default defaultMargin, 20%) below the published
 //     limit so that clock skew and the requests of other clients of the
 //     same address do not push the pool over it.
 //   - Pauses: a 429 or 503 answer with Retry-After (RFC 9110 section
@@ -62,7 +62,7 @@
 // resource asked for (RFC 6585 section 4 leaves the counting to the
 // server). The first refusal is taken to cover the whole key. When the
 // answers to requests that were already in flight when a key refused
-// one are almost all successes (at least ScopeEvidence of them, at most
+// one are almost all successes (at least scopeEvidence of them, at most
 // one refusal in eight, and refusals at most one answer in eight
 // overall), the server is limiting resources, not this client: its
 // refusals then pause only the request they answer (Slot.RetryNotBefore

@@ -106,3 +106,49 @@ func FuzzParseRateLimit(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"", "0", "120", " 5 ", "-1", "1.5", "99999999999999999999999",
+		"Wed, 21 Oct 2015 07:28:00 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "soon"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := ParseRetryAfter(s, now)
+		if d < 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, negative", s, d)
+		}
+		if !ok && d != 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, false", s, d)
+		}
+	})
+}
+
+// TestParseRetryAfter_EveryStage: the reading the checker, the crawler,
+// the archive client and the scheduler all get (there is one parser): a
+// decimal number of seconds is accepted, rounded up to the millisecond.
+func TestParseRetryAfter_EveryStage(t *testing.T) {
+	now := time.Date(2015, 10, 21, 7, 28, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"120", 120 * time.Second, true},
+		{" 0 ", 0, true},
+		{"Wed, 21 Oct 2015 07:29:00 GMT", time.Minute, true},
+		{"Wed, 21 Oct 2015 07:00:00 GMT", 0, true}, // in the past
+		{"99999999999999999999999", 100 * 365 * 24 * time.Hour, true},
+		{"-5", 0, false},
+		{"1.5", 1500 * time.Millisecond, true},
+		{"0.0001", time.Millisecond, true},
+		{"1.", 0, false},
+		{"soon", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		if got, ok := ParseRetryAfter(tt.in, now); got != tt.want || ok != tt.ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -13,34 +13,32 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/linkrot/linkrot/audit"
 )
 
 // Defaults of Options and Budget.
 const (
-	DefaultPerHost      = 4
+	defaultPerHost      = 4
 	DefaultMaxRetryWait = 60 * time.Second
 	DefaultGiveUpStreak = 8
 	// DefaultPause is how long a 429 without Retry-After pauses its key;
 	// it doubles with each further 429 in a row, up to MaxRetryWait.
 	DefaultPause = time.Second
-	// DefaultMargin is the fraction of a published limit a Budget keeps
+	// defaultMargin is the fraction of a published limit a Budget keeps
 	// unused.
-	DefaultMargin = 0.2
-	// ScopeEvidence is the least number of successes, answering requests
+	defaultMargin = 0.2
+	// scopeEvidence is the least number of successes, answering requests
 	// in flight when the key refused one, before refusals are taken to
 	// cover single resources rather than the key (see the package doc).
-	ScopeEvidence = 8
+	scopeEvidence = 8
 )
 
 // ErrGivenUp is wrapped by the error Acquire and TryAcquire return for a
 // key that was given up.
 var ErrGivenUp = errors.New("rate-limited: given up")
 
-// ErrWindow is wrapped by the error of a request not made because its
+// errWindow is wrapped by the error of a request not made because its
 // resource is inside a window its server announced (see WindowError).
-var ErrWindow = errors.New("inside a window the server announced")
+var errWindow = errors.New("inside a window the server announced")
 
 // WindowError is the error of a request not made because the server asked
 // not to be asked for its resource before Until (a Retry-After, or a
@@ -54,8 +52,8 @@ func (e *WindowError) Error() string {
 	return fmt.Sprintf("%s: not requested inside the window its server announced; retry after %s", e.URL, e.Until.UTC().Format(time.RFC3339))
 }
 
-// Unwrap returns ErrWindow.
-func (e *WindowError) Unwrap() error { return ErrWindow }
+// Unwrap returns errWindow.
+func (e *WindowError) Unwrap() error { return errWindow }
 
 // Options configure a Scheduler. The zero value is useful.
 type Options struct {
@@ -65,9 +63,9 @@ type Options struct {
 	// (default 0).
 	Delay time.Duration
 	// Rules override PerHost (Concurrency) and Delay for matching hosts;
-	// the first match wins (audit.HostRuleFor). A key without a port
+	// the first match wins (HostRuleFor). A key without a port
 	// matches a rule for that host on port 80 or 443 too.
-	Rules []audit.HostRule
+	Rules []HostRule
 	// MaxRetryWait is the longest pause a key accepts: a Retry-After (or a
 	// RateLimit reset with nothing remaining) longer than it gives the key
 	// up (default 60s).
@@ -78,6 +76,14 @@ type Options struct {
 	GiveUpStreak int
 	// Clock is the time source (nil: real time).
 	Clock Clock
+	// ResourceID names the resource of a request for the windows a server
+	// announces on one URL (Outcome.Resource, RetryAt): every user of one
+	// Scheduler must name a URL alike, so that a window seen by the crawl
+	// holds for the checks too. The pipeline passes the URL model's
+	// normalization (urls.NormalizeURL); an error keeps the URL as given.
+	// nil: the URL as net/url writes it, scheme and host lower-cased, the
+	// scheme's default port, the fragment and the userinfo dropped.
+	ResourceID func(raw string) (string, error)
 }
 
 // Budget is a token bucket for a key: at most Burst requests at once,
@@ -86,7 +92,7 @@ type Budget struct {
 	PerMinute float64
 	// Burst is the bucket's size (at least 1).
 	Burst int
-	// Margin is the fraction of PerMinute kept unused (0: DefaultMargin;
+	// Margin is the fraction of PerMinute kept unused (0: defaultMargin;
 	// negative: none).
 	Margin float64
 }
@@ -231,7 +237,7 @@ type bucket struct {
 // New returns a Scheduler with o, defaults filled in.
 func New(o Options) *Scheduler {
 	if o.PerHost <= 0 {
-		o.PerHost = DefaultPerHost
+		o.PerHost = defaultPerHost
 	}
 	if o.MaxRetryWait <= 0 {
 		o.MaxRetryWait = DefaultMaxRetryWait
@@ -249,7 +255,7 @@ func New(o Options) *Scheduler {
 }
 
 // Key is the key of a URL: its lower-cased host and port, the port left
-// out when it is the scheme's default, exactly as audit.NormalizeURL
+// out when it is the scheme's default, exactly as urls.NormalizeURL
 // writes hosts ("example.org", "example.org:8080", "[::1]:8080").
 func Key(u *url.URL) string {
 	host := strings.ToLower(u.Host)
@@ -290,7 +296,7 @@ func (s *Scheduler) get(name string) *key {
 
 // rule returns the first rule matching a key; a key without a port
 // matches rules for its host on port 80 and 443 as well.
-func (s *Scheduler) rule(name string) (audit.HostRule, bool) {
+func (s *Scheduler) rule(name string) (HostRule, bool) {
 	_, _, err := net.SplitHostPort(name)
 	withPort := err == nil
 	for _, r := range s.o.Rules {
@@ -304,7 +310,7 @@ func (s *Scheduler) rule(name string) (audit.HostRule, bool) {
 			}
 		}
 	}
-	return audit.HostRule{}, false
+	return HostRule{}, false
 }
 
 // SetBudget gives a key (a host or an archive's pool) a token bucket. A
@@ -321,7 +327,7 @@ func (s *Scheduler) SetBudget(name string, b Budget) {
 	margin := b.Margin
 	switch {
 	case margin == 0:
-		margin = DefaultMargin
+		margin = defaultMargin
 	case margin < 0:
 		margin = 0
 	}
@@ -594,7 +600,7 @@ func (s *Scheduler) feed(sl *Slot, o Outcome) time.Time {
 	}
 	res := ""
 	if o.Resource != "" {
-		res = resourceID(o.Resource)
+		res = s.resourceID(o.Resource)
 	}
 	inFlightAtRefusal := sl.seq <= k.refusalSeq
 	if !refused {
@@ -863,13 +869,34 @@ func (s *Scheduler) setWindow(k *key, res string, until, now time.Time) bool {
 	return true
 }
 
-// resourceID is the form resources are remembered in: audit.NormalizeURL's,
-// so that the crawl and the checks name a URL alike.
-func resourceID(raw string) string {
-	if n, err := audit.NormalizeURL(raw); err == nil {
-		return n
+// resourceID is the form resources are remembered in (Options.ResourceID).
+func (s *Scheduler) resourceID(raw string) string {
+	if s.o.ResourceID != nil {
+		if n, err := s.o.ResourceID(raw); err == nil {
+			return n
+		}
+		return raw
 	}
-	return raw
+	return plainResourceID(raw)
+}
+
+// plainResourceID is the default resource name: net/url's serialization
+// with the scheme and host lower-cased, the scheme's default port, the
+// fragment and the userinfo dropped, and an empty path written "/".
+func plainResourceID(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	c := *u
+	c.Scheme = strings.ToLower(c.Scheme)
+	c.User = nil
+	c.Fragment, c.RawFragment = "", ""
+	c.Host = Key(&c)
+	if c.Path == "" && c.RawPath == "" && !c.ForceQuery {
+		c.Path = "/"
+	}
+	return c.String()
 }
 
 // RetryAt returns the end of the window a server announced for the
@@ -886,7 +913,7 @@ func (s *Scheduler) RetryAt(u *url.URL) time.Time {
 	if k == nil || len(k.windows) == 0 {
 		return time.Time{}
 	}
-	res := resourceID(u.String())
+	res := s.resourceID(u.String())
 	until, ok := k.windows[res]
 	if !ok {
 		return time.Time{}
@@ -968,7 +995,7 @@ func (k *key) decay() {
 // package doc) and lifts a pause one of them imposed on the whole key.
 func (k *key) updateScope() {
 	was := k.perResource
-	k.perResource = k.overlapOK >= ScopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
+	k.perResource = k.overlapOK >= scopeEvidence && k.overlapNo*8 <= k.overlapOK && k.recentNo*8 <= k.recentOK+k.recentNo
 	if k.perResource && !was {
 		// The refusals that paused and cut the key covered resources:
 		// undo the pause and the last cut.

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/linkrot/linkrot/audit"
 )
 
 func newTest(o Options) (*Scheduler, *fakeClock) {
@@ -71,17 +69,11 @@ func TestKey(t *testing.T) {
 		if got := Key(u); got != tt.want {
 			t.Errorf("Key(%s) = %q, want %q", tt.in, got, tt.want)
 		}
-		// The same host as audit.NormalizeURL writes it.
-		n, _ := audit.NormalizeURL(tt.in)
-		nu, _ := url.Parse(n)
-		if nu.User == nil && nu.Host != tt.want {
-			t.Errorf("NormalizeURL(%s) host %q, Key %q", tt.in, nu.Host, tt.want)
-		}
 	}
 }
 
 func TestScheduler_Rules(t *testing.T) {
-	s, _ := newTest(Options{PerHost: 4, Rules: []audit.HostRule{
+	s, _ := newTest(Options{PerHost: 4, Rules: []HostRule{
 		{Match: "slow.example:443", PerHost: 1, Delay: time.Second},
 		{Match: "*.wide.example", PerHost: 8},
 	}})
@@ -592,5 +584,20 @@ func TestScheduler_CrawlDelayFromEnd(t *testing.T) {
 	a.Sent()
 	if nb := blocked(t, s2, "d"); nb.Sub(c2.Now()) != time.Second {
 		t.Errorf("next start %v after the send, want 1s", nb.Sub(c2.Now()))
+	}
+}
+
+func TestPlainResourceID(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"HTTP://Example.ORG:80/a?b#c", "http://example.org/a?b"},
+		{"https://u:p@example.org:443", "https://example.org/"},
+		{"https://example.org:8443/A%2fB", "https://example.org:8443/A%2fB"},
+		{"http://[::1]:80/x", "http://[::1]/x"},
+		{"not a url at all", "not a url at all"},
+	}
+	for _, tt := range tests {
+		if got := plainResourceID(tt.in); got != tt.want {
+			t.Errorf("plainResourceID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -119,7 +119,7 @@ func TestTransport_GivenUp(t *testing.T) {
 	}
 	_, err = client.Get(srv.URL + "/x")
 	var we *WindowError
-	if !errors.As(err, &we) || !errors.Is(err, ErrWindow) || we.Until.Sub(time.Now()) < 59*time.Minute {
+	if !errors.As(err, &we) || !errors.Is(err, errWindow) || we.Until.Sub(time.Now()) < 59*time.Minute {
 		t.Errorf("/x again inside its window: %v, want a WindowError ending in an hour", err)
 	}
 	if g := s.GivenUp(Key(mustParse(t, srv.URL))); g != "" {

@@ -166,9 +166,9 @@ func driftColumns(first bool) []csvColumn {
 // csvColumns are the columns of the CSV output, one row per link, in
 // groups: the link, its target's check, its Robust Links data and declared
 // snapshots, its nearest memento, its own drift, its target's drift since
-// first seen, its findings. README documents each; names and order are
-// stable within a SchemaVersion (new columns are added at the end of their
-// group only with a new version).
+// first seen, its findings. docs/report-and-dashboard.md documents each;
+// names and order are stable within a SchemaVersion (new columns are
+// added at the end of their group only with a new version).
 var csvColumns = func() []csvColumn {
 	cols := []csvColumn{
 		val("run_id", func(r *csvRow) string { return i64(r.run) }),

@@ -5,7 +5,7 @@
 // Markdown).
 //
 // The package is read-only and knows no storage: the caller loads a
-// Dataset (cmd/linkrot reads it from the SQLite store) and hands it to
+// Dataset (cmd/linkrot reads it from the store) and hands it to
 // WriteHTML, WriteDir or Write. Everything in a Dataset came from the web
 // and is treated as hostile: HTML goes through html/template, URLs become
 // links only for http, https and mailto, and data for the page's scripts is

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -21,6 +22,45 @@ type Baseline struct {
 	Ref string
 	// Old holds the IDs of the links whose occurrence is old.
 	Old map[int64]bool
+}
+
+// NewBaseline returns the baseline ref of the run ds reports: the links
+// whose occurrence old says was there before.
+func NewBaseline(ds *Dataset, ref string, old func(*audit.Link) bool) (*Baseline, error) {
+	b := &Baseline{Ref: ref, Old: map[int64]bool{}}
+	mark := func(l *Link) error {
+		if old(&l.Link) {
+			b.Old[l.ID] = true
+		}
+		return nil
+	}
+	if ds.EachLink != nil {
+		if err := ds.EachLink(mark); err != nil {
+			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
+		}
+	} else {
+		for i := range ds.Links {
+			mark(&ds.Links[i])
+		}
+	}
+	return b, nil
+}
+
+// AppendMarkdown appends the Markdown summary of the run ds reports to
+// the file at path (the job summary of GitHub Actions).
+func AppendMarkdown(path string, ds *Dataset) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := WriteMarkdown(f, ds); err != nil {
+		f.Close()
+		return fmt.Errorf("job summary: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	return nil
 }
 
 // old reports whether the finding f is about an old occurrence.

@@ -299,14 +299,7 @@ func writeHTML(w io.Writer, ix *index, linkPages int) error {
 // siteOf returns the audited site(s) of a run: its seeds, with directory
 // crawls ("DIR as BASE") shown as BASE.
 func siteOf(r *audit.Run) []string {
-	var out []string
-	for _, s := range r.Seeds {
-		if _, after, ok := strings.Cut(s, " as "); ok {
-			s = after
-		}
-		out = append(out, s)
-	}
-	return out
+	return r.SeedURLs()
 }
 
 func fmtTime(t time.Time) string {

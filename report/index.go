@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Verdicts a link or target can have in a report besides audit.Verdicts.
@@ -437,7 +438,7 @@ func linkable(u string) bool {
 	}
 	// The one URL parser judges (a URL net/url rejects, "/a%zz", is a
 	// link like any other).
-	p, err := audit.ParseURL(u)
+	p, err := urls.ParseURL(u)
 	if err != nil {
 		return false
 	}

@@ -4,11 +4,11 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Secrets never printed. The store keeps URL passwords redacted already
-// (audit.RedactStrings at every write); the writers check once more, on
+// (urls.RedactStrings at every write); the writers check once more, on
 // the Dataset they are given, because a Dataset can be built by any caller
 // (or from a database written by an older linkrot). When some string of ds
 // holds a URL password, each writer works on a deep copy with the
@@ -22,12 +22,12 @@ func redactedDataset(ds *Dataset) *Dataset {
 		return ds
 	}
 	c := deepCopy(reflect.ValueOf(ds).Elem(), 0).Interface().(Dataset)
-	audit.RedactStrings(&c)
+	urls.RedactStrings(&c)
 	return &c
 }
 
 // holdsSecret reports whether a string reachable from v (exported fields)
-// changes under audit.RedactText.
+// changes under urls.RedactText.
 func holdsSecret(v reflect.Value, depth int) bool {
 	if depth > 32 {
 		return false
@@ -35,7 +35,7 @@ func holdsSecret(v reflect.Value, depth int) bool {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
-		return strings.IndexByte(s, '@') >= 0 && audit.RedactText(s) != s
+		return strings.IndexByte(s, '@') >= 0 && urls.RedactText(s) != s
 	case reflect.Pointer, reflect.Interface:
 		return !v.IsNil() && holdsSecret(v.Elem(), depth+1)
 	case reflect.Struct:

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // trapView is one crawl trap as the HTML overview shows it.
@@ -49,7 +50,7 @@ func trapLinks(ds *Dataset) []int64 {
 		}
 	}
 	norm := func(s string) string {
-		if n, err := audit.NormalizeURL(s); err == nil {
+		if n, err := urls.NormalizeURL(s); err == nil {
 			return n
 		}
 		return s

@@ -254,3 +254,53 @@ func (f *rootedFile) finish(ok bool) (err error) {
 	}
 	return nil
 }
+
+// ReplaceDir writes the HTML report of ds like WriteDir, but into a
+// fresh hidden directory inside dir first, whose files are then moved
+// into dir: a process killed while writing leaves the previous report (or
+// none), never part of one, and the next write removes what it left.
+// written, when not nil, is called once the report is written and not
+// yet moved (tests stop a process there).
+func ReplaceDir(dir string, ds *Dataset, written func()) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	const partial = ".linkrot-partial-"
+	if old, err := filepath.Glob(filepath.Join(dir, partial+"*")); err == nil {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
+	tmp, err := os.MkdirTemp(dir, partial)
+	if err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	path, err := WriteDir(tmp, ds)
+	if err != nil {
+		return "", err
+	}
+	if written != nil {
+		written()
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	for _, en := range entries {
+		dst := filepath.Join(dir, en.Name())
+		if en.IsDir() {
+			if err := os.RemoveAll(dst); err != nil {
+				return "", fmt.Errorf("write report: %w", err)
+			}
+		}
+		if err := os.Rename(filepath.Join(tmp, en.Name()), dst); err != nil {
+			return "", fmt.Errorf("write report: %w", err)
+		}
+	}
+	rel, err := filepath.Rel(tmp, path)
+	if err != nil {
+		return "", fmt.Errorf("write report: %w", err)
+	}
+	return filepath.Join(dir, rel), nil
+}

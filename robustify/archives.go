@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/archive"
+	"github.com/linkrot/linkrot/archives/memento"
 )
 
 // LookupOptions configure ArchiveLookupWith.
@@ -22,7 +22,7 @@ type LookupOptions struct {
 }
 
 // ArchiveLookup is ArchiveLookupWith without TimeMaps.
-func ArchiveLookup(client *archive.Client, archives []archive.Archive) Lookup {
+func ArchiveLookup(client *memento.Client, archives []memento.Archive) Lookup {
 	return ArchiveLookupWith(client, archives, LookupOptions{})
 }
 
@@ -33,17 +33,17 @@ func ArchiveLookup(client *archive.Client, archives []archive.Archive) Lookup {
 // lists with datetimes (first, last, prev, next), and with TimeMaps every
 // memento of the archive's TimeMap. Local collections are never used:
 // their replay URLs name this machine, not a place a reader can visit.
-func ArchiveLookupWith(client *archive.Client, archives []archive.Archive, o LookupOptions) Lookup {
+func ArchiveLookupWith(client *memento.Client, archives []memento.Archive, o LookupOptions) Lookup {
 	return func(ctx context.Context, uriR string, at time.Time) (Memento, error) {
 		type res struct {
-			cands []archive.Candidate
+			cands []memento.Candidate
 			err   error
 		}
 		out := make([]res, len(archives))
 		var wg sync.WaitGroup
 		for i, a := range archives {
 			if a.Local {
-				out[i].err = archive.ErrNoMemento
+				out[i].err = memento.ErrNoMemento
 				continue
 			}
 			wg.Go(func() {
@@ -53,31 +53,31 @@ func ArchiveLookupWith(client *archive.Client, archives []archive.Archive, o Loo
 				} else {
 					out[i].err = fmt.Errorf("%s: %w", a.Name, err)
 				}
-				if !o.TimeMaps || a.TimeMap == "" || (err != nil && !errors.Is(err, archive.ErrNoMemento)) {
+				if !o.TimeMaps || a.TimeMap == "" || (err != nil && !errors.Is(err, memento.ErrNoMemento)) {
 					return
 				}
 				tm, terr := client.TimeMap(ctx, a, uriR)
 				switch {
 				case terr == nil:
 					out[i].cands = append(out[i].cands, tm.Mementos...)
-				case !errors.Is(terr, archive.ErrNoMemento) && err == nil:
+				case !errors.Is(terr, memento.ErrNoMemento) && err == nil:
 					// The TimeGate's answer stands; the TimeMap only
 					// refines it.
-				case !errors.Is(terr, archive.ErrNoMemento):
+				case !errors.Is(terr, memento.ErrNoMemento):
 					out[i].err = fmt.Errorf("%s: timemap: %w", a.Name, terr)
 				}
 			})
 		}
 		wg.Wait()
-		var cands []archive.Candidate
+		var cands []memento.Candidate
 		var fails []string
 		for _, r := range out {
 			cands = append(cands, r.cands...)
-			if r.err != nil && len(r.cands) == 0 && !errors.Is(r.err, archive.ErrNoMemento) {
+			if r.err != nil && len(r.cands) == 0 && !errors.Is(r.err, memento.ErrNoMemento) {
 				fails = append(fails, r.err.Error())
 			}
 		}
-		if best, ok := archive.Nearest(cands, at); ok {
+		if best, ok := memento.Nearest(cands, at); ok {
 			return Memento{URL: best.URL, Datetime: best.Datetime}, nil
 		}
 		if len(fails) > 0 {
@@ -89,7 +89,7 @@ func ArchiveLookupWith(client *archive.Client, archives []archive.Archive, o Loo
 
 // ArchiveVerify checks a declared snapshot: it must answer 2xx with a
 // Memento-Datetime.
-func ArchiveVerify(client *archive.Client) Verify {
+func ArchiveVerify(client *memento.Client) Verify {
 	return func(ctx context.Context, versionURL string) error {
 		m, err := client.FetchMemento(ctx, versionURL, -1)
 		switch {
@@ -106,7 +106,7 @@ func ArchiveVerify(client *archive.Client) Verify {
 
 // ArchiveSave captures uriR with the first archive that takes capture
 // requests (Save Page Now 2), within its save budget.
-func ArchiveSave(client *archive.Client, archives []archive.Archive, o archive.SaveOptions) Capture {
+func ArchiveSave(client *memento.Client, archives []memento.Archive, o memento.SaveOptions) Capture {
 	return func(ctx context.Context, uriR string) (Memento, error) {
 		for _, a := range archives {
 			if a.Save == "" {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/archives/archivetest"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -42,12 +42,12 @@ func dateSite(t *testing.T, files map[string]string, mtimes map[string]time.Time
 	return dir
 }
 
-func lookupClient(t *testing.T, fa *archivetest.Archive) (*archive.Client, archive.Archive) {
+func lookupClient(t *testing.T, fa *archivetest.Archive) (*memento.Client, memento.Archive) {
 	t.Helper()
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	t.Cleanup(done)
-	return archive.NewClient(archive.Options{Archives: []archive.Archive{cfg}, Transport: rt, Retries: -1}), cfg
+	return memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Retries: -1}), cfg
 }
 
 func linksByHref(res *robustify.Result) map[string][]robustify.LinkResult {
@@ -82,7 +82,7 @@ func TestRun_LinkingDate(t *testing.T) {
 		"blog/post.html": "<p><a href='" + a + "'>a again</a>\n<a href=\"" + b + "\">b again</a></p>",
 	}
 	dir := dateSite(t, files, map[string]time.Time{"page.html": pageTime, "blog/post.html": postTime})
-	opts := robustify.Options{Lookup: robustify.ArchiveLookup(client, []archive.Archive{cfg}), Verify: robustify.ArchiveVerify(client)}
+	opts := robustify.Options{Lookup: robustify.ArchiveLookup(client, []memento.Archive{cfg}), Verify: robustify.ArchiveVerify(client)}
 	res, err := robustify.Run(context.Background(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestRun_DateOnlyFromPage(t *testing.T) {
 		"b.html": `<a href="` + u + `">no statement: mtime</a>`,
 	}, map[string]time.Time{"a.html": day(2025, 1, 1, 0, 0, 0), "b.html": day(2021, 3, 5, 2, 0, 0)})
 	res, err := robustify.Run(context.Background(), dir, robustify.Options{
-		Lookup: robustify.ArchiveLookup(client, []archive.Archive{cfg}), Date: robustify.PageOrFileDate})
+		Lookup: robustify.ArchiveLookup(client, []memento.Archive{cfg}), Date: robustify.PageOrFileDate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestRun_FixKeepsDeclaredDate(t *testing.T) {
 `
 	dir := dateSite(t, map[string]string{"f.html": doc}, map[string]time.Time{"f.html": mtime})
 	res, err := robustify.Run(context.Background(), dir, robustify.Options{
-		Lookup: robustify.ArchiveLookup(client, []archive.Archive{cfg}), Verify: robustify.ArchiveVerify(client), Fix: true})
+		Lookup: robustify.ArchiveLookup(client, []memento.Archive{cfg}), Verify: robustify.ArchiveVerify(client), Fix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,15 +266,15 @@ func TestArchiveLookup_Nearest(t *testing.T) {
 		archivetest.Memento{Original: u, Time: last, Body: "x"})
 	client, cfg := lookupClient(t, fa)
 	ctx := context.Background()
-	m, err := robustify.ArchiveLookup(client, []archive.Archive{cfg})(ctx, u, first.Add(48*time.Hour))
+	m, err := robustify.ArchiveLookup(client, []memento.Archive{cfg})(ctx, u, first.Add(48*time.Hour))
 	if err != nil || !m.Datetime.Equal(first) || m.URL != fa.URLOf(u, first, "") {
 		t.Errorf("without TimeMaps: %+v, %v; want the first memento", m, err)
 	}
-	m, err = robustify.ArchiveLookupWith(client, []archive.Archive{cfg}, robustify.LookupOptions{TimeMaps: true})(ctx, u, middle.Add(-24*time.Hour))
+	m, err = robustify.ArchiveLookupWith(client, []memento.Archive{cfg}, robustify.LookupOptions{TimeMaps: true})(ctx, u, middle.Add(-24*time.Hour))
 	if err != nil || !m.Datetime.Equal(middle) {
 		t.Errorf("with TimeMaps: %+v, %v; want the middle memento", m, err)
 	}
-	_, err = robustify.ArchiveLookupWith(client, []archive.Archive{cfg}, robustify.LookupOptions{TimeMaps: true})(ctx, "http://ext.example/none", middle)
+	_, err = robustify.ArchiveLookupWith(client, []memento.Archive{cfg}, robustify.LookupOptions{TimeMaps: true})(ctx, "http://ext.example/none", middle)
 	if !errors.Is(err, robustify.ErrNoMemento) {
 		t.Errorf("no memento anywhere: %v, want ErrNoMemento", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Memento is a capture a link can name as its version.
@@ -392,7 +392,7 @@ func (o Options) outbound(t Tag) (string, bool) {
 	}
 	// The URL parser of the audit (WHATWG): a link robustify protects is
 	// a link the audit checks.
-	u, err := audit.ParseURL(href)
+	u, err := urls.ParseURL(href)
 	if err != nil || (u.Scheme() != "http" && u.Scheme() != "https") || u.Hostname() == "" {
 		return "", false
 	}
@@ -405,7 +405,7 @@ func (o Options) outbound(t Tag) (string, bool) {
 // originalOf is a link's data-originalurl when absolute, else u.
 func originalOf(t Tag, u string) string {
 	if o := strings.TrimSpace(t.Attrs[AttrOriginal]); o != "" {
-		if ou, err := audit.ParseURL(o); err == nil && (ou.Scheme() == "http" || ou.Scheme() == "https") && ou.Hostname() != "" {
+		if ou, err := urls.ParseURL(o); err == nil && (ou.Scheme() == "http" || ou.Scheme() == "https") && ou.Hostname() != "" {
 			return o
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/archives/archivetest"
+	"github.com/linkrot/linkrot/archives/memento"
+	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -78,15 +78,15 @@ func snapshotTree(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-func fixture(t *testing.T) (*archivetest.Archive, *archive.Client, archive.Archive) {
+func fixture(t *testing.T) (*archivetest.Archive, *memento.Client, memento.Archive) {
 	fa := archivetest.New(t, archivetest.Options{})
 	for _, u := range append(protectable, "http://ext.example/robust", "http://ext.example/broken-snap") {
 		fa.Add(archivetest.Memento{Original: u, Time: captured, Body: "<p>captured</p>"})
 	}
 	cfg := fa.Config("fx", 60000)
-	rt, done := check.NewTransport(check.Options{AllowPrivate: true})
+	rt, done := httpx.NewTransport(httpx.Options{AllowPrivate: true})
 	t.Cleanup(done)
-	return fa, archive.NewClient(archive.Options{Archives: []archive.Archive{cfg}, Transport: rt, Retries: -1}), cfg
+	return fa, memento.NewClient(memento.Options{Archives: []memento.Archive{cfg}, Transport: rt, Retries: -1}), cfg
 }
 
 var added = regexp.MustCompile(` data-originalurl="[^"]*" data-versiondate="[^"]*" data-versionurl="[^"]*"`)
@@ -100,7 +100,7 @@ func TestRun_Quirky(t *testing.T) {
 	dir, outside := copyQuirky(t, fa.URL)
 	before := snapshotTree(t, dir)
 	opts := robustify.Options{
-		Lookup: robustify.ArchiveLookup(client, []archive.Archive{cfg}),
+		Lookup: robustify.ArchiveLookup(client, []memento.Archive{cfg}),
 		Verify: robustify.ArchiveVerify(client),
 	}
 	ctx := context.Background()
@@ -221,7 +221,7 @@ func TestRun_DryRun(t *testing.T) {
 	dir, _ := copyQuirky(t, fa.URL)
 	before := snapshotTree(t, dir)
 	res, err := robustify.Run(context.Background(), dir, robustify.Options{
-		Lookup: robustify.ArchiveLookup(client, []archive.Archive{cfg}), DryRun: true})
+		Lookup: robustify.ArchiveLookup(client, []memento.Archive{cfg}), DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

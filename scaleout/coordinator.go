@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Follow is told what the workers report, for a progress display.
@@ -83,7 +84,7 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			return nil, fmt.Errorf("seed %q is not an absolute http(s) URL", s)
 		}
 		su.Fragment, su.RawFragment = "", ""
-		norm, err := audit.NormalizeURL(su.String())
+		norm, err := urls.NormalizeURL(su.String())
 		if err != nil {
 			return nil, fmt.Errorf("seed %q: %w", s, err)
 		}

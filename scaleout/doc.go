@@ -35,8 +35,8 @@
 // published as crawl units and each target seen for the first time in
 // the run is routed: to the crawl's response when the crawl admitted it,
 // else to a check unit (one live check by check.Checker). That is the
-// router of the single-process pipeline (router.go), with its in-memory
-// maps replaced by the run's seen set.
+// router of the single-process pipeline, with its in-memory maps replaced
+// by the run's seen set.
 //
 // Politeness by the engine. Units are partitioned by host: every unit of
 // a host is on the subject of one partition, and the partition's consumer

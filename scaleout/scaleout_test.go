@@ -17,7 +17,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // testServer is an embedded NATS server with JetStream on loopback.
@@ -257,10 +258,10 @@ func TestPacedTransport_RetryAfter(t *testing.T) {
 	}
 }
 
-func newStoreRun(t *testing.T) (*sqlite.DB, *audit.Run) {
+func newStoreRun(t *testing.T) (*sqlstore.DB, *audit.Run) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "l.db"))
+	db, err := engines.Open(ctx, filepath.Join(t.TempDir(), "l.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,15 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
+	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Store is what a worker writes and reads: the run's pages and checks,
 // through the same idempotent store methods the single-process pipeline
 // uses (a unit done twice after a redelivery writes the same rows).
-// *sqlite.DB implements it.
+// *sqlstore.DB implements it.
 type Store interface {
 	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
 	SaveCrawlTraps(ctx context.Context, traps []audit.CrawlTrap) error
@@ -464,7 +465,7 @@ func ownURLs(p *audit.Page) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range raw {
-		n, err := audit.NormalizeURL(r)
+		n, err := urls.NormalizeURL(r)
 		if err != nil || seen[n] {
 			continue
 		}
@@ -483,7 +484,7 @@ func linkTargets(p *audit.Page) []string {
 		if !l.Checked() { // a connection hint has no target
 			continue
 		}
-		n, err := audit.NormalizeURL(l.Href)
+		n, err := urls.NormalizeURL(l.Href)
 		if err != nil || seen[n] {
 			continue
 		}

@@ -1,5 +1,5 @@
 // Command benchweb serves, on loopback, the generated web linkrot's checker
-// benchmark uses (audit/check BenchmarkChecker): several hosts (distinct
+// benchmark uses (check BenchmarkChecker): several hosts (distinct
 // ports), 20,000 unique targets with a realistic mix of verdicts (80% HTML
 // pages, 8% PDFs, 7% missing — a soft-404 host among them —, 2% gone, 3%
 // moved) and an injected latency per response. Host 0 also serves
@@ -12,7 +12,7 @@
 //	time npx linkinator http://127.0.0.1:PORT/index.html --concurrency 32
 //
 // With -once429 F, a fraction F of the targets answer 429 Retry-After: 1
-// for a second after their first request (the web of issue 11).
+// for a second after their first request.
 //
 // It prints the index URL and the latency-bound limit
 // targets × latency ÷ min(concurrency, hosts × per-host) for the given

@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"log/slog"
-	"os"
-	"sort"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/archives"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/audit/drift"
-	"github.com/linkrot/linkrot/audit/robust"
+	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/report"
 )
 
 // spnAuthEnv names the environment variable holding archive.org S3 keys
@@ -33,20 +27,20 @@ const spnAuthEnv = "LINKROT_SPN2_AUTH"
 type archiveFlags struct {
 	*linkrot.ArchiveSettings
 
-	stg     *robust.Stage // set by stage, its summary printed by printSummary
-	offline bool          // --no-archives: the summary has first-seen drift only
+	stg     *archives.Stage // the run's (linkrot.Job.Archives), its summary printed by printSummary
+	offline bool            // --no-archives: the summary has first-seen drift only
 }
 
 func (f *archiveFlags) register(fs *flag.FlagSet, s *linkrot.Settings) {
 	f.ArchiveSettings = &s.Archives
 	fs.Var((*listFlag)(&f.Archives), "archive", "ask this archive for mementos: `name=timegate-url[,timemap=url][,rate=N/min][,margin=F][,raw=R][,save=url]`, or a preset name (ia, arquivo, memgator, memgator-local, archive.today, perma, ukwa, loc, timetravel) with options; repeatable (default: ia and arquivo; see linkrot archives)")
 	fs.Var((*listFlag)(&f.WARCs), "archive-warc", "also ask this local web archive: a WARC file (.warc, .warc.gz), a directory of them, or a WACZ `path`; indexed on first use (index kept next to the database); repeatable")
-	fs.IntVar(&f.MaxSnapshots, "max-snapshots", robust.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
+	fs.IntVar(&f.MaxSnapshots, "max-snapshots", archives.DefaultMaxSnapshots, "check at most this many declared snapshots per link, those nearest to its declared datetime (the rest are reported not checked); negative: all")
 	fs.DurationVar(&f.MaxAge, "archive-max-age", 7*24*time.Hour, "reuse archive answers (memento found, or none) from earlier runs younger than this instead of asking again; failed lookups are always asked again; 0: always ask")
 	fs.Var((*listFlag)(&f.PWIDs), "pwid-archive", "resolve pwids of this archive: `archive-id=template` with {timestamp}, {raw} and {item}; repeatable (archive.org and webarchiv.onb.ac.at are built in)")
 	fs.BoolVar(&f.Off, "no-archives", false, "skip the archives stage (offline runs): no snapshot audit, mementos, memento drift, identifiers or suggestions; first-seen drift, which needs no network, is still measured")
 	fs.BoolVar(&f.TimeMap, "timemap", false, "also fetch each archive's TimeMap: number of mementos, first and last")
-	fs.DurationVar(&f.MaxDistance, "max-memento-distance", robust.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
+	fs.DurationVar(&f.MaxDistance, "max-memento-distance", archives.DefaultMaxDistance, "a memento further than this from the wanted date is not representative")
 	fs.BoolVar(&f.SaveMissing, "save-missing", false, "ask an archive (Save Page Now 2) to capture live targets that have no memento at all; keys from $"+spnAuthEnv)
 	fs.DurationVar(&f.SavePoll, "save-poll-interval", 5*time.Second, "wait between Save Page Now status requests (at most 6 per capture)")
 	fs.IntVar(&f.Workers, "archive-workers", 8, "concurrent lookups per archive, archives asked in parallel (each archive pool's budget holds whatever this is)")
@@ -73,7 +67,7 @@ func (f *archiveFlags) thresholds() (drift.Thresholds, error) {
 
 // config checks the flags and builds the stage's configuration, without
 // any network access.
-func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, error) {
+func (f *archiveFlags) config() ([]memento.Archive, memento.Registry, float64, error) {
 	archives, reg, rate, err := f.Resolve()
 	if err != nil {
 		return nil, nil, 0, usagef("%v", err)
@@ -81,100 +75,12 @@ func (f *archiveFlags) config() ([]archive.Archive, archive.Registry, float64, e
 	return archives, reg, rate, nil
 }
 
-// stage configures the archives stage of run (linkrot.ArchiveSettings.Stage,
-// streamed by linkrot.Audit), the Save Page Now keys from $LINKROT_SPN2_AUTH.
-// The returned function releases the stage's transport.
-func (f *archiveFlags) stage(ctx context.Context, store linkrot.ArchiveStore, run *audit.Run, kopts check.Options, log *slog.Logger) (*robust.Stage, func(), error) {
-	if f.Off {
-		log.Info("archives stage skipped (--no-archives): first-seen drift only")
-	}
-	stg, done, err := f.Stage(ctx, store, run, kopts, os.Getenv(spnAuthEnv), log)
-	if err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	f.stg, f.offline = stg, f.Off
-	return stg, done, nil
-}
-
 // printSummary writes the archives stage's summary lines (nothing when the
 // stage did not run).
 func (f *archiveFlags) printSummary(w io.Writer) {
-	if f.stg == nil {
-		return
+	if f.stg != nil {
+		linkrot.WriteArchivesSummary(w, f.stg.Summary(), f.offline)
 	}
-	s := f.stg.Summary()
-	if s == nil {
-		return
-	}
-	bands := func(m map[string]int) string {
-		var b []string
-		for _, band := range []string{audit.BandUnchanged, audit.BandMinor, audit.BandMajor, audit.BandOffTopic} {
-			b = append(b, fmt.Sprintf("%d %s", m[band], band))
-		}
-		return strings.Join(b, ", ")
-	}
-	if f.offline {
-		fmt.Fprintf(w, "Drift since first seen: %s (archives not asked: --no-archives).\n", bands(s.FirstSeenBands))
-		return
-	}
-	var parts []string
-	for _, v := range []audit.SnapshotVerdict{audit.SnapshotOK, audit.SnapshotMissing, audit.SnapshotError, audit.NotAMemento} {
-		parts = append(parts, fmt.Sprintf("%d %s", s.Snapshots[v], strings.TrimPrefix(string(v), "snapshot-")))
-	}
-	fmt.Fprintf(w, "Snapshots: %s (%d datetime mismatches, %d of another original).\n",
-		strings.Join(parts, ", "), s.DatetimeMismatches, s.OriginalMismatches)
-	fmt.Fprintf(w, "Mementos: %d links looked up, %d with a memento, %d with a representative memento; %d lookups failed%s; %d answers reused from earlier runs.\n",
-		s.LinksLookedUp, s.LinksWithMemento, s.LinksRepresentative, s.LookupErrors, perArchive(s.LookupFailed), s.LookupsReused)
-	if s.SnapshotsNotChecked > 0 {
-		fmt.Fprintf(w, "Snapshots not checked (over --max-snapshots): %d.\n", s.SnapshotsNotChecked)
-	}
-	failed := ""
-	if s.DriftErrors > 0 {
-		failed = fmt.Sprintf("; %d could not be measured", s.DriftErrors)
-	}
-	if s.DriftNotRaw > 0 {
-		failed += fmt.Sprintf("; %d measured on replayed pages (archive without raw form)", s.DriftNotRaw)
-	}
-	fmt.Fprintf(w, "Drift against mementos: %s%s. Since first seen: %s.\n", bands(s.Bands), failed, bands(s.FirstSeenBands))
-	fmt.Fprintf(w, "Identifiers: %d checked, %d do not resolve, %d do not lead back. Suggestions: %d (linkrot suggest).",
-		s.Identifiers, s.IdentifiersBroken, s.IdentifiersNoReturn,
-		s.Suggestions[robust.ReasonNoRobustData]+s.Suggestions[robust.ReasonBrokenMemento]+s.Suggestions[robust.ReasonUseIdentifier])
-	if len(s.Saves) > 0 {
-		var sv []string
-		keys := make([]string, 0, len(s.Saves))
-		for k := range s.Saves {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			sv = append(sv, fmt.Sprintf("%d %s", s.Saves[k], k))
-		}
-		fmt.Fprintf(w, " Save requests: %s.", strings.Join(sv, ", "))
-	}
-	fmt.Fprintln(w)
-}
-
-// perArchive writes " (ia 3, arquivo 1)" for nonzero counts by archive.
-func perArchive(m map[string]int) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runSuggest lists the Robust Link suggestions of a run.
@@ -194,11 +100,11 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("suggest takes no arguments")
 	}
-	if *format != "html" && *format != "json" && *format != "csv" {
+	if !slices.Contains(report.SuggestionFormats, *format) {
 		return usagef("--format must be html, json or csv")
 	}
 	switch *reason {
-	case "", robust.ReasonNoRobustData, robust.ReasonBrokenMemento, robust.ReasonUseIdentifier:
+	case "", archives.ReasonNoRobustData, archives.ReasonBrokenMemento, archives.ReasonUseIdentifier:
 	default:
 		return usagef("--reason must be no-robustness-data, broken-with-memento or use-identifier")
 	}
@@ -221,47 +127,5 @@ func runSuggest(ctx context.Context, e *env, args []string) error {
 			sgs = append(sgs, s)
 		}
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(sgs)
-	case "csv":
-		w := csv.NewWriter(e.stdout)
-		w.Write([]string{"page_url", "link_id", "reason", "href", "text", "originalurl", "versiondate", "versionurl", "html"})
-		for _, s := range sgs {
-			vd := ""
-			if !s.VersionDate.IsZero() {
-				vd = s.VersionDate.UTC().Format(time.RFC3339)
-			}
-			w.Write([]string{csvSafe(s.PageURL), fmt.Sprint(s.LinkID), s.Reason, csvSafe(s.Href), csvSafe(s.Text),
-				csvSafe(s.OriginalURL), vd, csvSafe(s.VersionURL), csvSafe(s.HTML)})
-		}
-		w.Flush()
-		return w.Error()
-	}
-	fmt.Fprintf(e.stdout, "<!-- linkrot run %d: %d suggestions -->\n", run.ID, len(sgs))
-	last := ""
-	for _, s := range sgs {
-		if s.PageURL != last {
-			fmt.Fprintf(e.stdout, "\n<!-- on %s -->\n", commentSafe(s.PageURL))
-			last = s.PageURL
-		}
-		fmt.Fprintf(e.stdout, "<!-- %s -->\n%s\n", s.Reason, s.HTML)
-	}
-	return nil
+	return report.WriteSuggestions(e.stdout, *format, run.ID, sgs)
 }
-
-// csvSafe keeps a crawled value from being read as a formula by
-// spreadsheet programs (CSV injection): a leading =, +, - or @ gets a
-// quote mark in front.
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// commentSafe keeps a URL from closing the HTML comment it is written in.
-func commentSafe(s string) string { return strings.ReplaceAll(s, "--", "%2D%2D") }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
 )
 
 func TestArchivesCommand_List(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/archives/archivetest"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/drift"
+	"github.com/linkrot/linkrot/drift"
 )
 
 // archPage wraps a paragraph the way every fixture page here is written, so
@@ -572,7 +572,7 @@ func TestArchiveFlags_Usage(t *testing.T) {
 			t.Errorf("%v: exit %d, want usage error", args, code)
 		}
 	}
-	if d := archive.Defaults(); len(d) != 2 || d[0].Name != "ia" || d[1].Name != "arquivo" {
+	if d := memento.Defaults(); len(d) != 2 || d[0].Name != "ia" || d[1].Name != "arquivo" {
 		t.Errorf("defaults = %+v", d)
 	}
 }

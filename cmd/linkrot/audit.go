@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/crawler"
-	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/scaleout"
 )
 
@@ -84,42 +82,24 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	// interrupted run, read after the database is open.
 	fromStored := jf.resume && len(pos) == 0 && cf.urls == "" && len(cf.sitemaps) == 0
 	hosts := cfg.hostRules()
-	var (
-		in     crawlInput
-		copts  crawler.Options
-		kopts  check.Options
-		failOn map[audit.Verdict]bool
-	)
-	build := func() error {
-		set.Hosts = hostSettings(hosts)
-		var err error
-		if copts, err = cf.options(log); err != nil {
+	oo := linkrot.OpenOptions{Logger: log, SaveAuth: os.Getenv(spnAuthEnv), CheckTransport: testCheckTransport}
+	var failOn map[audit.Verdict]bool
+	validate := func() (err error) {
+		if err := set.Validate(oo); err != nil {
 			return err
 		}
-		if kopts, failOn, err = kf.options(log); err != nil {
-			return err
-		}
-		// The crawl records each page's evidence as the checker would read
-		// it, so that the check judges the site's pages without fetching
-		// them again (check.Known).
-		copts.CheckMaxBody = kopts.MaxBody
-		// One politeness scheduler for crawl and checks: one host, one
-		// budget (Crawl-delay, pauses after 429s, the learned rate).
-		sched := politeness.New(politeness.Options{
-			PerHost: kopts.PerHost, Delay: max(copts.Delay, kopts.HostDelay),
-			Rules: kopts.Hosts, MaxRetryWait: kopts.MaxRetryWait,
-		})
-		copts.Scheduler, kopts.Scheduler = sched, sched
-		return nil
+		failOn, err = linkrot.ParseFailOn(kf.failOn)
+		return err
 	}
 	if !fromStored {
-		if in, err = cf.input(e, pos); err != nil {
+		if set.Input, err = cf.input(e, pos); err != nil {
 			return err
 		}
-		if err := ci.check(ctx, in); err != nil {
+		if err := ci.check(ctx, set.Input); err != nil {
 			return err
 		}
-		if err := build(); err != nil {
+		set.Hosts = hosts
+		if err := validate(); err != nil {
 			return err
 		}
 	}
@@ -129,71 +109,43 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, audit.CommandAudit, fs, &set, hosts); err != nil {
+		if err := restoreSettings(ctx, store, audit.CommandAudit, fs, &set, hosts); err != nil {
 			return err
 		}
-		cf.sitemaps = set.Input.Sitemaps
-		if err := build(); err != nil {
+		if err := validate(); err != nil {
 			return err
 		}
 	}
 
 	var nq *scaleout.Queue
 	if nf.addr != "" {
-		nc, q, err := scaleOutAudit(ctx, &nf, in, set.Crawl.MaxPages)
+		nc, q, err := scaleOutAudit(ctx, &nf, set.Input, set.Crawl.MaxPages)
 		if err != nil {
 			return err
 		}
 		defer nc.Close()
 		nq = q
 	}
-	run, resumed, err := startRun(ctx, e, store, audit.CommandAudit, in, cf.sitemaps, &set, &jf, log)
+	job, err := linkrot.Start(ctx, store, set, jf.start(e, audit.CommandAudit, oo))
 	if err != nil {
 		return err
 	}
-	// One robots.txt gate for the crawl and the checks: read once, one
-	// Crawl-delay budget per host across both stages.
-	scope := runScope(ctx, store, run)
-	if gate, closeGate := scope.robotsGate(kopts.UserAgent, kopts.Scheduler); gate != nil {
-		defer closeGate()
-		copts.Robots, kopts.Robots = gate, gate
-		kopts.Hosts = crawlDelayRules(ctx, gate, scope.seeds, kopts.Hosts)
-	}
-	// Exact SSRF scope: the audited origins and --allow-domain hosts may
-	// be private, nothing else (--allow-private opens the rest).
-	kopts.AllowPrivateHosts = append(kopts.AllowPrivateHosts, scope.privateHosts()...)
-	if testCheckTransport != nil {
-		kopts.Transport = testCheckTransport
-	}
+	defer job.Close()
+	run := job.Run
 	lk.setRun(ctx, run.ID)
-	if resumed {
-		printResuming(e.stdout, run)
+	if job.Resumed {
+		linkrot.WriteResuming(e.stdout, run)
 	}
 	dir := *reportDir
 	if dir == "" {
 		dir = defaultReportDir(cf.db)
 	}
 	prog := newAuditProgress(e.stderr, log)
-	archives, closeArchives, err := af.stage(ctx, store, run, kopts, log)
-	if err != nil {
-		return err
-	}
-	defer closeArchives()
-	acfg := linkrot.Config{
-		Run:               run,
-		Input:             set.Input,
-		Crawl:             copts,
-		Check:             kopts,
-		MaxAge:            set.Check.MaxAge,
-		ExternalFragments: set.Check.ExternalFragments,
-		Confirm:           rule,
-		MaxTime:           *maxTime,
-		Logger:            log,
-		StageHook:         stageHook,
-		Archives:          archives,
-	}
+	af.stg, af.offline = job.Archives, set.Archives.Off
+	acfg := &job.Config
+	acfg.Confirm, acfg.MaxTime, acfg.StageHook = rule, *maxTime, stageHook
 	if nq != nil {
-		acfg.Work = coordinate(nq, store, run, in.seeds, set.PerHost, prog, log)
+		acfg.Work = coordinate(nq, store, run, set.Input.Seeds, set.PerHost, prog, log)
 	}
 	// summary prints what the run did, once, before the report.
 	printed := false
@@ -204,27 +156,27 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		printed = true
 		prog.done()
 		if sum.ReportOnly {
-			return printSince(ctx, e.stdout, store, sum.Run.ID)
+			return linkrot.WriteSince(ctx, e.stdout, store, sum.Run.ID)
 		}
 		nothing := ""
 		if sum.Stats != nil {
-			n, err := runSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
+			n, err := linkrot.WriteRunSummary(ctx, e.stdout, store, sum.Run, sum.Stats)
 			if err != nil {
 				return err
 			}
 			nothing = n
 		}
 		if traps, err := store.CrawlTraps(ctx, sum.Run.ID); err == nil {
-			printTrapSummary(e.stdout, traps)
+			linkrot.WriteTrapSummary(e.stdout, traps)
 		}
 		if sum.Checks != nil {
-			printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+			linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 		}
 		af.printSummary(e.stdout)
 		if sum.Run.Status != audit.RunComplete {
 			return nil
 		}
-		return printSince(ctx, e.stdout, store, sum.Run.ID)
+		return linkrot.WriteSince(ctx, e.stdout, store, sum.Run.ID)
 	}
 	if !*noReport || len(formats) > 0 {
 		acfg.Report = func(ctx context.Context, sum *linkrot.Summary) error {
@@ -237,14 +189,14 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 			return writeAuditReport(ctx, e, store, sum.Run.ID, dir, !*noReport, formats...)
 		}
 	}
-	sum, err := linkrot.Audit(ctx, acfg, store, prog)
+	sum, err := job.Audit(ctx, store, prog)
 	if serr := summary(context.WithoutCancel(ctx), sum); serr != nil && err == nil {
 		err = serr
 	}
 	if err != nil {
 		return withRun(err, run)
 	}
-	if err := ci.finish(ctx, e, store, cf.db, run, in, failIntroduced); err != nil || failIntroduced {
+	if err := ci.finish(ctx, e, store, cf.db, run, set.Input, failIntroduced); err != nil || failIntroduced {
 		return withRun(err, run)
 	}
 	if failNew {

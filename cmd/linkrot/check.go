@@ -4,19 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"log/slog"
-	"slices"
-	"sort"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/linkrot/linkrot"
-	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/crawler"
-	"github.com/linkrot/linkrot/politeness"
 )
 
 // checkFlags are the flags of the checking stage (check and audit),
@@ -46,42 +37,6 @@ func (f *checkFlags) register(fs *flag.FlagSet, s *linkrot.Settings, withShared 
 	fs.BoolVar(&c.ExternalFragments, "check-external-fragments", false, "also check #fragments of links to other sites")
 	fs.Var((*maxAgeFlag)(&c.MaxAge), "max-age", "reuse a target's result from an earlier run if it is younger than this `age` (1d, 24h); transient failures are never reused")
 	fs.StringVar(&f.failOn, "fail-on", "not-found,gone,dns-error,soft-404,parked", "exit 1 when a target gets one of these `verdicts` (comma-separated; 'broken' = every broken verdict; 'none'; 'new' = only targets this run newly confirmed broken, see --confirm-after; 'introduced' (audit) = only broken links the change introduced, see --baseline)")
-}
-
-// failSet parses --fail-on.
-func parseFailOn(s string) (map[audit.Verdict]bool, error) {
-	out := map[audit.Verdict]bool{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		switch p {
-		case "", "none":
-			continue
-		case "broken":
-			for _, v := range audit.Verdicts {
-				if v.Broken() {
-					out[v] = true
-				}
-			}
-			continue
-		}
-		if !slices.Contains(audit.Verdicts, audit.Verdict(p)) {
-			return nil, usagef("--fail-on: unknown verdict %q", p)
-		}
-		out[audit.Verdict(p)] = true
-	}
-	return out, nil
-}
-
-func (f *checkFlags) options(log *slog.Logger) (check.Options, map[audit.Verdict]bool, error) {
-	failOn, err := parseFailOn(f.failOn)
-	if err != nil {
-		return check.Options{}, nil, err
-	}
-	o, err := f.s.CheckOptions(log)
-	if err != nil {
-		return check.Options{}, nil, usagef("%v", err)
-	}
-	return o, failOn, nil
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -124,18 +79,15 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, failOn, err := f.options(log)
+	failOn, err := linkrot.ParseFailOn(f.failOn)
 	if err != nil {
 		return err
 	}
-	if err := applyHostRules(cfg.hostRules(), &crawler.Options{}, &opts); err != nil {
+	set.Hosts = cfg.hostRules()
+	oo := linkrot.OpenOptions{Logger: log, CheckOnly: true, SaveAuth: os.Getenv(spnAuthEnv)}
+	if err := set.Validate(oo); err != nil {
 		return err
 	}
-	// The run's politeness scheduler, handed to the robots.txt gate too:
-	// one budget per host (as the audit command's).
-	opts.Scheduler = politeness.New(politeness.Options{
-		PerHost: opts.PerHost, Delay: opts.HostDelay, Rules: opts.Hosts, MaxRetryWait: opts.MaxRetryWait,
-	})
 	ctx, store, lk, err := openLocked(ctx, *db, "check", jf.wait, log)
 	if err != nil {
 		return err
@@ -146,52 +98,26 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	lk.setRun(ctx, run.ID)
-	// Exact SSRF scope: the audited origins and --allow-domain hosts may
-	// be private, nothing else (--allow-private opens the rest). robots.txt
-	// binds the site's own URLs here as in the crawl.
-	scope := runScope(ctx, store, run)
-	opts.AllowPrivateHosts = append(opts.AllowPrivateHosts, scope.privateHosts()...)
-	if opts.Robots == nil {
-		var sched crawler.CrawlDelaySetter
-		if opts.Scheduler != nil {
-			sched = opts.Scheduler
-		}
-		gate, closeGate := scope.robotsGate(opts.UserAgent, sched)
-		defer closeGate()
-		if gate != nil {
-			opts.Robots = gate
-		}
-	}
-	if opts.Robots != nil {
-		// linkrot.Audit also sets each origin's Crawl-delay on the run's
-		// scheduler before the first check.
-		opts.Hosts = crawlDelayRules(ctx, opts.Robots, scope.seeds, opts.Hosts)
-	}
-	archives, closeArchives, err := af.stage(ctx, store, run, opts, log)
+	// The run's scope (robots.txt, the origins that may be private) is
+	// the crawled run's, from its stored settings.
+	job, err := linkrot.Open(ctx, store, run, set, oo)
 	if err != nil {
 		return err
 	}
-	defer closeArchives()
-	sum, err := linkrot.Audit(ctx, linkrot.Config{
-		Run:               run,
-		CheckOnly:         true,
-		Check:             opts,
-		MaxAge:            set.Check.MaxAge,
-		ExternalFragments: set.Check.ExternalFragments,
-		Confirm:           rule,
-		Logger:            log,
-		Archives:          archives,
-	}, store, nil)
+	defer job.Close()
+	af.stg, af.offline = job.Archives, set.Archives.Off
+	job.Config.Confirm = rule
+	sum, err := job.Audit(ctx, store, nil)
 	if sum != nil && sum.Checks != nil {
 		nothing := ""
 		if sum.Checks.Targets == 0 && sum.Stats != nil {
-			pc, serr := sitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
+			pc, serr := linkrot.SitePages(context.WithoutCancel(ctx), store, run, sum.Stats)
 			if serr != nil && err == nil {
 				err = serr
 			}
-			nothing = nothingToCheck(run.Mode, sum.Stats, pc)
+			nothing = linkrot.NothingToCheck(run.Mode, sum.Stats, pc)
 		}
-		printCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
+		linkrot.WriteCheckSummary(e.stdout, *sum.Checks, sum.Top, nothing)
 	}
 	af.printSummary(e.stdout)
 	if err != nil {
@@ -204,32 +130,4 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return &findingsError{n: n}
 	}
 	return nil
-}
-
-// printCheckSummary prints the check line of a run and its most linked
-// broken targets; a run without targets gets the line nothing says
-// instead (nothingToCheck; "": a plain one).
-func printCheckSummary(w io.Writer, r audit.CheckCounts, top []audit.BrokenTarget, nothing string) {
-	if r.Targets == 0 {
-		if nothing == "" {
-			nothing = "Nothing to check: the run has no link targets."
-		}
-		fmt.Fprintln(w, nothing)
-		return
-	}
-	fmt.Fprintf(w, "Checked %s (%d fetched, %d from the crawl, %d reused from earlier runs): ", plural(r.Targets, "unique target"), r.Fetched, r.FromCrawl, r.Reused)
-	var parts []string
-	for _, v := range audit.Verdicts {
-		if n := r.Verdicts[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, v))
-		}
-	}
-	fmt.Fprintf(w, "%s. %d findings, %d link-maintenance records (linkrot fixes).\n", strings.Join(parts, ", "), r.Findings, r.Fixes)
-	if len(top) > 0 {
-		fmt.Fprintln(w, "Top broken targets:")
-		sort.SliceStable(top, func(i, j int) bool { return top[i].Pages > top[j].Pages })
-		for _, b := range top {
-			fmt.Fprintf(w, "  %-18s %4d pages  %s\n", b.Verdict, b.Pages, b.URL)
-		}
-	}
 }

@@ -15,13 +15,12 @@ func TestCheckMaxBodyLimit(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "none.db")
 	for _, v := range []string{"100MiB", "64MiB"} {
 		s := &linkrot.Settings{PerHost: 1, Check: linkrot.CheckSettings{Workers: 1}}
-		f := checkFlags{s: s, failOn: "none"}
 		if err := (*sizeFlag)(&s.Check.MaxBody).Set(v); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := f.options(nil)
-		var ue *usageError
-		if got := errors.As(err, &ue); got != (v == "100MiB") {
+		err := s.Validate(linkrot.OpenOptions{CheckOnly: true})
+		var se *linkrot.SettingsError
+		if got := errors.As(err, &se); got != (v == "100MiB") {
 			t.Errorf("--check-max-body %s: %v", v, err)
 		}
 	}

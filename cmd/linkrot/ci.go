@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler/baseline"
-	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/report"
 )
 
@@ -60,14 +59,14 @@ func (f *ciFlags) takeFailOnIntroduced(failOn *string) (bool, error) {
 }
 
 // check validates the CI flags against the input before the run starts.
-func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
+func (f *ciFlags) check(ctx context.Context, in linkrot.Input) error {
 	if f.baseline == "" {
 		return nil
 	}
-	if in.mode != "dir" {
+	if in.Kind != linkrot.Directory {
 		return usagef("--baseline compares files of a local directory: audit a directory or file")
 	}
-	if err := baseline.Verify(ctx, in.dir, f.baseline); err != nil {
+	if err := baseline.Verify(ctx, in.Dir, f.baseline); err != nil {
 		return usagef("--baseline: %v", err)
 	}
 	return nil
@@ -78,9 +77,9 @@ func (f *ciFlags) check(ctx context.Context, in crawlInput) error {
 // --format github, the job summary to $GITHUB_STEP_SUMMARY when it is set.
 // With failIntroduced it returns a findingsError when the change
 // introduced broken links; old ones are warnings.
-func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath string, run *audit.Run, in crawlInput, failIntroduced bool) error {
+func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath string, run *audit.Run, in linkrot.Input, failIntroduced bool) error {
 	summary := os.Getenv("GITHUB_STEP_SUMMARY")
-	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.mode != "dir" && f.baseline == "" && f.baselineDB == "" {
+	if f.format != "github" && summary == "" && f.sarif == "" && !failIntroduced && in.Kind != linkrot.Directory && f.baseline == "" && f.baselineDB == "" {
 		return nil
 	}
 	if r, err := store.Run(ctx, run.ID); err == nil {
@@ -93,37 +92,14 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 	if ds.Baseline, err = f.loadBaseline(ctx, store, dbPath, run, in, ds); err != nil {
 		return err
 	}
-	if len(ds.Findings) > 0 && (in.mode == "dir" || ds.Baseline != nil) {
-		fmt.Fprintln(e.stdout, "Broken links:")
-		if err := report.WriteLocations(e.stdout, ds, 50); err != nil {
-			return err
-		}
-	}
-	if f.format == "github" {
-		if err := report.WriteGitHub(e.stdout, ds); err != nil {
-			return err
-		}
-	}
-	if summary != "" {
-		if err := appendSummary(summary, ds); err != nil {
-			return err
-		}
-	}
-	if f.sarif != "" {
-		if err := report.WriteFile(f.sarif, report.SARIF, ds); err != nil {
-			return err
-		}
+	if err := report.WriteCI(e.stdout, ds, report.CIOutputs{Locations: in.Kind == linkrot.Directory || ds.Baseline != nil,
+		GitHub: f.format == "github", StepSummary: summary, SARIF: f.sarif}); err != nil {
+		return err
 	}
 	if !failIntroduced {
 		return nil
 	}
-	n := 0
-	for i := range ds.Findings {
-		if !ds.Baseline.Old[ds.Findings[i].LinkID] {
-			n++
-		}
-	}
-	if n > 0 {
+	if n := ds.Introduced(); n > 0 {
 		return &findingsError{n: n}
 	}
 	return nil
@@ -131,21 +107,16 @@ func (f *ciFlags) finish(ctx context.Context, e *env, store ciStore, dbPath stri
 
 // loadBaseline marks the old link occurrences of the run (nil without a
 // baseline).
-func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in crawlInput, ds *report.Dataset) (*report.Baseline, error) {
-	var set baseline.Set
-	var ref string
+func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string, run *audit.Run, in linkrot.Input, ds *report.Dataset) (*report.Baseline, error) {
+	src := report.BaselineSource{GitRev: f.baseline}
 	switch {
 	case f.baseline != "":
-		if in.mode != "dir" {
+		if in.Kind != linkrot.Directory {
 			return nil, usagef("--baseline compares files of a local directory: audit a directory or file")
 		}
-		var err error
-		if set, err = baseline.FromGit(ctx, in.dir, f.baseline, in.seeds[0], extract.Options{}); err != nil {
-			return nil, err
-		}
-		ref = "git " + f.baseline
+		src.Dir, src.Base = in.Dir, in.Base()
 	case f.baselineDB != "":
-		other, before := store, run.ID
+		src.Occurrences, src.Before, src.DBName = store, run.ID, filepath.Base(f.baselineDB)
 		if f.baselineDB != dbPath && !sameFile(f.baselineDB, dbPath) {
 			if _, err := os.Stat(f.baselineDB); err != nil && !isDatabaseURL(f.baselineDB) {
 				return nil, usagef("--baseline-db: %v", err)
@@ -155,40 +126,12 @@ func (f *ciFlags) loadBaseline(ctx context.Context, store ciStore, dbPath string
 				return nil, fmt.Errorf("baseline: %w", err)
 			}
 			defer db.Close()
-			other, before = db, 0
+			src.Occurrences, src.Before = db, 0
 		}
-		occ, from, err := other.Occurrences(ctx, before)
-		if errors.Is(err, audit.ErrNotFound) {
-			occ, err = nil, nil // no earlier run: every occurrence is introduced
-		}
-		if err != nil {
-			return nil, err
-		}
-		set = baseline.Set{}
-		for o := range occ {
-			set[baseline.Occurrence{Target: o.Target, LineHash: o.LineHash}] = true
-		}
-		ref = fmt.Sprintf("database %s, run %d", filepath.Base(f.baselineDB), from)
 	default:
 		return nil, nil
 	}
-	b := &report.Baseline{Ref: ref, Old: map[int64]bool{}}
-	mark := func(l *report.Link) error {
-		if set.Old(&l.Link) {
-			b.Old[l.ID] = true
-		}
-		return nil
-	}
-	if ds.EachLink != nil {
-		if err := ds.EachLink(mark); err != nil {
-			return nil, fmt.Errorf("baseline: read the run's links: %w", err)
-		}
-	} else {
-		for i := range ds.Links {
-			mark(&ds.Links[i])
-		}
-	}
-	return b, nil
+	return report.LoadBaseline(ctx, ds, src)
 }
 
 func sameFile(a, b string) bool {
@@ -200,37 +143,7 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// appendSummary appends the Markdown summary of the run to the job
-// summary file of GitHub Actions.
-func appendSummary(path string, ds *report.Dataset) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := report.WriteMarkdown(f, ds); err != nil {
-		f.Close()
-		return fmt.Errorf("job summary: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("job summary: %w", err)
-	}
-	return nil
-}
-
-// addPageFiles completes the pages of a dataset with their source files
-// (migration 0009; the links' positions come with the links).
-func addPageFiles(ctx context.Context, store pageFiles, runID int64, ds *report.Dataset) error {
-	files, err := store.PageFiles(ctx, runID)
-	if err != nil {
-		return fmt.Errorf("load page files for the report: %w", err)
-	}
-	for _, p := range ds.Pages {
-		p.File = files[p.URL]
-	}
-	return nil
-}
-
-// maxAgeFlag is --max-age: an age as parseAge reads it (1d, 36h), or 0
+// maxAgeFlag is --max-age: an age as linkrot.ParseAge reads it (1d, 36h), or 0
 // for "never reuse".
 type maxAgeFlag time.Duration
 
@@ -241,7 +154,7 @@ func (a *maxAgeFlag) Set(v string) error {
 		*a = 0
 		return nil
 	}
-	d, err := parseAge(v)
+	d, err := linkrot.ParseAge(v)
 	if err != nil {
 		return err
 	}
@@ -259,9 +172,4 @@ type ciStore interface {
 // occurrences reads the link occurrences of a baseline run.
 type occurrences interface {
 	Occurrences(ctx context.Context, before int64) (map[audit.Occurrence]bool, int64, error)
-}
-
-// pageFiles maps a directory run's page URLs to their files.
-type pageFiles interface {
-	PageFiles(ctx context.Context, runID int64) (map[string]string, error)
 }

@@ -13,8 +13,9 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/crawler/crawltest"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,9 +28,9 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func openDB(t testing.TB, path string) *sqlite.DB {
+func openDB(t testing.TB, path string) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func openDB(t testing.TB, path string) *sqlite.DB {
 	return db
 }
 
-func latest(t *testing.T, db *sqlite.DB) (*audit.Run, []*audit.Page) {
+func latest(t *testing.T, db *sqlstore.DB) (*audit.Run, []*audit.Page) {
 	t.Helper()
 	ctx := context.Background()
 	r, err := db.LatestRun(ctx)

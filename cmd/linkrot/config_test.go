@@ -12,9 +12,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/crawler"
+	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/politeness"
 )
 
 // flagValues returns every flag's value as a string (lists joined).
@@ -46,8 +45,8 @@ func TestConfig_ExampleRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("applying the example: %v", err)
 	}
-	if cfg.url != "https://example.org/" {
-		t.Errorf("url = %q", cfg.url)
+	if cfg.URL != "https://example.org/" {
+		t.Errorf("url = %q", cfg.URL)
 	}
 	got := flagValues(fs)
 	for name, def := range defaults {
@@ -125,17 +124,21 @@ exclude = ["^/private/"]
 			t.Errorf("--%s = %q, want %q", name, v[name], want)
 		}
 	}
-	if cfg.url != filepath.Join(dir, "public") {
-		t.Errorf("url = %q (a relative directory is relative to the file)", cfg.url)
+	if cfg.URL != filepath.Join(dir, "public") {
+		t.Errorf("url = %q (a relative directory is relative to the file)", cfg.URL)
 	}
-	want := []hostConfig{{HostRule: audit.HostRule{Match: "staging.example.org", PerHost: 1, Delay: 2 * time.Second,
+	want := []linkrot.HostSettings{{HostRule: politeness.HostRule{Match: "staging.example.org", PerHost: 1, Delay: 2 * time.Second,
 		Headers: map[string]string{"Authorization": "Bearer x"}}, Exclude: []string{"^/private/"}}}
-	if !reflect.DeepEqual(cfg.hosts, want) {
-		t.Errorf("hosts = %+v", cfg.hosts)
+	if !reflect.DeepEqual(cfg.Hosts, want) {
+		t.Errorf("hosts = %+v", cfg.Hosts)
 	}
-	var copts crawler.Options
-	var kopts check.Options
-	if err := applyHostRules(cfg.hosts, &copts, &kopts); err != nil {
+	set := linkrot.Settings{PerHost: 1, Check: linkrot.CheckSettings{Workers: 1}, Hosts: cfg.hostRules()}
+	copts, err := set.CrawlOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kopts, err := set.CheckOptions(nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(copts.Hosts) != 1 || len(kopts.Hosts) != 1 || len(copts.Exclude) != 1 || len(kopts.Exclude) != 1 {
@@ -153,24 +156,9 @@ exclude = ["^/private/"]
 	}
 }
 
+// TestConfig_Errors checks that the commands report a bad file as a usage
+// error (linkrot.ApplyConfig's own errors are tested in the root package).
 func TestConfig_Errors(t *testing.T) {
-	for name, file := range map[string]string{
-		"UnknownKey":      `no-such-flag = 1`,
-		"BadValue":        `max-depth = "deep"`,
-		"ListForScalar":   `max-depth = [1, 2]`,
-		"HostNoMatch":     "[[host]]\nconcurrency = 2",
-		"HostUnknownKey":  "[[host]]\nmatch = \"a\"\nspeed = 2",
-		"HostBadDelay":    "[[host]]\nmatch = \"a\"\ndelay = 5",
-		"ArchiveNoName":   "[[archive]]\ntimegate = \"https://a/\"",
-		"NotTOML":         `max-depth = `,
-		"ThresholdsValue": `thresholds = 3`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			if _, err := applyConfig(auditFlags(), []byte(file), t.TempDir()); err == nil {
-				t.Errorf("%q accepted", file)
-			}
-		})
-	}
 	// The command reports a bad file as a usage error.
 	path := filepath.Join(t.TempDir(), "bad.toml")
 	if err := os.WriteFile(path, []byte("no-such-flag = 1\n"), 0o644); err != nil {

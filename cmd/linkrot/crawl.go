@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
-	"log/slog"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
@@ -74,123 +68,10 @@ func registerShared(fs *flag.FlagSet, s *linkrot.Settings, perHost string) {
 	fs.IntVar(&s.MaxRedirects, "max-redirects", 10, "follow at most `N` redirect hops")
 }
 
-// options returns the crawler's options of the settings.
-func (f *crawlFlags) options(log *slog.Logger) (crawler.Options, error) {
-	o, err := f.s.CrawlOptions(log)
-	if err != nil {
-		return crawler.Options{}, usagef("%v", err)
-	}
-	return o, nil
-}
-
-// crawlInput is what to crawl, decided from the arguments.
-type crawlInput struct {
-	mode  string // site, sitemap, urls, dir
-	seeds []string
-	dir   string
-	files []string // dir mode: only these documents (a file argument)
-}
-
-func (f *crawlFlags) input(e *env, pos []string) (crawlInput, error) {
-	switch {
-	case f.urls != "":
-		if len(pos) > 0 {
-			return crawlInput{}, usagef("--urls takes no positional argument")
-		}
-		urls, err := readURLList(e, f.urls)
-		if err != nil {
-			return crawlInput{}, err
-		}
-		if len(urls) == 0 {
-			return crawlInput{}, usagef("--urls %s: no URLs", f.urls)
-		}
-		return crawlInput{mode: "urls", seeds: urls}, nil
-	case len(f.sitemaps) > 0:
-		return crawlInput{mode: "sitemap", seeds: pos}, nil
-	case len(pos) > 1:
-		// Several sites crawled as one run (their hosts are its scope).
-		for _, p := range pos {
-			if !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
-				return crawlInput{}, usagef("several arguments must all be http(s) URLs: %q is not", p)
-			}
-		}
-		return crawlInput{mode: "site", seeds: pos}, nil
-	case len(pos) != 1:
-		return crawlInput{}, usagef("expected one URL or directory (or --sitemap / --urls)")
-	}
-	arg := pos[0]
-	base := f.base
-	if base == "" {
-		base = "http://localhost/"
-	}
-	st, err := os.Stat(arg)
-	switch {
-	case err == nil && st.IsDir():
-		return crawlInput{mode: "dir", dir: arg, seeds: []string{base}}, nil
-	case err == nil && st.Mode().IsRegular() && crawler.IsPage(arg):
-		dir, file, err := fileInput(arg)
-		if err != nil {
-			return crawlInput{}, err
-		}
-		return crawlInput{mode: "dir", dir: dir, seeds: []string{base}, files: []string{file}}, nil
-	case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
-		return crawlInput{mode: "site", seeds: []string{arg}}, nil
-	}
-	return crawlInput{}, argError(arg, st, err)
-}
-
-// argError is the usage error of a positional argument that is neither a
-// directory, an HTML or Markdown file, nor an http(s) URL: st and err are
-// what os.Stat said of it.
-func argError(arg string, st os.FileInfo, err error) error {
-	const accepted = "linkrot audits an http(s) URL, a directory, or an " + crawler.PageTypes + " file"
-	switch {
-	case err == nil && st.Mode().IsRegular():
-		return usagef("%s: unsupported file type: %s", arg, accepted)
-	case err == nil:
-		return usagef("%s: not a regular file or a directory: %s", arg, accepted)
-	case errors.Is(err, fs.ErrNotExist) && crawler.IsPage(arg):
-		return usagef("%s: no such file", arg)
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("%s: no such file or directory (%s)", arg, accepted)
-	default:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is already named
-		}
-		return usagef("%s: %v", arg, err)
-	}
-}
-
-func readURLList(e *env, name string) ([]string, error) {
-	var r io.Reader
-	if name == "-" {
-		r = e.stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, usagef("--urls: %v", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	var out []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !strings.HasPrefix(line, "http://") && !strings.HasPrefix(line, "https://") {
-			return nil, usagef("--urls: %q is not an http(s) URL", line)
-		}
-		out = append(out, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read url list: %w", err)
-	}
-	return out, nil
+// input returns what to crawl, decided from the arguments
+// (linkrot.ParseInput).
+func (f *crawlFlags) input(e *env, pos []string) (linkrot.Input, error) {
+	return linkrot.ParseInput(linkrot.InputArgs{Args: pos, URLsFile: f.urls, Stdin: e.stdin, Sitemaps: f.sitemaps, Base: f.base})
 }
 
 // runCrawl is linkrot crawl: the crawl stage of linkrot audit alone, into
@@ -217,9 +98,8 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	// interrupted crawl, read after the database is open.
 	fromStored := jf.resume && len(pos) == 0 && f.urls == "" && len(f.sitemaps) == 0
 	hosts := cfg.hostRules()
-	var in crawlInput
 	if !fromStored {
-		if in, err = f.input(e, pos); err != nil {
+		if set.Input, err = f.input(e, pos); err != nil {
 			return err
 		}
 	}
@@ -227,15 +107,10 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var opts crawler.Options
-	build := func() error {
-		set.Hosts = hostSettings(hosts)
-		var err error
-		opts, err = f.options(log)
-		return err
-	}
+	oo := linkrot.OpenOptions{Logger: log, CrawlOnly: true}
 	if !fromStored {
-		if err := build(); err != nil {
+		set.Hosts = hosts
+		if err := set.Validate(oo); err != nil {
 			return err
 		}
 	}
@@ -245,39 +120,30 @@ func runCrawl(ctx context.Context, e *env, args []string) error {
 	}
 	defer lk.release()
 	if fromStored {
-		if in, hosts, err = restoreSettings(ctx, store, audit.CommandCrawl, fs, &set, hosts); err != nil {
-			return err
-		}
-		f.sitemaps = set.Input.Sitemaps
-		if err := build(); err != nil {
+		if err := restoreSettings(ctx, store, audit.CommandCrawl, fs, &set, hosts); err != nil {
 			return err
 		}
 	}
-
-	run, resumed, err := startRun(ctx, e, store, audit.CommandCrawl, in, f.sitemaps, &set, &jf, log)
+	job, err := linkrot.Start(ctx, store, set, jf.start(e, audit.CommandCrawl, oo))
 	if err != nil {
 		return err
 	}
+	defer job.Close()
+	run := job.Run
 	lk.setRun(ctx, run.ID)
-	if resumed {
-		printResuming(e.stdout, run)
+	if job.Resumed {
+		linkrot.WriteResuming(e.stdout, run)
 	}
 	prog := newAuditProgress(e.stderr, log)
-	sum, err := linkrot.Audit(ctx, linkrot.Config{
-		Run:       run,
-		CrawlOnly: true,
-		Input:     set.Input,
-		Crawl:     opts,
-		Logger:    log,
-	}, store, prog)
+	sum, err := job.Audit(ctx, store, prog)
 	prog.done()
 	log.Info("run finished", "run", run.ID, "status", run.Status)
 	if sum != nil && sum.Stats != nil {
-		if _, serr := runSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
+		if _, serr := linkrot.WriteRunSummary(context.WithoutCancel(ctx), e.stdout, store, run, sum.Stats); serr != nil && err == nil {
 			err = serr
 		}
 		if traps, err := store.CrawlTraps(context.WithoutCancel(ctx), run.ID); err == nil {
-			printTrapSummary(e.stdout, traps)
+			linkrot.WriteTrapSummary(e.stdout, traps)
 		}
 	}
 	return withRun(err, run)

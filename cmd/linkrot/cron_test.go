@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
 )
 
 // TestCron_Nightly runs linkrot audit three times like a nightly cron job
@@ -90,7 +90,7 @@ func testCronNightly(t *testing.T, db string) {
 
 	// runs
 	code, out, _ = run(t, "", "runs", "--db", db, "--format", "json")
-	var runs []sqlite.RunSummary
+	var runs []store.RunSummary
 	if err := json.Unmarshal([]byte(out), &runs); code != 0 || err != nil {
 		t.Fatalf("runs: exit %d, %v\n%s", code, err, out)
 	}
@@ -166,20 +166,6 @@ func TestCron_Usage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "x.db")
 	if code, _, stderr := run(t, "", "audit", "--resume", "--db", db); code != exitUsage || !strings.Contains(stderr, "no interrupted run") {
 		t.Errorf("--resume on an empty database: exit %d %s", code, stderr)
-	}
-}
-
-func TestParseAge(t *testing.T) {
-	for in, want := range map[string]string{"90d": "2160h0m0s", "2w": "336h0m0s", "36h": "36h0m0s", "1.5d": "36h0m0s"} {
-		d, err := parseAge(in)
-		if err != nil || d.String() != want {
-			t.Errorf("parseAge(%q) = %v, %v; want %s", in, d, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "-3d", "0", "soon"} {
-		if _, err := parseAge(in); err == nil {
-			t.Errorf("parseAge(%q) succeeded", in)
-		}
 	}
 }
 

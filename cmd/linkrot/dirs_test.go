@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/report"
 )
 
 // writeTreeDirs writes files (slash paths → content) under dir, and the
@@ -343,68 +341,5 @@ func TestAudit_SingleFilePageCount(t *testing.T) {
 				t.Errorf("the missing file and the folder without index are not the check line's: \n%s", stdout)
 			}
 		})
-	}
-}
-
-func TestParseOutput(t *testing.T) {
-	for _, tc := range []struct {
-		in     string
-		format report.Format
-		path   string
-		bad    bool
-	}{
-		{in: "json", format: report.JSON},
-		{in: "CSV", format: report.CSV},
-		{in: "md", format: report.Markdown},
-		{in: "xml", format: report.JUnit},
-		{in: "sarif", format: report.SARIF},
-		{in: "report.json", format: report.JSON, path: "report.json"},
-		{in: "out/links.CSV", format: report.CSV, path: "out/links.CSV"},
-		{in: "junit.xml", format: report.JUnit, path: "junit.xml"},
-		{in: "summary.markdown", format: report.Markdown, path: "summary.markdown"},
-		{in: "linkrot.sarif", format: report.SARIF, path: "linkrot.sarif"},
-		{in: "linkrot.sarif.json", format: report.SARIF, path: "linkrot.sarif.json"},
-		{in: "html", bad: true},
-		{in: "index.html", bad: true},
-		{in: "report.pdf", bad: true},
-		{in: "pdf", bad: true},
-		{in: "", bad: true},
-		{in: ".json", bad: true},
-		{in: "out/", bad: true},
-	} {
-		got, err := parseOutput(tc.in)
-		if tc.bad {
-			var ue *usageError
-			if err == nil || !strings.Contains(err.Error(), "--output") || !errors.As(err, &ue) {
-				t.Errorf("parseOutput(%q) = %+v, %v; want a usage error", tc.in, got, err)
-			}
-			continue
-		}
-		if err != nil || got.format != tc.format || got.path != tc.path {
-			t.Errorf("parseOutput(%q) = %+v, %v; want %s at %q", tc.in, got, err, tc.format, tc.path)
-		}
-	}
-}
-
-func TestNothingToCheck(t *testing.T) {
-	for _, tc := range []struct {
-		mode          string
-		links         int
-		pages, failed int
-		want          string
-	}{
-		{"dir", 0, 0, 0, "Nothing to check: the directory has no HTML (.html, .htm) or Markdown (.md, .markdown) documents."},
-		{"site", 0, 0, 0, "Nothing to check: no page was crawled."},
-		{"site", 0, 1, 1, "Nothing to check: the page could not be read."},
-		{"urls", 0, 3, 3, "Nothing to check: none of the 3 pages could be read."},
-		{"dir", 0, 1, 0, "Nothing to check: the page has no links."},
-		{"site", 0, 4, 1, "Nothing to check: the 4 pages have no links."},
-		{"site", 1, 1, 0, "Nothing to check: the link has no target to check."},
-		{"site", 3, 2, 0, "Nothing to check: none of the 3 links has a target to check."},
-	} {
-		got := nothingToCheck(tc.mode, &audit.RunStats{Links: tc.links}, pageCount{pages: tc.pages, failed: tc.failed})
-		if got != tc.want {
-			t.Errorf("%s, %d links, %d pages (%d failed): %q, want %q", tc.mode, tc.links, tc.pages, tc.failed, got, tc.want)
-		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linkrot/linkrot/maintain"
 )
 
 // TestFixes_NeverReplacesIdentifier: a page cites its own persistent
@@ -61,7 +63,7 @@ func TestFixes_NeverReplacesIdentifier(t *testing.T) {
 		t.Errorf("the identifier is proposed for replacement or not explained:\n%s", out)
 	}
 	code, out, stderr := run(t, "", "fixes", "--db", dbPath, "--format", "json")
-	var recs []fixProposal
+	var recs []maintain.Proposal
 	if err := json.Unmarshal([]byte(out), &recs); err != nil || code != exitOK {
 		t.Fatalf("json: %v (exit %d)", err, code)
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
 	"github.com/linkrot/linkrot/dashboard"
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
@@ -66,22 +65,6 @@ func runNotify(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	for _, s := range res.Sent {
-		line := s.Method + " " + s.Source + " " + s.Target
-		if s.Repl != "" {
-			line += " " + s.Repl
-		}
-		answer := s.Answer
-		if *dryRun {
-			answer = "not sent (--dry-run)"
-		}
-		fmt.Fprintf(e.stdout, "%s\n  → %s [%s framing]\n", maintain.Printable(line), maintain.Printable(answer), s.Framing)
-	}
-	verb := "Sent"
-	if *dryRun {
-		verb = "Would send"
-	}
-	fmt.Fprintf(e.stdout, "%s %d notifications; %d already sent by an earlier notify; %d given up after %d attempts.\n",
-		verb, len(res.Sent), res.AlreadySent, res.GaveUp, *attempts)
+	res.WriteText(e.stdout, *dryRun, *attempts)
 	return err
 }

@@ -15,11 +15,11 @@ import (
 	"github.com/linkrot/linkrot/audit"
 )
 
-// landerServer serves a page of audit/check's parked fixtures for every
+// landerServer serves a page of check's parked fixtures for every
 // URL, as a parked domain does.
 func landerServer(t *testing.T, fixture string) *httptest.Server {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("..", "..", "audit", "check", "testdata", "parked", fixture))
+	body, err := os.ReadFile(filepath.Join("..", "..", "check", "testdata", "parked", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +148,11 @@ func TestAuditCommand_Parked(t *testing.T) {
 	b.Check(t, "parked fixes")
 }
 
-// pageServer serves one page of audit/check's parked fixtures at path,
+// pageServer serves one page of check's parked fixtures at path,
 // and 404 elsewhere.
 func pageServer(t *testing.T, path, fixture string) *httptest.Server {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("..", "..", "audit", "check", "testdata", "parked", fixture))
+	body, err := os.ReadFile(filepath.Join("..", "..", "check", "testdata", "parked", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/linkrot/linkrot"
 )
 
 // runPrune is linkrot prune: remove old runs, keeping every target's
@@ -50,19 +50,7 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	log.Info("prune", "runs", pruned, "dry_run", *dryRun)
-	verb := "Removed"
-	if *dryRun {
-		verb = "Would remove"
-	}
-	ids := make([]string, len(pruned))
-	for i, id := range pruned {
-		ids[i] = strconv.FormatInt(id, 10)
-	}
-	if len(ids) == 0 {
-		fmt.Fprintln(e.stdout, "No run to remove.")
-	} else {
-		fmt.Fprintf(e.stdout, "%s %d runs: %s. Target histories are kept.\n", verb, len(ids), strings.Join(ids, ", "))
-	}
+	linkrot.WritePruned(e.stdout, pruned, *dryRun)
 	if *vacuum && !*dryRun {
 		if err := store.Vacuum(ctx); err != nil {
 			return err
@@ -78,32 +66,10 @@ type ageFlag time.Duration
 func (a *ageFlag) String() string { return time.Duration(*a).String() }
 
 func (a *ageFlag) Set(v string) error {
-	d, err := parseAge(v)
+	d, err := linkrot.ParseAge(v)
 	if err != nil {
 		return err
 	}
 	*a = ageFlag(d)
 	return nil
-}
-
-// parseAge reads "90d", "12w" or any time.ParseDuration value.
-func parseAge(v string) (time.Duration, error) {
-	v = strings.TrimSpace(v)
-	for _, u := range []struct {
-		suffix string
-		unit   time.Duration
-	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
-			}
-			return time.Duration(f * float64(u.unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid age %q (use 90d, 12w or 36h)", v)
-	}
-	return d, nil
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // pyDocs is the HTML documentation of Python 3.11 as Debian packages it
@@ -144,7 +144,7 @@ func TestAudit_PythonDocs(t *testing.T) {
 						continue
 					}
 					abs++
-					if n, err := audit.NormalizeURL(l.Href); err != nil || !checked[n] {
+					if n, err := urls.NormalizeURL(l.Href); err != nil || !checked[n] {
 						bad = append(bad, fmt.Sprintf("%q (target %q, %v)", l.RawHref, n, err))
 					}
 				}

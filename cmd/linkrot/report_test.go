@@ -19,8 +19,10 @@ import (
 
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // reportTime is the fixed time stamped into reports by the tests.
@@ -44,7 +46,7 @@ type fixtureRun struct {
 	anchors map[string][]string
 	// archives, when set, saves what the archives stage would have found
 	// for the run (its links are given by page URL and text).
-	archives func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) audit.LinkRef) error
+	archives func(ctx context.Context, db *sqlstore.DB, runID int64, link func(page, text string) audit.LinkRef) error
 }
 
 // buildReportDB writes runs into a fresh database at path through the
@@ -54,7 +56,7 @@ type fixtureRun struct {
 func buildReportDB(t testing.TB, path string, runs ...fixtureRun) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +221,8 @@ func goldenRuns() []fixtureRun {
 	// The archives stage of each run: the study, cited twice, has a
 	// memento and a drift measured for its Robust Link only (the other
 	// link has no date of its own); the workshop's first link a memento.
-	study := func(band string, run2 bool) func(context.Context, *sqlite.DB, int64, func(string, string) audit.LinkRef) error {
-		return func(ctx context.Context, db *sqlite.DB, runID int64, link func(string, string) audit.LinkRef) error {
+	study := func(band string, run2 bool) func(context.Context, *sqlstore.DB, int64, func(string, string) audit.LinkRef) error {
+		return func(ctx context.Context, db *sqlstore.DB, runID int64, link func(string, string) audit.LinkRef) error {
 			l := link("https://site.example/", "the 2019 study")
 			at := t1
 			if run2 {
@@ -487,7 +489,7 @@ func xssRuns() []fixtureRun {
 	pageURL := "https://site.example/" + xssScript
 	// What archives answered is hostile too: memento URLs, excerpts,
 	// suggestion snippets, identifiers and their reasons.
-	archives := func(ctx context.Context, db *sqlite.DB, runID int64, link func(page, text string) audit.LinkRef) error {
+	archives := func(ctx context.Context, db *sqlstore.DB, runID int64, link func(page, text string) audit.LinkRef) error {
 		dead := link(pageURL, "dead link 0")
 		evil := link(pageURL, xssScript)
 		fine := link(pageURL, "fine link 0")
@@ -867,7 +869,7 @@ func TestReport_PrunedHistory(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "r.db")
 	buildReportDB(t, dbPath, goldenRuns()...)
 	db := openDB(t, dbPath)
-	if res, err := db.Prune(context.Background(), sqlite.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 {
+	if res, err := db.Prune(context.Background(), store.PruneOptions{Keep: 1}); err != nil || len(res.Runs) != 1 {
 		t.Fatalf("prune: %v, %v", res, err)
 	}
 	code, out, stderr := run(t, "", "report", "--db", dbPath, "--format", "json")

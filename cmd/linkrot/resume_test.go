@@ -16,9 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
 // cronSite is a loopback site for the kill and lock tests: 16 pages in a
@@ -283,7 +284,7 @@ type dbState struct {
 func readState(t *testing.T, path string) dbState {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func readState(t *testing.T, path string) dbState {
 
 // archiveState adds the archives stage's rows of run id to st, links named
 // by page and href, targets by URL.
-func archiveState(t *testing.T, db *sqlite.DB, id int64, st *dbState) {
+func archiveState(t *testing.T, db *sqlstore.DB, id int64, st *dbState) {
 	t.Helper()
 	ctx := context.Background()
 	refs, err := db.LinkRefs(ctx, id)
@@ -471,7 +472,7 @@ func diffState(t *testing.T, got, want dbState) {
 func committed(t *testing.T, path string) (pages, checks []string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,10 +519,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // latestRunRows returns how many rows of the latest run query counts.
-func latestRunRows(t *testing.T, path string, query func(*sqlite.DB, int64) (int, error)) int {
+func latestRunRows(t *testing.T, path string, query func(*sqlstore.DB, int64) (int, error)) int {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,17 +538,17 @@ func latestRunRows(t *testing.T, path string, query func(*sqlite.DB, int64) (int
 	return n
 }
 
-func snapshotRows(db *sqlite.DB, id int64) (int, error) {
+func snapshotRows(db *sqlstore.DB, id int64) (int, error) {
 	s, err := db.SnapshotChecks(context.Background(), id)
 	return len(s), err
 }
 
-func mementoRows(db *sqlite.DB, id int64) (int, error) {
+func mementoRows(db *sqlstore.DB, id int64) (int, error) {
 	s, err := db.Mementos(context.Background(), id)
 	return len(s), err
 }
 
-func saveRows(db *sqlite.DB, id int64) (int, error) {
+func saveRows(db *sqlstore.DB, id int64) (int, error) {
 	s, err := db.SaveRequests(context.Background(), id)
 	return len(s), err
 }

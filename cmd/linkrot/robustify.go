@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	iofs "io/fs"
 	"os"
 	"strings"
 
-	"github.com/linkrot/linkrot/audit/archive"
-	"github.com/linkrot/linkrot/audit/check"
 	"github.com/linkrot/linkrot/robustify"
 )
 
@@ -55,42 +52,17 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
 		return usagef("robustify: %s is not a directory", pos[0])
 	}
-	list := archive.Defaults()
-	if len(archives) > 0 {
-		list = nil
-		for _, s := range archives {
-			a, err := archive.ParseArchive(s)
-			if err != nil {
-				return usagef("--archive: %v", err)
-			}
-			list = append(list, a)
-		}
-	}
-	var private []string
-	if len(archives) > 0 {
-		for _, a := range list {
-			private = append(private, a.TimeGate, a.TimeMap, a.Save)
-		}
-	}
-	rt, closeRT := check.NewTransportAllowing(check.Options{AllowPrivate: *allowPrivate}, private)
-	defer closeRT()
-	client := archive.NewClient(archive.Options{Archives: list, Transport: rt})
 	hosts := map[string]bool{}
 	for _, h := range site {
 		hosts[strings.ToLower(h)] = true
 	}
-	o := robustify.Options{
-		Lookup:    robustify.ArchiveLookupWith(client, list, robustify.LookupOptions{TimeMaps: *timemap}),
-		Date:      dateOf,
-		Verify:    robustify.ArchiveVerify(client),
-		Fix:       *fix,
-		DryRun:    *dryRun,
-		SiteHosts: hosts,
-		Workers:   *workers,
+	o := robustify.Options{Date: dateOf, Fix: *fix, DryRun: *dryRun, SiteHosts: hosts, Workers: *workers}
+	release, err := robustify.ArchiveConfig{Specs: archives, AllowPrivate: *allowPrivate, TimeMaps: *timemap,
+		Save: *save, SaveAuth: os.Getenv(spnAuthEnv)}.Apply(&o)
+	if err != nil {
+		return usagef("%v", err)
 	}
-	if *save {
-		o.Save = robustify.ArchiveSave(client, list, archive.SaveOptions{Auth: os.Getenv(spnAuthEnv)})
-	}
+	defer release()
 	res, err := robustify.Run(ctx, pos[0], o)
 	if err != nil {
 		return err
@@ -101,33 +73,6 @@ func runRobustify(ctx context.Context, e *env, args []string) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	}
-	if *dryRun {
-		for _, f := range res.Files {
-			fmt.Fprint(e.stdout, f.Diff)
-		}
-	}
-	for _, l := range res.Links {
-		if l.Action == robustify.ActionSkipped || l.Action == robustify.ActionBroken {
-			fmt.Fprintf(e.stderr, "%s:%d: %s %s: %s\n", l.File, l.Line, l.Action, l.Href, l.Reason)
-		}
-	}
-	for _, f := range res.Files {
-		if f.Skipped != "" {
-			fmt.Fprintf(e.stderr, "%s: skipped: %s\n", f.Path, f.Skipped)
-		}
-	}
-	changed := 0
-	for _, f := range res.Files {
-		if f.Changed {
-			changed++
-		}
-	}
-	verb := "changed"
-	if *dryRun {
-		verb = "would change"
-	}
-	fmt.Fprintf(e.stderr, "robustify: %d files, %d %s; links: %d added, %d saved, %d audited, %d broken, %d fixed, %d skipped\n",
-		len(res.Files), changed, verb, res.Count(robustify.ActionAdded), res.Count(robustify.ActionSaved), res.Count(robustify.ActionAudited),
-		res.Count(robustify.ActionBroken), res.Count(robustify.ActionFixed), res.Count(robustify.ActionSkipped))
+	res.WriteText(e.stdout, e.stderr, *dryRun)
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkrot/linkrot/audit/archive/archivetest"
+	"github.com/linkrot/linkrot/archives/archivetest"
 	"github.com/linkrot/linkrot/robustify"
 )
 

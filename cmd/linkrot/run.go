@@ -9,12 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/linkrot/linkrot"
 	"golang.org/x/term"
-
-	"github.com/linkrot/linkrot/audit"
 )
 
 // Version is the linkrot version, stamped into every run.
@@ -104,6 +102,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func exitCode(e *env, err error) int {
 	var ue *usageError
+	var se *linkrot.SettingsError
 	var fe *findingsError
 	var le *lockedError
 	switch {
@@ -111,7 +110,7 @@ func exitCode(e *env, err error) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &se):
 		fmt.Fprintf(e.stderr, "linkrot: %v\n", err)
 		return exitUsage
 	case errors.As(err, &fe):
@@ -173,10 +172,7 @@ func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
 }
 
 // listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+type listFlag = linkrot.StringList
 
 // sizeFlag is a byte count accepting KiB/MiB/GiB (and KB/MB/GB) suffixes.
 type sizeFlag int64
@@ -184,7 +180,7 @@ type sizeFlag int64
 func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
+	n, err := linkrot.ParseSize(v)
 	if err != nil {
 		return err
 	}
@@ -192,53 +188,18 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 
-func parseSize(v string) (int64, error) {
-	v = strings.TrimSpace(v)
-	mult := int64(1)
-	units := []struct {
-		suf string
-		m   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}}
-	for _, u := range units {
-		if strings.HasSuffix(strings.ToUpper(v), strings.ToUpper(u.suf)) {
-			mult = u.m
-			v = strings.TrimSpace(v[:len(v)-len(u.suf)])
-			break
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid size %q (use bytes or e.g. 5MiB)", v)
-	}
-	return n * mult, nil
-}
-
 // newLogger returns the run logger: text or JSON on stderr. It is quiet by
 // default, on a terminal (the progress bar tells the rest) and off one
 // (cron mails whatever a job prints: a run that goes well prints no log
 // line): only warnings and errors. --verbose logs everything down to debug
-// detail; --log-level (newLevelLogger) chooses any level, info giving a
+// detail; --log-level (linkrot.NewLogger) chooses any level, info giving a
 // progress line every 10 seconds and the stage summaries.
 func newLogger(w io.Writer, format string, verbose, quiet bool) (*slog.Logger, error) {
 	level := slog.LevelWarn
 	if verbose && !quiet {
 		level = slog.LevelDebug
 	}
-	return newLevelLogger(w, format, level)
-}
-
-// newLevelLogger returns a text or JSON logger on w at level.
-func newLevelLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
-	// URL passwords are never printed, logs included.
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: audit.RedactLogAttr}
-	switch format {
-	case "", "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	default:
-		return nil, usagef("--log-format must be text or json, not %q", format)
-	}
+	return linkrot.NewLogger(w, format, level)
 }
 
 func roundDur(d time.Duration) time.Duration {

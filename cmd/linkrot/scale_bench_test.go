@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // The scale benchmark's web: scalePages pages of scalePerPage links each
@@ -124,7 +125,7 @@ func runChild(b *testing.B, env []string, args ...string) (float64, time.Duratio
 // writeScaleRun writes the scale benchmark's run into a new database at
 // path through the store's write path, and says what it wrote.
 func writeScaleRun(ctx context.Context, path string) error {
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func writeScaleRun(ctx context.Context, path string) error {
 	}
 	var findings []audit.Finding
 	nf := 0
-	err = db.EachLink(ctx, r.ID, func(l *sqlite.StoredLink) error {
+	err = db.EachLink(ctx, r.ID, func(l *store.StoredLink) error {
 		c := broken[l.TargetID]
 		if c == nil {
 			return nil

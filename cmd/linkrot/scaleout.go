@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log/slog"
-	"net/url"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/scaleout"
 )
@@ -33,12 +32,8 @@ func (f *natsFlags) check() error {
 	if f.addr == "" {
 		return nil
 	}
-	u, err := url.Parse(f.addr)
-	if err != nil || u.Host == "" {
-		return usagef("--nats %q: want nats://host:port", f.addr)
-	}
-	if u.User != nil {
-		return usagef("--nats: no credentials in the URL (they would be stored with the run); use LINKROT_NATS_USER and LINKROT_NATS_PASSWORD, LINKROT_NATS_TOKEN or LINKROT_NATS_CREDS")
+	if err := scaleout.CheckURL(f.addr); err != nil {
+		return usagef("%v", err)
 	}
 	if f.ackWait < time.Second {
 		return usagef("--ack-wait must be at least 1s")
@@ -52,28 +47,17 @@ func (f *natsFlags) check() error {
 // open connects to NATS and opens the work queue: an unreachable server
 // or one without JetStream is one error, before anything is written.
 func (f *natsFlags) open(ctx context.Context, name string) (*nats.Conn, *scaleout.Queue, error) {
-	nc, err := scaleout.Connect(f.addr, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	q, err := scaleout.Open(octx, nc, scaleout.Options{Partitions: f.partitions, AckWait: f.ackWait})
-	if err != nil {
-		nc.Close()
-		return nil, nil, fmt.Errorf("NATS at %s: %w", f.addr, err)
-	}
-	return nc, q, nil
+	return scaleout.Dial(ctx, f.addr, name, scaleout.Options{Partitions: f.partitions, AckWait: f.ackWait})
 }
 
 // scaleOutAudit checks what linkrot audit --nats supports and connects:
 // a recursive crawl of URLs (the workers fetch them), no page budget
 // (--max-pages needs one counter for the run; not in the scale-out mode).
-func scaleOutAudit(ctx context.Context, nf *natsFlags, in crawlInput, maxPages int) (*nats.Conn, *scaleout.Queue, error) {
+func scaleOutAudit(ctx context.Context, nf *natsFlags, in linkrot.Input, maxPages int) (*nats.Conn, *scaleout.Queue, error) {
 	if err := nf.check(); err != nil {
 		return nil, nil, err
 	}
-	if in.mode != "site" {
+	if in.Kind != linkrot.Site {
 		return nil, nil, usagef("--nats: only a crawl from URLs is scaled out (not --urls, --sitemap or a directory)")
 	}
 	if maxPages > 0 {

@@ -18,8 +18,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/internal/pgtest"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // natsServer is an embedded NATS server with JetStream on loopback.
@@ -376,7 +376,7 @@ func TestScaleOut_MultiProcess(t *testing.T) {
 		// Many machines: PostgreSQL; while a worker is killed, PostgreSQL
 		// and the NATS server restart too (NATS on its store directory).
 		dsn := pgtest.DSN(t)
-		db, err := sqlite.Open(context.Background(), dsn)
+		db, err := engines.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}

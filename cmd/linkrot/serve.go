@@ -7,16 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/linkrot/linkrot/actions"
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/check"
-	"github.com/linkrot/linkrot/dashboard"
 	"github.com/linkrot/linkrot/maintain"
 )
 
@@ -92,75 +88,24 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer rdb.Close()
 
-	rc := maintain.NewReceiver(rdb, wdb, maintain.ReceiverOptions{NoLinkMod: *noLinkmod, AllowPrivate: *allowPrivate})
-	lim := maintain.NewLimiter(maintain.LimitOptions{Rate: *rate, Burst: *burst, Conns: *conns})
-	checker := check.New(check.Options{AllowPrivate: *allowPrivate, Timeout: *fetchTimeout, Retries: -1, Logger: log})
-	ver := maintain.NewVerifier(wdb, checker, maintain.VerifierOptions{Workers: *workers, HostDelay: *hostDelay,
-		HostBudget: *hostBudget, FetchTimeout: *fetchTimeout, AllowPrivate: *allowPrivate, Logger: log})
-
-	hopts := maintain.HTTPOptions{PublicURL: *publicURL, TrustedProxies: trusted}
-	clientOf := func(r *http.Request) string { return maintain.ClientOfRequest(hopts, r) }
-	act := actions.New(wdb, func(ctx context.Context, target, client string) (int, string) {
-		a := rc.Recheck(ctx, target, client)
-		return a.Status, a.Text
-	}, actions.Options{Token: token, Secure: *secure, Allow: lim.Allow, Client: clientOf, Lookup: rdb})
-
-	mux := http.NewServeMux()
-	mux.Handle("/actions/", act.Handler())
-	mux.Handle("/", newDashboard(rdb, act, log))
-	handler := securityHeaders(rc.Handler(lim, mux, hopts))
-
-	inner, err := net.Listen("tcp", *listen)
+	counts, err := maintain.Serve(ctx, rdb, wdb, maintain.ServeOptions{
+		Listen: *listen, Token: token, SecureCookie: *secure, PublicURL: *publicURL, TrustedProxies: trusted,
+		Rate: *rate, Burst: *burst, Conns: *conns, HeaderTimeout: *headerTimeout, NoLinkMod: *noLinkmod,
+		Workers: *workers, HostDelay: *hostDelay, HostBudget: *hostBudget, FetchTimeout: *fetchTimeout, Drain: *drain,
+		AllowPrivate: *allowPrivate, Logger: log, Generator: "linkrot " + Version,
+		Serving: func(addr net.Addr, actions bool) {
+			mode := "read-only dashboard (no token)"
+			if actions {
+				mode = "dashboard actions behind the token"
+			}
+			fmt.Fprintf(e.stdout, "Serving http://%s/ (%s; Webmention endpoint %s; LINK/UNLINK/UNLINKR/LINKMOD in both framings)\n",
+				addr, mode, maintain.WebmentionPath)
+		},
+	})
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
-	ln := maintain.NewListener(inner, rc, lim, maintain.ListenerOptions{HeaderTimeout: *headerTimeout})
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: *headerTimeout,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
-
-	verCtx, stopVer := context.WithCancel(context.WithoutCancel(ctx))
-	verDone := make(chan error, 1)
-	go func() { verDone <- ver.Run(verCtx, rc.Queued(), *drain) }()
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- srv.Serve(ln) }()
-	mode := "read-only dashboard (no token)"
-	if token != "" {
-		mode = "dashboard actions behind the token"
-	}
-	log.Info("serving", "addr", ln.Addr().String())
-	fmt.Fprintf(e.stdout, "Serving http://%s/ (%s; Webmention endpoint %s; LINK/UNLINK/UNLINKR/LINKMOD in both framings)\n",
-		ln.Addr(), mode, maintain.WebmentionPath)
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-srvDone:
-	}
-	// Stop: no new connections; requests in flight (both framings) finish;
-	// the batch writer flushes; verifications in progress get the drain
-	// time, the rest stay queued in the database.
-	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	ln.Close()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		log.Warn("shutdown", "err", err)
-	}
-	ln.Wait(shutCtx)
-	rc.Close()
-	stopVer()
-	<-verDone
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", serveErr)
-	}
-	counts, err := wdb.WireCounts(context.Background())
-	if err == nil {
+	if counts != nil {
 		fmt.Fprintf(e.stdout, "Stopped. Notifications: %d queued (kept for the next start), %d done, %d rejected, %d failed.\n",
 			counts[audit.WireQueued], counts[audit.WireDone], counts[audit.WireRejected], counts[audit.WireFailed])
 	}
@@ -186,35 +131,4 @@ func readToken(file string) (string, error) {
 		return "", fmt.Errorf("%s: the token must have at least 16 characters", tokenEnv)
 	}
 	return t, nil
-}
-
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// newDashboard returns the dashboard mounted at "/" (package dashboard,
-// read-only, over rdb). A request with a valid session gets the
-// dashboard whose forms (re-check, dismiss) carry the CSRF token; every
-// other request the read-only one, without forms or token.
-func newDashboard(rdb dashboard.Store, act *actions.Actions, log *slog.Logger) http.Handler {
-	gen := "linkrot " + Version
-	anon := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen})
-	if !act.Enabled() {
-		return anon
-	}
-	authed := dashboard.New(rdb, dashboard.Options{Logger: log, Generator: gen, ActionsEnabled: true, CSRFToken: act.SharedCSRF()})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if act.LoggedIn(r) {
-			authed.ServeHTTP(w, r)
-			return
-		}
-		anon.ServeHTTP(w, r)
-	})
 }

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
 )
 
 // serveSiteDB writes a database with one complete run of
@@ -121,7 +122,7 @@ func TestServeCommand_SIGTERM(t *testing.T) {
 	if !strings.Contains(c.stdout.String(), "Stopped. Notifications:") {
 		t.Errorf("stdout: %s", c.stdout.String())
 	}
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := engines.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestFixesCommand_Claims(t *testing.T) {
 		if err := db.EnqueueWire(ctx, []*audit.WireRequest{w}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishWire(ctx, w.ID, audit.WireDone, c.Note, sqlite.WireEffect{Claim: &c}, c.ClaimedAt); err != nil {
+		if err := db.FinishWire(ctx, w.ID, audit.WireDone, c.Note, store.WireEffect{Claim: &c}, c.ClaimedAt); err != nil {
 			t.Fatal(i, err)
 		}
 	}

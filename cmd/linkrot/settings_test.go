@@ -49,7 +49,7 @@ func TestAudit_ResumeStoredSettings(t *testing.T) {
 			db := openDB(t, dbPath)
 			ctx := context.Background()
 			set := linkrot.Settings{
-				Input:   linkrot.Input{Mode: "site", Seeds: []string{site.URL + "/"}},
+				Input:   linkrot.SiteInput(site.URL + "/"),
 				PerHost: 2, Timeout: 5 * time.Second, MaxRedirects: 5,
 				Crawl:    linkrot.CrawlSettings{MaxDepth: 1, Exclude: []string{"/c$"}, MaxBody: 1 << 20},
 				Check:    linkrot.CheckSettings{Workers: 4, MaxBody: 1 << 20, NoSoft404: true},

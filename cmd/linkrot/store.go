@@ -7,23 +7,27 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
 	"github.com/linkrot/linkrot/report"
+	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/engines"
+	"github.com/linkrot/linkrot/store/sqlite"
+	"github.com/linkrot/linkrot/store/sqlstore"
 )
 
-// This file wires the linkrot command to its database, package
-// audit/sqlite: it is the only file of the command that imports it. The
+// This file wires the linkrot command to its database (packages
+// store/engines and store/sqlstore: the SQLite and PostgreSQL engines
+// behind the one SQL store): it is the only file of the command that
+// imports them. The
 // commands and their helpers take the store through the small interfaces
 // they declare where they use it; the few calls whose arguments are
 // SQLite's own types are given plain ones here.
 
 // database is the run database of the commands.
-type database struct{ *sqlite.DB }
+type database struct{ *sqlstore.DB }
 
 // openDB opens (creating and migrating when needed) the database at path.
 func openStore(ctx context.Context, path string) (*database, error) {
-	db, err := sqlite.Open(ctx, path)
+	db, err := engines.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -32,25 +36,17 @@ func openStore(ctx context.Context, path string) (*database, error) {
 
 // openReadOnlyDB opens the database at path for reading only.
 func openReadOnlyStore(ctx context.Context, path string) (*database, error) {
-	db, err := sqlite.OpenReadOnly(ctx, path)
+	db, err := engines.OpenReadOnly(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	return &database{db}, nil
 }
 
-// UnfinishedRun returns the latest run of command that --resume may
-// continue: unfinished (for linkrot audit, also complete with its report
-// unwritten), with settings fingerprint fp ("": any). None: an error
-// wrapping audit.ErrNotFound.
-func (d *database) UnfinishedRun(ctx context.Context, command, fp string) (*audit.Run, error) {
-	return d.DB.UnfinishedRun(ctx, sqlite.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == audit.CommandAudit})
-}
-
-// Prune removes old runs (see sqlite.PruneOptions) and returns the IDs of
+// Prune removes old runs (see store.PruneOptions) and returns the IDs of
 // the runs removed (or that would be, with dryRun).
 func (d *database) Prune(ctx context.Context, keep int, olderThan time.Duration, dryRun bool) ([]int64, error) {
-	res, err := d.DB.Prune(ctx, sqlite.PruneOptions{Keep: keep, OlderThan: olderThan, DryRun: dryRun})
+	res, err := d.DB.Prune(ctx, store.PruneOptions{Keep: keep, OlderThan: olderThan, DryRun: dryRun})
 	return res.Runs, err
 }
 
@@ -63,7 +59,7 @@ func (d *database) EachReportLink(ctx context.Context, runID int64, pageIDs []in
 		pageIdx[id] = i
 	}
 	var rl report.Link
-	return d.DB.EachLink(ctx, runID, func(l *sqlite.StoredLink) error {
+	return d.DB.EachLink(ctx, runID, func(l *store.StoredLink) error {
 		pi, ok := pageIdx[l.PageID]
 		if !ok {
 			return fmt.Errorf("link %d refers to page %d, not in the run", l.ID, l.PageID)
@@ -77,17 +73,17 @@ func (d *database) EachReportLink(ctx context.Context, runID int64, pageIDs []in
 // its run lock (lockDB). The returned context is cancelled if the lock is
 // lost; the lock's release also closes the database.
 func openLocked(ctx context.Context, path, command string, wait bool, log *slog.Logger) (context.Context, *database, *heldLock, error) {
-	store, err := openStore(ctx, path)
+	db, err := openStore(ctx, path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lctx, lk, err := lockDB(ctx, store, command, wait, log)
+	lctx, lk, err := lockDB(ctx, db, command, wait, log)
 	if err != nil {
-		store.Close()
+		db.Close()
 		return nil, nil, nil, err
 	}
-	lk.closeDB = store.Close
-	return lctx, store, lk, nil
+	lk.closeDB = db.Close
+	return lctx, db, lk, nil
 }
 
 // lockedError is returned when another process holds the database.
@@ -107,7 +103,7 @@ var lockPoll = 500 * time.Millisecond
 
 // heldLock is the run lock of a writing command.
 type heldLock struct {
-	l      *sqlite.Lock
+	l      *sqlstore.Lock
 	cancel context.CancelCauseFunc
 	log    *slog.Logger
 	// closeDB, when set, closes the database after the release.
@@ -140,28 +136,28 @@ func (h *heldLock) setRun(ctx context.Context, runID int64) {
 // process's transaction outlasting busy_timeout) is treated the same way.
 // The returned context is cancelled if the lock is ever taken over (the
 // run then stops as interrupted).
-func lockDB(ctx context.Context, store *database, command string, wait bool, log *slog.Logger) (context.Context, *heldLock, error) {
+func lockDB(ctx context.Context, db *database, command string, wait bool, log *slog.Logger) (context.Context, *heldLock, error) {
 	lctx, cancel := context.WithCancelCause(ctx)
-	opts := sqlite.LockOptions{Command: command, OnLost: func() {
+	opts := store.LockOptions{Command: command, OnLost: func() {
 		log.Error("the database lock was taken over by another process; stopping")
 		cancel(errors.New("database lock lost"))
 	}}
 	told := false
 	for {
-		l, err := store.TryLock(ctx, opts)
+		l, err := db.TryLock(ctx, opts)
 		if err == nil {
 			if l.TookOver != nil {
 				log.Warn("took over the lock of a linkrot that is gone", "holder", l.TookOver.String())
 			}
 			return lctx, &heldLock{l: l, cancel: cancel, log: log}, nil
 		}
-		if !errors.Is(err, sqlite.ErrLocked) && !sqlite.IsBusy(err) {
+		if !errors.Is(err, store.ErrLocked) && !sqlite.IsBusy(err) {
 			cancel(nil)
 			return nil, nil, err
 		}
 		if !wait {
 			cancel(nil)
-			return nil, nil, &lockedError{db: store.Path(), err: err}
+			return nil, nil, &lockedError{db: db.Path(), err: err}
 		}
 		if !told {
 			log.Warn("waiting for another linkrot to finish with the database", "reason", err.Error())
@@ -178,4 +174,4 @@ func lockDB(ctx context.Context, store *database, command string, wait bool, log
 
 // isDatabaseURL reports whether a --db value names a database server
 // (postgres://, postgresql://) rather than a SQLite file.
-func isDatabaseURL(db string) bool { return sqlite.IsPostgresURL(db) }
+func isDatabaseURL(db string) bool { return store.IsPostgresURL(db) }

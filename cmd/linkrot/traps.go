@@ -2,12 +2,9 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"github.com/linkrot/linkrot"
-	"io"
-	"strings"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot"
+
 	"github.com/linkrot/linkrot/crawler"
 )
 
@@ -21,23 +18,4 @@ func (trapFlags) register(fs *flag.FlagSet, c *linkrot.CrawlSettings) {
 	fs.IntVar(&c.MaxURLLength, "max-url-length", crawler.DefaultMaxURLLength, "crawl trap: URLs longer than `N` bytes are not crawled (0: off; Heritrix UURI.MAX_URL_LENGTH)")
 	fs.Var((*listFlag)(&c.SessionParams), "session-param", "crawl trap: also treat this query `parameter` as a session id (repeatable; added to sid, sessionid, phpsessid, jsessionid, session_id, s, aspsessionid, cfid/cftoken, zenid, oscsid …)")
 	fs.BoolVar(&c.KeepSessionIDs, "keep-session-ids", false, "crawl trap: do not treat session-id parameters as the same page")
-}
-
-// printTrapSummary prints the crawl traps of a run, if any.
-func printTrapSummary(w io.Writer, traps []audit.CrawlTrap) {
-	if len(traps) == 0 {
-		return
-	}
-	var cut int64
-	for _, t := range traps {
-		cut += t.Cut
-	}
-	fmt.Fprintf(w, "Crawl traps: %d found, %d URLs not crawled (raise or turn off a guard with --max-query-variants, --max-path-segments, --max-segment-repeats, --max-url-length, --keep-session-ids):\n", len(traps), cut)
-	for i, t := range traps {
-		if i == 10 {
-			fmt.Fprintf(w, "  … and %d more (see the report)\n", len(traps)-10)
-			break
-		}
-		fmt.Fprintf(w, "  %-18s %6d cut  %s  (starts on %s)\n", t.Kind, t.Cut, strings.ToValidUTF8(t.Pattern, "?"), t.PageURL)
-	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
-	_ "modernc.org/sqlite" // the driver "sqlite", as audit/sqlite uses it
+	_ "modernc.org/sqlite" // the driver "sqlite", as store/sqlite uses it
 )
 
 // floorReps is how many times each part of the floor runs; the smallest
@@ -182,7 +182,7 @@ func minCPUThen(f, after func() error) (cpuSpread, error) {
 }
 
 // floorDSN is the driver name of the SQLite file at path with linkrot's
-// pragmas (audit/sqlite's dsn).
+// pragmas (store/sqlite's dsn).
 func floorDSN(path string) string {
 	uri := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(path))
 	return uri + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"

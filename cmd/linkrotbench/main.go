@@ -37,7 +37,7 @@
 // plain checker's tokenizer pass over every page it extracted (twice for
 // a page it reached under two URLs, such as a directory's index.html and
 // "/", as it did in its run); "tree", html.Parse of every distinct page
-// (one tree per page, as issue 12 prescribes); and "store",
+// (one tree per page, as linkrot builds it); and "store",
 // the pages and one row per link occurrence the tokenizer found, written
 // to a fresh SQLite file through modernc.org/sqlite with linkrot's
 // pragmas, in the minimal interned schema (targets, pages, links
@@ -77,7 +77,7 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/audit/sqlite"
+	"github.com/linkrot/linkrot/store/engines"
 	"golang.org/x/net/html"
 )
 
@@ -417,7 +417,7 @@ func (w *web) measure(bin string, args []string) result {
 // 404s, which the plain checker cannot tell, are left out).
 func brokenIn(db string) []string {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, db)
+	store, err := engines.Open(ctx, db)
 	if err != nil {
 		log.Fatal(err)
 	}

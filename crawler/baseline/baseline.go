@@ -24,10 +24,11 @@ import (
 	"github.com/linkrot/linkrot/crawler"
 	"github.com/linkrot/linkrot/crawler/extract"
 	"github.com/linkrot/linkrot/crawler/markdown"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Occurrence is a link occurrence as the rule compares it: the link's
-// target as audit.NormalizeURL writes it, and the hash of its line.
+// target as urls.NormalizeURL writes it, and the hash of its line.
 type Occurrence struct {
 	Target   string
 	LineHash string
@@ -44,7 +45,7 @@ func Key(l *audit.Link) (Occurrence, bool) {
 	if l.LineHash == "" {
 		return Occurrence{}, false
 	}
-	t, err := audit.NormalizeURL(l.Href)
+	t, err := urls.NormalizeURL(l.Href)
 	if err != nil {
 		t = audit.InvalidURLOccurrence(l.Href)
 	}

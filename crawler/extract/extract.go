@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // Options bounds extraction. The zero value is useful: anchor text is cut to
@@ -118,7 +119,7 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	x.checkIdentifiers()
 	// Secrets never leave the extractor: URL passwords in raw values,
 	// resolved URLs, messages and text become "***".
-	audit.RedactStrings(&x.ex)
+	urls.RedactStrings(&x.ex)
 	return x.ex
 }
 
@@ -131,7 +132,7 @@ type extractor struct {
 	baseHref string
 	// docRes resolves against the document URL, res against the base URL
 	// (the same unless a <base href> applies).
-	docRes, res audit.Resolver
+	docRes, res urls.Resolver
 	// freeTexts are buffers for the raw anchor text of links, reused
 	// from link to link.
 	freeTexts []*linkText
@@ -166,7 +167,7 @@ func (x *extractor) findBase(n *html.Node) {
 		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
 			if v, ok := attr(n, "href"); ok {
 				if found {
-					x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: only the first <base> with an href sets the base URL", quote(audit.RedactURLString(v)))
+					x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: only the first <base> with an href sets the base URL", quote(urls.RedactURLString(v)))
 				} else {
 					found = true
 					x.setBase(v)
@@ -181,7 +182,7 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
-	v = audit.RedactURLString(v)
+	v = urls.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
 		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: not a valid URL (%s); links resolve against the document URL", quote(v), errText(err))
@@ -192,7 +193,7 @@ func (x *extractor) setBase(v string) {
 		return
 	}
 	x.ex.Diagnostics = append(x.ex.Diagnostics, urlDiags("base", v, u, warnings)...)
-	r, err := audit.NewResolver(u.String())
+	r, err := urls.NewResolver(u.String())
 	if err != nil {
 		x.diag("base", CodeIgnoredBase, "<base href=%s> ignored: %s", quote(v), errText(err))
 		return
@@ -365,7 +366,7 @@ func (x *extractor) srcset(n *html.Node, spec *elementSpec, v string) int {
 	}
 	cands, diags := ParseSrcset(v)
 	for i := range diags {
-		diags[i].Message = audit.RedactText(diags[i].Message)
+		diags[i].Message = urls.RedactText(diags[i].Message)
 	}
 	x.ex.Diagnostics = append(x.ex.Diagnostics, diags...)
 	first := -1
@@ -384,7 +385,7 @@ func (x *extractor) srcset(n *html.Node, spec *elementSpec, v string) int {
 func (x *extractor) refresh(n *html.Node, spec *elementSpec, v string) int {
 	r, ok := ParseRefresh(v)
 	if !ok {
-		x.diag("content", CodeInvalidRefresh, "<meta http-equiv=refresh content=%s> is ignored by browsers: it must start with a delay in seconds, then \";\" or \",\" and the URL (\"0; url=page.html\")", quote(audit.RedactText(v)))
+		x.diag("content", CodeInvalidRefresh, "<meta http-equiv=refresh content=%s> is ignored by browsers: it must start with a delay in seconds, then \";\" or \",\" and the URL (\"0; url=page.html\")", quote(urls.RedactText(v)))
 		return -1
 	}
 	if !r.HasURL || blank(r.URL) {
@@ -410,7 +411,7 @@ func (x *extractor) urlLink(n *html.Node, spec *elementSpec, name, v string, mai
 func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, main bool) int {
 	// A password in the URL never reaches a record or a message: the URL
 	// is read as written but for it (it is never sent either).
-	raw = audit.RedactURLString(raw)
+	raw = urls.RedactURLString(raw)
 	if len(x.ex.Links) >= x.opt.MaxLinks {
 		if len(x.ex.Links) == x.opt.MaxLinks && !x.truncated {
 			x.truncated = true
@@ -469,10 +470,10 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 // robust reads the Robust Links attributes (robust-links spec, section 3).
 func (x *extractor) robust(n *html.Node, l *audit.Link, idx int, hrefOK bool) {
 	orig, hasOrig := attr(n, "data-originalurl")
-	orig = audit.RedactURLString(orig)
+	orig = urls.RedactURLString(orig)
 	date, hasDate := attr(n, "data-versiondate")
 	vurl, hasVURL := attr(n, "data-versionurl")
-	vurl = audit.RedactText(vurl) // whitespace-separated tokens
+	vurl = urls.RedactText(vurl) // whitespace-separated tokens
 	if !hasOrig && !hasDate && !hasVURL {
 		return
 	}
@@ -532,7 +533,7 @@ func (x *extractor) mset(n *html.Node, l *audit.Link, idx int) {
 	if !ok {
 		return
 	}
-	v = audit.RedactText(v)
+	v = urls.RedactText(v)
 	m, diags := ParseMset(v, x.base)
 	l.Diagnostics = append(l.Diagnostics, diags...)
 	if m == nil {
@@ -607,11 +608,11 @@ func (x *extractor) headerLinks(h http.Header) {
 	if len(fields) == 0 {
 		return
 	}
-	links, err := audit.ParseLinkHeader(fields...)
+	links, err := urls.ParseLinkHeader(fields...)
 	if err != nil {
 		x.diag("link-header", CodeInvalidLinkHeader, "malformed HTTP Link header: %s", truncate(err.Error(), 300))
 	}
-	for _, l := range audit.ResolveLinks(x.pageURL, links) {
+	for _, l := range urls.ResolveLinks(x.pageURL, links) {
 		// An anchor parameter changes the link's context (RFC 8288 3.2):
 		// an identifier anchored elsewhere (a section, another resource)
 		// is not the page's.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // The fuzz targets check invariants that hold for every input: no panic,
@@ -18,7 +19,7 @@ import (
 
 // edgeSeeds are inputs for every target besides the table rows.
 var edgeSeeds = []string{
-	// Issue 11: WHATWG URL cases, leap seconds, invalid pwid candidates.
+	// WHATWG URL cases, leap seconds, invalid pwid candidates.
 	"https://www.w3.org/\nstandards/", "https://example.com/tab\tinside", `https:\\example.com\backslash\path`,
 	"http://0x7f.1/", "https://bücher.example/", `http://127.0.0.1:6666\@1.1.1.1`, "https://user:s3cr3t@host/",
 	"2016-12-31T23:59:60Z", "pwid:archive.org:2016-12-31_23.59.60Z_page:https://www.dr.dk",
@@ -113,9 +114,9 @@ func checkAbsolute(t *testing.T, what, s string) {
 	if isPWIDRef(s) {
 		return
 	}
-	// The one URL parser judges (audit.ParseURL takes absolute URLs
+	// The one URL parser judges (urls.ParseURL takes absolute URLs
 	// only), and the value is its own serialisation.
-	u, err := audit.ParseURL(s)
+	u, err := urls.ParseURL(s)
 	if err != nil || u.String() != s {
 		t.Errorf("%s %q is not an absolute URL in its serialised form (%q, err %v)", what, s, u, err)
 	}

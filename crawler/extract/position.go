@@ -305,7 +305,7 @@ func findTag(src []byte, tags []tagAt, from int, l audit.Link, limit int) int {
 // a page whose links are not found in order (a table's foster parenting,
 // values the tokenizer reads otherwise, thousands of links the tokenizer
 // cannot see) costs a lookup per link, not a scan of every tag: without
-// it such a page was quadratic in its links.
+// it such a page would be quadratic in its links.
 type fallback struct {
 	tags      []tagAt
 	byValue   map[string]*tagList // element NUL attr NUL value -> its tags

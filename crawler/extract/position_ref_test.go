@@ -1,9 +1,9 @@
 package extract
 
-// The reference implementation of position.go as it was before Place kept
-// a cursor and a line hash memo and scanTag stopped allocating: one binary
-// search, one decoding from the start of the line and one LineHash per
-// offset. TestLocateMatchesReference and FuzzLocate check that the
+// A straightforward reference implementation of position.go, without
+// Place's cursor and line hash memo and with an allocating scanTag: one
+// binary search, one decoding from the start of the line and one LineHash
+// per offset. TestLocateMatchesReference and FuzzLocate check that the
 // optimised code gives the same results. Only the names differ (ref...).
 
 import (

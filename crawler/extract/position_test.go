@@ -190,7 +190,7 @@ func BenchmarkParseDocument(b *testing.B) {
 // BenchmarkOffsetsUnmatched measures Offsets on a page none of whose 5,000
 // links the tokenizer pass can match (as when every link's URL carried a
 // password the extractor redacted): each link falls back to the index of
-// tags, where a scan of every tag per link made it quadratic.
+// tags, where a scan of every tag per link would make it quadratic.
 func BenchmarkOffsetsUnmatched(b *testing.B) {
 	var page strings.Builder
 	links := make([]audit.Link, 5000)

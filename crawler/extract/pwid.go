@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 const fieldPWID = "pwid"
@@ -345,8 +346,8 @@ func checkPWIDItem(item string, why *pwidReasons) string {
 		return fmt.Sprintf("the archived item %s has a bad percent-encoding (a %%, not followed by two hex digits)", quoteValue(item))
 	}
 	if hasURIScheme(item) {
-		// The URL parser of every other URL (audit.ParseURL, WHATWG).
-		if _, err := audit.ParseURL(item); err != nil {
+		// The URL parser of every other URL (urls.ParseURL, WHATWG).
+		if _, err := urls.ParseURL(item); err != nil {
 			return fmt.Sprintf("the archived item %s is not a valid URI (%s)", quoteValue(item), errText(err))
 		}
 		return ""

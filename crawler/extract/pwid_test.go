@@ -212,7 +212,7 @@ var findPWIDsTests = []struct {
 	{"urn glued to a word", "burn:pwid:a:b:c", nil},
 	{"prose about the scheme", "The pwid: scheme and the urn:pwid: namespace.", nil},
 	// Candidates that break the grammar are returned, for ParsePWID to
-	// report (issue 11: never dropped silently).
+	// report (never dropped silently).
 	{"no second colon", "pwid:archive.org", []string{"pwid:archive.org"}},
 	{"nothing after the second colon", "pwid:archive.org:", []string{"pwid:archive.org"}},
 	{"empty archive id", "pwid::2016-01-22_11.20.29Z:x", []string{"pwid::2016-01-22_11.20.29Z:x"}},

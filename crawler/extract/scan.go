@@ -7,8 +7,8 @@ import "bytes"
 // into tokens (the tokenizer states of the HTML standard as that package
 // implements them, section 13.2.5), without building tokens: the
 // tokenizer copies and lower-cases every attribute name of every tag and
-// keeps them in a map, which made the scan a fifth of a documentation
-// page's extraction. Only the boundaries are computed here; scanTag then
+// keeps them in a map, work a scan for boundaries does not need (see
+// docs/performance.md). Only the boundaries are computed here; scanTag then
 // reads the tags of the elements linkrot extracts. A tag cut off by the
 // end of the source is no tag (the tokenizer reports an error instead),
 // and nothing after it is scanned.

@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
-// URLs in a page are read by audit.Resolver, the WHATWG URL parser that
+// URLs in a page are read by urls.Resolver, the WHATWG URL parser that
 // the rest of linkrot uses too (see audit/normalize.go for the choice of
 // library): what the extractor records is what the checker fetches.
 
@@ -18,13 +19,13 @@ const reverseSolidus = "The URL has a special scheme and it uses U+005C"
 
 // resolverFor returns a Resolver for base (the zero Resolver, which
 // resolves only absolute URLs, when base is nil or not absolute).
-func resolverFor(base *url.URL) audit.Resolver {
+func resolverFor(base *url.URL) urls.Resolver {
 	if base == nil || !base.IsAbs() {
-		return audit.Resolver{}
+		return urls.Resolver{}
 	}
-	r, err := audit.NewResolver(base.String())
+	r, err := urls.NewResolver(base.String())
 	if err != nil {
-		return audit.Resolver{}
+		return urls.Resolver{}
 	}
 	return r
 }
@@ -38,7 +39,7 @@ func fetchable(scheme string) bool {
 // urlDiags are the diagnostics of a URL that parsed: how it was read
 // leniently (tab or newline removed, "\" read as "/") and a password in
 // it (redacted). raw is the value as written, out the resolved URL.
-func urlDiags(field, raw string, u audit.URL, warnings []string) []audit.Diagnostic {
+func urlDiags(field, raw string, u urls.URL, warnings []string) []audit.Diagnostic {
 	var diags []audit.Diagnostic
 	var fixes []string
 	if strings.ContainsAny(raw, "\t\n\r") {
@@ -67,7 +68,7 @@ func urlDiags(field, raw string, u audit.URL, warnings []string) []audit.Diagnos
 	if _, ok := u.Password(); ok {
 		diags = append(diags, newDiag(field, CodeCredentialsInURL,
 			"%s holds a password in its URL; it is redacted (%s) everywhere and never sent: linkrot checks the URL without credentials",
-			field, audit.RedactedPassword))
+			field, urls.RedactedPassword))
 	}
 	return diags
 }

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // TestPage_WHATWGHrefs: hrefs are read as browsers read them (WHATWG URL
-// Standard), issue 11's cases among them.
+// Standard).
 func TestPage_WHATWGHrefs(t *testing.T) {
 	tests := []struct {
 		name, href, want string
@@ -41,7 +41,7 @@ func TestPage_WHATWGHrefs(t *testing.T) {
 		{"unclosed IPv6", "http://[::1/", "http://[::1/", []string{"invalid-url"}},
 		{"space in host", "https://exa mple.com/", "https://exa mple.com/", []string{"invalid-url"}},
 		{"bad port", "http://h:99999/", "http://h:99999/", []string{"invalid-url"}},
-		// Issue 24: net/url rejects these; browsers follow them.
+		// net/url rejects these; browsers follow them.
 		{"stray % in the fragment", "https://schemers.org/r5rs-Z-H-9.html#%_sec_6.2", "https://schemers.org/r5rs-Z-H-9.html#%_sec_6.2", []string{"lenient-url"}},
 		{"stray % in path and query", "/a%zz/b%?q=%", "https://ex.org/a%zz/b%?q=%", []string{"lenient-url"}},
 		{"pipe in a path, as Chromium sends it", "/a|b", "https://ex.org/a%7Cb", nil},
@@ -157,21 +157,21 @@ func FuzzPageURLs(f *testing.F) {
 				continue
 			}
 			if !hasCode(l.Diagnostics, CodeInvalidURL) {
-				n, err := audit.NormalizeURL(l.Href)
+				n, err := urls.NormalizeURL(l.Href)
 				if err != nil {
 					t.Fatalf("href %q recorded as %q, which does not normalise: %v", href, l.Href, err)
 				}
-				if again, _ := audit.NormalizeURL(n); again != n {
+				if again, _ := urls.NormalizeURL(n); again != n {
 					t.Fatalf("NormalizeURL not idempotent on %q", n)
 				}
 			}
 		}
 		for _, v := range []string{base, href} {
-			u, err := audit.ParseURL(v)
+			u, err := urls.ParseURL(v)
 			if err != nil {
 				continue
 			}
-			if p, ok := u.Password(); ok && len(p) > 3 && p != audit.RedactedPassword {
+			if p, ok := u.Password(); ok && len(p) > 3 && p != urls.RedactedPassword {
 				b, _ := json.Marshal(ex)
 				if strings.Contains(string(b), ":"+p+"@") {
 					t.Fatalf("password %q kept: %s", p, b)

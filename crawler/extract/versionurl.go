@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 const fieldVersionURL = "data-versionurl"
@@ -23,7 +24,7 @@ const markupChars = "<>\""
 // resolveRef reads tok, a URL that the grammar of field requires to be
 // absolute (a snapshot URI, an mset copy link), and returns the URL to
 // record. what names the role in messages ("snapshot URI", "copy link").
-// URLs are read by the WHATWG URL parser (audit.Resolver), as hrefs are.
+// URLs are read by the WHATWG URL parser (urls.Resolver), as hrefs are.
 //
 //   - pwid: and urn:pwid: URIs are returned verbatim, unvalidated: they are
 //     not locators, have no "//", and are parsed separately by ParsePWID.
@@ -57,7 +58,7 @@ func resolveURL(field, what, tok string, base *url.URL, relativeValid bool) (str
 			"invalid %s %s: it contains %s, which suggests broken markup", what, quoteValue(tok), quoteValue(tok[i:i+1]))}, false
 	}
 	var diags []audit.Diagnostic
-	u, warnings, err := audit.ParseURLWarn(tok)
+	u, warnings, err := urls.ParseURLWarn(tok)
 	if err == nil && fetchable(u.Scheme()) && !hasAuthoritySlashes(tok) {
 		// Browsers read "https:foo" as https://foo/; an attribute that
 		// must hold an absolute URI (RFC 3986 "//" authority) does not.

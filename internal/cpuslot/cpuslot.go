@@ -4,13 +4,12 @@
 // Why: a run has hundreds of goroutines waiting on the network (the
 // crawl's threads, the checker's workers) and one that everything waits
 // for, the single database writer. When a wave of responses arrives, every
-// thread parses its page at once; Go's scheduler gives each runnable
-// goroutine its turn, so the writer waited behind dozens of parsers
-// (runnable 3.3 s out of a 5.4 s crawl of a documentation tree, an
-// execution trace showed) while every crawl thread queued behind the
-// writer. With the parsing bounded to the processors, the writer is one of
-// a few runnable goroutines, the trees of fewer pages are alive at once,
-// and the network waits overlap as before.
+// thread would parse its page at once; Go's scheduler gives each runnable
+// goroutine its turn, so the writer would wait behind dozens of parsers
+// while every crawl thread queues behind the writer. With the parsing
+// bounded to the processors, the writer is one of a few runnable
+// goroutines, the trees of fewer pages are alive at once, and the network
+// waits still overlap.
 //
 // The writer itself takes a slot with DoFirst, which is served before any
 // waiting Do: while it writes, the parsers have one processor less, so

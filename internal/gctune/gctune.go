@@ -4,14 +4,12 @@
 // heap is big enough, the collector works as by default.
 //
 // Why: an audit allocates fast and keeps little. A page's tree, its links
-// and its response live until the writer has them, then are garbage; the
-// live heap of a 5,000-page audit is a few tens of megabytes, so the
-// default collector ran every few tens of megabytes allocated and took
-// about a sixth of the run's CPU. The cost of the collector is in
-// proportion to how often it runs, so letting the heap reach a floor
-// (64 MiB in cmd/linkrot) halves it for a bounded, known amount
-// of memory; the runtime's memory limit (debug.SetMemoryLimit) still
-// bounds the biggest runs.
+// and its response live until the writer has them, then are garbage, so
+// the live heap stays small and the default collector runs after every
+// small amount allocated. The cost of the collector is in proportion to
+// how often it runs, so letting the heap reach a floor (cmd/linkrot sets
+// one) cuts that cost for a bounded, known amount of memory; the runtime's
+// memory limit (debug.SetMemoryLimit) still bounds the biggest runs.
 //
 // The Go runtime has no minimum heap size; this package adjusts GOGC after
 // every collection from the live heap it measured (runtime/metrics), the

@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// testFindingLinks_Keep checks which links FindingLinks reads whole: all
+// those of a broken target (with or without a fragment, keep never asked),
+// the fragment links of an ok target that keep keeps (nil keeps all), in
+// target then link order, none of a target without a check; and that
+// batches of kept links (more than one read of them) keep that order.
+func testFindingLinks_Keep(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db := open(t)
+	runID := mustCreateRun(t, db)
+	const (
+		ok      = "https://example.org/ok"
+		gone    = "https://example.org/gone"
+		nocheck = "https://example.org/nocheck"
+	)
+	link := func(href string) audit.Link {
+		return audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: href}
+	}
+	p1 := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p1", Links: []audit.Link{
+		link(ok + "#a"), link(ok + "#b"), link(ok), link(gone + "#x"), link(gone), link(nocheck + "#z"),
+	}}, Status: 200}
+	p2 := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p2", Links: []audit.Link{
+		link(ok + "#c"), link(gone),
+	}}, Status: 200}
+	// Many kept links: they are read whole in more than one batch.
+	var many []audit.Link
+	for i := range 700 {
+		many = append(many, link(fmt.Sprintf("%s#m%d", ok, i)))
+	}
+	p3 := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p3", Links: many}, Status: 200}
+	mustSave(t, db, runID, p1, p2, p3)
+	if missing, err := db.SaveChecksByURL(ctx, []audit.Check{
+		{RunID: runID, URL: ok, Verdict: audit.VerdictOK, Status: 200},
+		{RunID: runID, URL: gone, Verdict: audit.VerdictGone, Status: 410},
+	}); err != nil || len(missing) != 0 {
+		t.Fatalf("SaveChecksByURL: %v, %d missing", err, len(missing))
+	}
+
+	type got struct{ page, href, verdict string }
+	read := func(keep func(*audit.Check, string) bool) (out []got) {
+		t.Helper()
+		var lastTarget, lastLink int64
+		err := db.FindingLinks(ctx, runID, keep, func(l audit.LinkRef, c *audit.Check) error {
+			if l.TargetID != c.TargetID {
+				t.Errorf("link %d of target %d came with the check of target %d", l.LinkID, l.TargetID, c.TargetID)
+			}
+			if l.TargetID == lastTarget && l.LinkID <= lastLink {
+				t.Errorf("link %d after link %d of the same target", l.LinkID, lastLink)
+			}
+			lastTarget, lastLink = l.TargetID, l.LinkID
+			out = append(out, got{l.PageURL, l.Href, string(c.Verdict)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	var asked []string
+	kept := read(func(c *audit.Check, fragment string) bool {
+		asked = append(asked, c.URL+"#"+fragment)
+		return fragment == "b" || fragment == "c" || fragment == "m3" || fragment == "m699"
+	})
+	want := []got{
+		{"https://example.org/p1", ok + "#b", "ok"},
+		{"https://example.org/p2", ok + "#c", "ok"},
+		{"https://example.org/p3", ok + "#m3", "ok"},
+		{"https://example.org/p3", ok + "#m699", "ok"},
+		{"https://example.org/p1", gone + "#x", "gone"},
+		{"https://example.org/p1", gone, "gone"},
+		{"https://example.org/p2", gone, "gone"},
+	}
+	if !reflect.DeepEqual(kept, want) {
+		t.Errorf("FindingLinks with keep =\n%v\nwant\n%v", kept, want)
+	}
+	if len(asked) != 3+700 {
+		t.Errorf("keep asked %d times, want once per fragment link of the ok target (703)", len(asked))
+	}
+	for _, a := range asked {
+		if a[:len(ok)] != ok {
+			t.Errorf("keep asked about %s: only the ok target's fragments are asked", a)
+		}
+	}
+
+	all := read(nil)
+	if len(all) != 3+700+3 {
+		t.Fatalf("FindingLinks without keep gave %d links, want 706", len(all))
+	}
+	if all[0].href != ok+"#a" || all[1].href != ok+"#b" || all[2].href != ok+"#c" ||
+		all[3].href != ok+"#m0" || all[702].href != ok+"#m699" || all[703].href != gone+"#x" {
+		t.Errorf("FindingLinks without keep: order %v ... %v", all[:4], all[700:])
+	}
+}

@@ -1,0 +1,4 @@
+package urls
+
+// HoldsStrings exposes holdsStrings to the external tests.
+var HoldsStrings = holdsStrings
