@@ -41,7 +41,7 @@ func EstimateBudget(distinctURLs int, archives []ArchiveBudget) Estimate {
 	var parts []string
 	for _, a := range archives {
 		e.Lookups += distinctURLs
-		rate := "no rate limit"
+		rate := "with no rate limit"
 		if a.PerMinute > 0 {
 			rate = "at " + strconv.FormatFloat(a.PerMinute, 'f', -1, 64) + " a minute"
 			d := time.Duration(math.Ceil(float64(distinctURLs) / a.PerMinute * float64(time.Minute)))

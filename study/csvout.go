@@ -14,12 +14,13 @@ import (
 // each reference's waves in order, so one wave gives exactly one row per
 // input reference and a later wave adds rows a spreadsheet filter or a
 // pivot on wave separates. A per-wave column set would change the header
-// with every wave.
+// with every wave. There is no input line column, so that the same
+// references in any input format give the same file.
 var ReferenceColumns = []string{
 	"id", "url", "cited_at", "group", "title", "wave", "checked_at",
 	"live_verdict", "live_status", "broken",
 	"memento_url", "memento_datetime", "memento_distance_days", "memento_archive",
-	"representative", "drift", "reference_rot", "input_line",
+	"representative", "drift", "reference_rot",
 }
 
 // SummaryColumns are the columns of summary.csv: for each share its count
@@ -89,7 +90,7 @@ func ReferenceRecord(r Row) []string {
 		strconv.Itoa(r.Wave), formatTime(r.CheckedAt),
 		string(r.Verdict), status, r.Broken.String(),
 		SafeCell(murl), mdt, FormatDays(r.DistanceDays()), SafeCell(march),
-		strconv.FormatBool(r.Representative), r.Drift, r.ReferenceRot.String(), strconv.Itoa(r.Ref.Line),
+		strconv.FormatBool(r.Representative), r.Drift, r.ReferenceRot.String(),
 	}
 }
 

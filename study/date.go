@@ -65,6 +65,18 @@ func (c CitedAt) IsZero() bool { return c.From.IsZero() }
 // (that UTC day), and, for the dates reference managers export with less
 // than a day known, YYYY-MM and YYYY.
 func ParseCitedAt(s string) (CitedAt, error) {
+	at, err := parseCitedAt(s)
+	if err == nil && at.From.Year() < minYear {
+		return CitedAt{}, fmt.Errorf("date %q is before the year %d", s, minYear)
+	}
+	return at, err
+}
+
+// minYear is the earliest citation year accepted: a four-digit year (and
+// no zero time.Time, which is year 1).
+const minYear = 1000
+
+func parseCitedAt(s string) (CitedAt, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return CitedAt{}, fmt.Errorf("empty date")
@@ -104,7 +116,7 @@ func ParseCitedAt(s string) (CitedAt, error) {
 // datePartsAt builds a CitedAt from a year and an optional month and day
 // (0 when unknown), as CSL date-parts and BibTeX year/month give them.
 func datePartsAt(y, m, d int) (CitedAt, error) {
-	if y < 1 || y > 9999 {
+	if y < minYear || y > 9999 {
 		return CitedAt{}, fmt.Errorf("year %d out of range", y)
 	}
 	if m == 0 {
