@@ -34,10 +34,10 @@ var SummaryColumns = func() []string {
 	return cols
 }()
 
-var shareNames = []string{"rot", "drift", "reference_rot", "representative"}
+var shareNames = []string{"rot", "drift", "reference_rot", "representative", "new_rot"}
 
 func (s SummaryRow) shares() []Share {
-	return []Share{s.Rot, s.Drift, s.ReferenceRot, s.Represented}
+	return []Share{s.Rot, s.Drift, s.ReferenceRot, s.Represented, s.NewRot}
 }
 
 // SafeCell makes a cell from cited text safe to open in a spreadsheet: a

@@ -93,7 +93,14 @@ type Params struct {
 	Version string
 	// Created is when the study's outputs were written.
 	Created time.Time
+	// HTMLRows caps the rows of index.html's references table
+	// (DefaultHTMLRows when 0), so that a study of a million references
+	// still opens in a browser; references.csv has every row.
+	HTMLRows int
 }
+
+// DefaultHTMLRows is the default cap of index.html's references table.
+const DefaultHTMLRows = 25000
 
 func (p Params) window() time.Duration {
 	if p.Window <= 0 {
@@ -158,7 +165,9 @@ func Nearest(at CitedAt, ms []Memento) int {
 
 // Row is one reference in one wave, with its judgement.
 type Row struct {
-	Ref       Reference
+	Ref Reference
+	// Index is the reference's position in the input's references.
+	Index     int
 	Wave      int
 	CheckedAt time.Time
 	Verdict   audit.Verdict
@@ -192,7 +201,7 @@ func (r Row) DistanceDays() float64 {
 
 // Judge makes the row of one reference from its URL's result.
 func Judge(ref Reference, w Wave, res Result, p Params) Row {
-	r := Row{Ref: ref, Wave: w.Number, CheckedAt: w.CheckedAt, Verdict: res.Verdict, Status: res.Status,
+	r := Row{Ref: ref, Index: -1, Wave: w.Number, CheckedAt: w.CheckedAt, Verdict: res.Verdict, Status: res.Status,
 		Broken: Broken(res.Verdict), Drift: DriftUnmeasured}
 	if i := Nearest(ref.CitedAt, res.Mementos); i >= 0 {
 		m := res.Mementos[i]
@@ -227,9 +236,11 @@ func Drifted(band string) bool { return band == audit.BandMajor || band == audit
 // in a wave gets an unchecked row (everything unknown).
 func Build(refs []Reference, waves []Wave, p Params) []Row {
 	rows := make([]Row, 0, len(refs)*len(waves))
-	for _, ref := range refs {
+	for i, ref := range refs {
 		for _, w := range waves {
-			rows = append(rows, Judge(ref, w, w.Results[ref.URL], p))
+			r := Judge(ref, w, w.Results[ref.URL], p)
+			r.Index = i
+			rows = append(rows, r)
 		}
 	}
 	return rows

@@ -102,11 +102,12 @@ var pageTemplate = template.Must(template.New("index").Parse(`<!doctype html>
 <p class="legend">{{range .Legend}}<span><svg width="10" height="10" aria-hidden="true"><rect class="{{.Class}}" width="10" height="10"/></svg> {{.Label}}</span>{{end}} Whiskers: Wilson 95% intervals.</p>
 <div class="charts">{{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>
 <h2>Summary</h2>
-<table id="summary"><thead><tr><th>wave</th><th>scope</th><th>key</th><th>n</th><th>link rot</th><th>drift among live</th><th>reference rot</th><th>representative memento</th></tr></thead><tbody>
+<table id="summary"><thead><tr><th>wave</th><th>scope</th><th>key</th><th>n</th><th>link rot</th><th>drift among live</th><th>reference rot</th><th>representative memento</th><th>new rot since the previous wave</th></tr></thead><tbody>
 {{range .Summary}}<tr><td class="num">{{.Wave}}</td><td>{{.Scope}}</td><td>{{.Key}}</td><td class="num">{{.N}}</td>{{range .Shares}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{if .Malformed}}<h2>Malformed rows</h2><ul id="malformed">{{range .Malformed}}<li>line {{.Line}}: {{.Reason}}</li>{{end}}</ul>{{if .MalformedMore}}<p>… and {{.MalformedMore}} more (study.json lists them all).</p>{{end}}{{end}}
 <h2>References</h2>
+{{if lt .Shown .Rows}}<p id="refs-capped">The table shows the first {{.Shown}} of {{.Rows}} rows; references.csv has them all.</p>{{end}}
 <div class="pager"><button id="refs-prev" type="button">previous</button><button id="refs-next" type="button">next</button><span id="refs-page"></span></div>
 <table id="refs"><thead><tr><th>id</th><th>url</th><th>cited at</th><th>group</th><th>title</th><th>wave</th><th>live verdict</th><th>status</th><th>broken</th><th>memento</th><th>memento datetime</th><th>distance (days)</th><th>representative</th><th>drift</th><th>reference rot</th></tr></thead>
 <tbody id="refs-body"></tbody></table>
@@ -133,8 +134,16 @@ const maxMalformedShown = 200
 
 // WriteHTML writes index.html.
 func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
-	data := make([][]string, 0, len(rows))
-	for _, r := range rows {
+	limit := s.Params.HTMLRows
+	if limit <= 0 {
+		limit = DefaultHTMLRows
+	}
+	shown := rows
+	if len(shown) > limit {
+		shown = shown[:limit]
+	}
+	data := make([][]string, 0, len(shown))
+	for _, r := range shown {
 		rec := ReferenceRecord(r)
 		// id, url, cited_at, group, title, wave, verdict, status, broken,
 		// memento url, datetime, distance, representative, drift, rot;
@@ -158,7 +167,7 @@ func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
 		sv = append(sv, v)
 	}
 	var charts []chartView
-	titles := []string{"Link rot", "Content drift among live references", "Reference rot", "References with a representative memento"}
+	titles := []string{"Link rot", "Content drift among live references", "Reference rot", "References with a representative memento", "New link rot since the previous wave"}
 	for i, t := range titles {
 		charts = append(charts, chartView{Title: t, SVG: template.HTML(chartSVG(shareNames[i], i, sum))})
 	}
@@ -186,6 +195,8 @@ func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
 		"Summary":       sv,
 		"Malformed":     malformed,
 		"MalformedMore": more,
+		"Shown":         len(shown),
+		"Rows":          len(rows),
 	})
 	if err != nil {
 		return fmt.Errorf("write index.html: %w", err)

@@ -81,20 +81,26 @@ const (
 //   - Drift: drifted (major, off-topic) among live references whose drift
 //     was measured;
 //   - ReferenceRot: among references whose reference rot is known;
-//   - Representative: references with a representative memento among all.
+//   - Representative: references with a representative memento among all;
+//   - NewRot: the longitudinal share (Jones et al. 2016 re-checked their
+//     references the same way): references broken in this wave among
+//     those that were not broken in the previous wave and are measured in
+//     this one; n is 0 in wave 1.
 type SummaryRow struct {
 	Scope string
 	// Key is the citation year or the group ("" overall).
 	Key  string
 	Wave int
 	// N is the number of references in the scope.
-	N                                     int
-	Rot, Drift, ReferenceRot, Represented Share
+	N                                             int
+	Rot, Drift, ReferenceRot, Represented, NewRot Share
 }
 
 // Summarize computes the summary of the rows: for each wave, overall,
 // then every citation year (ascending), then every group (by name;
-// references without a group are in no group row).
+// references without a group are in no group row). The rows are in
+// Build's order: a reference's waves next to each other, in order, which
+// is how NewRot finds the previous wave of a reference.
 func Summarize(rows []Row) []SummaryRow {
 	type key struct {
 		wave       int
@@ -111,7 +117,11 @@ func Summarize(rows []Row) []SummaryRow {
 		}
 		return s
 	}
-	for _, r := range rows {
+	for i, r := range rows {
+		var prev *Row
+		if i > 0 && rows[i-1].Index == r.Index && rows[i-1].Wave == r.Wave-1 {
+			prev = &rows[i-1]
+		}
 		ks := []key{{r.Wave, ScopeOverall, ""}, {r.Wave, ScopeYear, strconv.Itoa(r.Ref.CitedAt.Year())}}
 		if r.Ref.Group != "" {
 			ks = append(ks, key{r.Wave, ScopeGroup, r.Ref.Group})
@@ -123,6 +133,7 @@ func Summarize(rows []Row) []SummaryRow {
 			s.Drift.add(Drifted(r.Drift), r.Broken == No && r.Drift != DriftUnmeasured)
 			s.ReferenceRot.add(r.ReferenceRot == Yes, r.ReferenceRot != Unknown)
 			s.Represented.add(r.Representative, true)
+			s.NewRot.add(r.Broken == Yes, prev != nil && prev.Broken == No && r.Broken != Unknown)
 		}
 	}
 	scopeOrder := map[string]int{ScopeOverall: 0, ScopeYear: 1, ScopeGroup: 2}
@@ -144,7 +155,7 @@ func Summarize(rows []Row) []SummaryRow {
 	out := make([]SummaryRow, 0, len(keys))
 	for _, k := range keys {
 		s := acc[k]
-		for _, sh := range []*Share{&s.Rot, &s.Drift, &s.ReferenceRot, &s.Represented} {
+		for _, sh := range []*Share{&s.Rot, &s.Drift, &s.ReferenceRot, &s.Represented, &s.NewRot} {
 			sh.close()
 		}
 		out = append(out, *s)

@@ -265,10 +265,10 @@ func TestWorldReferencesAndSummary(t *testing.T) {
 	}
 
 	// summary.csv: the shares counted from the truth, Wilson intervals.
-	type acc struct{ n, rotK, rotN, drK, drN, rrK, rrN, repK int }
+	type acc struct{ n, rotK, rotN, drK, drN, rrK, rrN, repK, nrK, nrN int }
 	want := map[string]*acc{}
 	var order []string
-	add := func(key string, tr truthRow) {
+	add := func(key string, tr truthRow, prev *truthRow) {
 		a, ok := want[key]
 		if !ok {
 			a = &acc{}
@@ -297,12 +297,22 @@ func TestWorldReferencesAndSummary(t *testing.T) {
 		if tr.representative {
 			a.repK++
 		}
+		if prev != nil && prev.kind.broken == No && tr.kind.broken != Unknown {
+			a.nrN++
+			if tr.kind.broken == Yes {
+				a.nrK++
+			}
+		}
 	}
-	for _, tr := range w.truth {
-		add(fmt.Sprintf("%d|overall|", tr.wave), tr)
-		add(fmt.Sprintf("%d|year|%d", tr.wave, tr.ref.CitedAt.Year()), tr)
+	for i, tr := range w.truth {
+		var prev *truthRow
+		if tr.wave == 2 {
+			prev = &w.truth[i-1]
+		}
+		add(fmt.Sprintf("%d|overall|", tr.wave), tr, prev)
+		add(fmt.Sprintf("%d|year|%d", tr.wave, tr.ref.CitedAt.Year()), tr, prev)
 		if tr.ref.Group != "" {
-			add(fmt.Sprintf("%d|group|%s", tr.wave, tr.ref.Group), tr)
+			add(fmt.Sprintf("%d|group|%s", tr.wave, tr.ref.Group), tr, prev)
 		}
 	}
 	sum := readCSVFile(t, filepath.Join(dir, "summary.csv"))
@@ -332,6 +342,7 @@ func TestWorldReferencesAndSummary(t *testing.T) {
 		exp = append(exp, share(a.drK, a.drN)...)
 		exp = append(exp, share(a.rrK, a.rrN)...)
 		exp = append(exp, share(a.repK, a.n)...)
+		exp = append(exp, share(a.nrK, a.nrN)...)
 		if !reflect.DeepEqual(rec, exp) {
 			t.Errorf("summary row:\n got %q\nwant %q", rec, exp)
 		}
@@ -343,9 +354,10 @@ func TestWorldReferencesAndSummary(t *testing.T) {
 			years[wv][rec[2]] = true
 		}
 	}
-	// Longitudinal: the second wave differs from the first somewhere.
-	if reflect.DeepEqual(want["1|overall|"], want["2|overall|"]) {
-		t.Errorf("the two waves have the same overall shares: the world does not exercise waves")
+	// Longitudinal: the second wave differs from the first, and some
+	// references rotted between them.
+	if reflect.DeepEqual(want["1|overall|"], want["2|overall|"]) || want["2|overall|"].nrK == 0 || want["1|overall|"].nrN != 0 {
+		t.Errorf("the world does not exercise waves: %+v %+v", want["1|overall|"], want["2|overall|"])
 	}
 
 	// study.json: counts, window, waves, malformed rows.
