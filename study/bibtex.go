@@ -8,9 +8,9 @@ import (
 
 // BibTeX is read by a small tolerant parser of its own rather than a kept
 // library: the Go BibTeX parsers stop at the first malformed entry (and
-// the one the brief names is not among the modules this project may
-// use), while a study must skip a bad entry with its line number and go
-// on. The parser knows what reference managers (Zotero, Better BibTeX,
+// github.com/nickng/bibtex, the usual choice, is not among the modules
+// vetted for this project), while a study must skip a bad entry with its
+// line number and go on. The parser knows what reference managers (Zotero, Better BibTeX,
 // JabRef, Mendeley) write: @type{key, field = {braced} or "quoted" or
 // number or macro, joined with #}, @string macros (and the month macros
 // jan..dec), @comment and @preamble, and text between entries (ignored,
