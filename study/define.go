@@ -102,6 +102,13 @@ type Params struct {
 // DefaultHTMLRows is the default cap of index.html's references table.
 const DefaultHTMLRows = 25000
 
+func (p Params) htmlRows() int {
+	if p.HTMLRows <= 0 {
+		return DefaultHTMLRows
+	}
+	return p.HTMLRows
+}
+
 func (p Params) window() time.Duration {
 	if p.Window <= 0 {
 		return DefaultWindow
@@ -236,12 +243,24 @@ func Drifted(band string) bool { return band == audit.BandMajor || band == audit
 // in a wave gets an unchecked row (everything unknown).
 func Build(refs []Reference, waves []Wave, p Params) []Row {
 	rows := make([]Row, 0, len(refs)*len(waves))
+	Each(refs, waves, p, func(r Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	return rows
+}
+
+// Each judges the references like Build, one row at a time, and stops at
+// the first error fn returns.
+func Each(refs []Reference, waves []Wave, p Params, fn func(Row) error) error {
 	for i, ref := range refs {
 		for _, w := range waves {
 			r := Judge(ref, w, w.Results[ref.URL], p)
 			r.Index = i
-			rows = append(rows, r)
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
 	}
-	return rows
+	return nil
 }

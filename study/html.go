@@ -132,14 +132,12 @@ type summaryView struct {
 // maxMalformedShown caps the malformed rows listed in the page.
 const maxMalformedShown = 200
 
-// WriteHTML writes index.html.
-func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
-	limit := s.Params.HTMLRows
-	if limit <= 0 {
-		limit = DefaultHTMLRows
-	}
+// WriteHTML writes index.html: rows are the first rows of the study (at
+// most Params.HTMLRows of them are shown), total the number of rows in
+// all, sum the summary.
+func WriteHTML(w io.Writer, s *Study, rows []Row, total int, sum []SummaryRow) error {
 	shown := rows
-	if len(shown) > limit {
+	if limit := s.Params.htmlRows(); len(shown) > limit {
 		shown = shown[:limit]
 	}
 	data := make([][]string, 0, len(shown))
@@ -188,7 +186,7 @@ func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
 		"Script":        template.JS(pageScript),
 		"Data":          template.JS(js),
 		"Input":         s.Input,
-		"Counts":        countsText(s, len(rows)),
+		"Counts":        countsText(s, total),
 		"Methods":       Methods(s),
 		"Legend":        leg,
 		"Charts":        charts,
@@ -196,7 +194,7 @@ func WriteHTML(w io.Writer, s *Study, rows []Row, sum []SummaryRow) error {
 		"Malformed":     malformed,
 		"MalformedMore": more,
 		"Shown":         len(shown),
-		"Rows":          len(rows),
+		"Rows":          total,
 	})
 	if err != nil {
 		return fmt.Errorf("write index.html: %w", err)

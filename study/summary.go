@@ -96,46 +96,61 @@ type SummaryRow struct {
 	Rot, Drift, ReferenceRot, Represented, NewRot Share
 }
 
-// Summarize computes the summary of the rows: for each wave, overall,
-// then every citation year (ascending), then every group (by name;
-// references without a group are in no group row). The rows are in
-// Build's order: a reference's waves next to each other, in order, which
-// is how NewRot finds the previous wave of a reference.
-func Summarize(rows []Row) []SummaryRow {
-	type key struct {
-		wave       int
-		scope, key string
+type summaryKey struct {
+	wave       int
+	scope, key string
+}
+
+// Summarizer accumulates the summary one row at a time, so that a study
+// of a million references need not hold its rows. Rows come in Build's
+// order: a reference's waves next to each other, in order, which is how
+// NewRot finds the previous wave of a reference.
+type Summarizer struct {
+	acc     map[summaryKey]*SummaryRow
+	keys    []summaryKey
+	prev    Row
+	hasPrev bool
+}
+
+// Add counts one row.
+func (z *Summarizer) Add(r Row) {
+	if z.acc == nil {
+		z.acc = map[summaryKey]*SummaryRow{}
 	}
-	acc := map[key]*SummaryRow{}
-	var keys []key
-	get := func(k key) *SummaryRow {
-		s, ok := acc[k]
+	var prev *Row
+	if z.hasPrev && z.prev.Index == r.Index && z.prev.Wave == r.Wave-1 {
+		prev = &z.prev
+	}
+	var ks [3]summaryKey
+	n := 2
+	ks[0] = summaryKey{r.Wave, ScopeOverall, ""}
+	ks[1] = summaryKey{r.Wave, ScopeYear, strconv.Itoa(r.Ref.CitedAt.Year())}
+	if r.Ref.Group != "" {
+		ks[2] = summaryKey{r.Wave, ScopeGroup, r.Ref.Group}
+		n = 3
+	}
+	for _, k := range ks[:n] {
+		s, ok := z.acc[k]
 		if !ok {
 			s = &SummaryRow{Scope: k.scope, Key: k.key, Wave: k.wave}
-			acc[k] = s
-			keys = append(keys, k)
+			z.acc[k] = s
+			z.keys = append(z.keys, k)
 		}
-		return s
+		s.N++
+		s.Rot.add(r.Broken == Yes, r.Broken != Unknown)
+		s.Drift.add(Drifted(r.Drift), r.Broken == No && r.Drift != DriftUnmeasured)
+		s.ReferenceRot.add(r.ReferenceRot == Yes, r.ReferenceRot != Unknown)
+		s.Represented.add(r.Representative, true)
+		s.NewRot.add(r.Broken == Yes, prev != nil && prev.Broken == No && r.Broken != Unknown)
 	}
-	for i, r := range rows {
-		var prev *Row
-		if i > 0 && rows[i-1].Index == r.Index && rows[i-1].Wave == r.Wave-1 {
-			prev = &rows[i-1]
-		}
-		ks := []key{{r.Wave, ScopeOverall, ""}, {r.Wave, ScopeYear, strconv.Itoa(r.Ref.CitedAt.Year())}}
-		if r.Ref.Group != "" {
-			ks = append(ks, key{r.Wave, ScopeGroup, r.Ref.Group})
-		}
-		for _, k := range ks {
-			s := get(k)
-			s.N++
-			s.Rot.add(r.Broken == Yes, r.Broken != Unknown)
-			s.Drift.add(Drifted(r.Drift), r.Broken == No && r.Drift != DriftUnmeasured)
-			s.ReferenceRot.add(r.ReferenceRot == Yes, r.ReferenceRot != Unknown)
-			s.Represented.add(r.Representative, true)
-			s.NewRot.add(r.Broken == Yes, prev != nil && prev.Broken == No && r.Broken != Unknown)
-		}
-	}
+	z.prev, z.hasPrev = r, true
+}
+
+// Rows returns the summary: for each wave, overall, then every citation
+// year (ascending), then every group (by name; references without a
+// group are in no group row), with the Wilson intervals computed.
+func (z *Summarizer) Rows() []SummaryRow {
+	keys := append([]summaryKey(nil), z.keys...)
 	scopeOrder := map[string]int{ScopeOverall: 0, ScopeYear: 1, ScopeGroup: 2}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -154,11 +169,20 @@ func Summarize(rows []Row) []SummaryRow {
 	})
 	out := make([]SummaryRow, 0, len(keys))
 	for _, k := range keys {
-		s := acc[k]
+		s := *z.acc[k]
 		for _, sh := range []*Share{&s.Rot, &s.Drift, &s.ReferenceRot, &s.Represented, &s.NewRot} {
 			sh.close()
 		}
-		out = append(out, *s)
+		out = append(out, s)
 	}
 	return out
+}
+
+// Summarize computes the summary of rows in Build's order (Summarizer).
+func Summarize(rows []Row) []SummaryRow {
+	var z Summarizer
+	for _, r := range rows {
+		z.Add(r)
+	}
+	return z.Rows()
 }

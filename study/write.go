@@ -1,9 +1,11 @@
 package study
 
 import (
-	"bytes"
+	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -98,8 +100,10 @@ func MetaOf(s *Study, rows int) Meta {
 }
 
 // WriteDir writes references.csv, summary.csv, index.html and study.json
-// into dir (created when missing). Each file is written to a temporary
-// name and renamed, so a reader never sees half a file.
+// into dir (created when missing). The rows are judged and written one at
+// a time (Each), so memory holds only the summary and the rows index.html
+// shows, whatever the number of references. Each file is written to a
+// temporary name and renamed, so a reader never sees half a file.
 func WriteDir(dir string, s *Study) error {
 	if s.Input == nil {
 		return fmt.Errorf("write study: no input")
@@ -110,51 +114,72 @@ func WriteDir(dir string, s *Study) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write study: %w", err)
 	}
-	rows := Build(s.Input.References, s.Waves, s.Params)
-	sum := Summarize(rows)
-	var buf bytes.Buffer
-	if err := WriteReferencesCSV(&buf, rows); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "references.csv", buf.Bytes()); err != nil {
-		return err
-	}
-	buf.Reset()
-	if err := WriteSummaryCSV(&buf, sum); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "summary.csv", buf.Bytes()); err != nil {
-		return err
-	}
-	buf.Reset()
-	if err := WriteHTML(&buf, s, rows, sum); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "index.html", buf.Bytes()); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(MetaOf(s, len(rows)), "", "  ")
+	var z Summarizer
+	var shown []Row
+	total := 0
+	limit := s.Params.htmlRows()
+	err := writeAtomic(dir, "references.csv", func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(ReferenceColumns); err != nil {
+			return err
+		}
+		err := Each(s.Input.References, s.Waves, s.Params, func(r Row) error {
+			total++
+			z.Add(r)
+			if len(shown) < limit {
+				shown = append(shown, r)
+			}
+			return cw.Write(ReferenceRecord(r))
+		})
+		if err != nil {
+			return err
+		}
+		cw.Flush()
+		return cw.Error()
+	})
 	if err != nil {
-		return fmt.Errorf("write study.json: %w", err)
+		return err
 	}
-	return writeFile(dir, "study.json", append(js, '\n'))
+	sum := z.Rows()
+	if err := writeAtomic(dir, "summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, sum) }); err != nil {
+		return err
+	}
+	if err := writeAtomic(dir, "index.html", func(w io.Writer) error { return WriteHTML(w, s, shown, total, sum) }); err != nil {
+		return err
+	}
+	return writeAtomic(dir, "study.json", func(w io.Writer) error {
+		js, err := json.MarshalIndent(MetaOf(s, total), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(js, '\n'))
+		return err
+	})
 }
 
-func writeFile(dir, name string, b []byte) error {
+// writeAtomic writes name in dir through fill, via a temporary file
+// renamed into place.
+func writeAtomic(dir, name string, fill func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(dir, "."+name+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if _, err := tmp.Write(b); err != nil {
+	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", name, err)
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err := fill(bw); err != nil {
+		return fail(err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", name, err)
 	}
