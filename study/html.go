@@ -27,7 +27,9 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em}
 table{border-collapse:collapse;font-size:.9em}
 th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-#refs td{max-width:24em;overflow-wrap:anywhere}
+.scroll{overflow-x:auto}
+#refs td{white-space:nowrap}
+#refs td.long{white-space:normal;min-width:14em;max-width:28em;overflow-wrap:anywhere}
 .charts{display:flex;flex-wrap:wrap;gap:1.5em}
 figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}
 svg.chart text{font-size:11px;fill:#333}
@@ -49,8 +51,9 @@ const pageScript = `(function () {
   var prev = document.getElementById('refs-prev');
   var next = document.getElementById('refs-next');
   var pages = Math.max(1, Math.ceil(data.length / size));
-  function cell(tr, text, link) {
+  function cell(tr, text, link, long) {
     var td = document.createElement('td');
+    if (long) { td.className = 'long'; }
     if (link && /^https?:\/\//i.test(text)) {
       var a = document.createElement('a');
       a.href = text;
@@ -66,7 +69,7 @@ const pageScript = `(function () {
     while (body.firstChild) { body.removeChild(body.firstChild); }
     data.slice(page * size, (page + 1) * size).forEach(function (r) {
       var tr = document.createElement('tr');
-      for (var i = 0; i < r.length; i++) { cell(tr, r[i], i === 1 || i === 9); }
+      for (var i = 0; i < r.length; i++) { cell(tr, r[i], i === 1 || i === 9, i <= 4 && i !== 2 || i === 9); }
       body.appendChild(tr);
     });
     info.textContent = 'page ' + (page + 1) + ' of ' + pages + ' (' + data.length + ' rows)';
@@ -109,8 +112,8 @@ var pageTemplate = template.Must(template.New("index").Parse(`<!doctype html>
 <h2>References</h2>
 {{if lt .Shown .Rows}}<p id="refs-capped">The table shows the first {{.Shown}} of {{.Rows}} rows; references.csv has them all.</p>{{end}}
 <div class="pager"><button id="refs-prev" type="button">previous</button><button id="refs-next" type="button">next</button><span id="refs-page"></span></div>
-<table id="refs"><thead><tr><th>id</th><th>url</th><th>cited at</th><th>group</th><th>title</th><th>wave</th><th>live verdict</th><th>status</th><th>broken</th><th>memento</th><th>memento datetime</th><th>distance (days)</th><th>representative</th><th>drift</th><th>reference rot</th></tr></thead>
-<tbody id="refs-body"></tbody></table>
+<div class="scroll"><table id="refs"><thead><tr><th>id</th><th>url</th><th>cited at</th><th>group</th><th>title</th><th>wave</th><th>live verdict</th><th>status</th><th>broken</th><th>memento</th><th>memento datetime</th><th>distance (days)</th><th>representative</th><th>drift</th><th>reference rot</th></tr></thead>
+<tbody id="refs-body"></tbody></table></div>
 <noscript><p>The references table needs JavaScript; references.csv has every row.</p></noscript>
 <script type="application/json" id="refs-data">{{.Data}}</script>
 <script>{{.Script}}</script>
