@@ -183,9 +183,13 @@ func short(s string) string {
 // csvColumns are the CSV header names the reader knows.
 var csvColumns = []string{"url", "cited_at", "id", "group", "title"}
 
+// parseCSV reads CSV with a header row. The delimiter is the one of comma,
+// semicolon (spreadsheets in locales with a decimal comma) and tab that
+// the header line has most of, comma on a tie.
 func parseCSV(b []byte, in *Input) error {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
+	r.Comma = csvDelimiter(b)
 	header, err := r.Read()
 	if err == io.EOF {
 		return errors.New("empty CSV: no header row")
@@ -241,6 +245,20 @@ func parseCSV(b []byte, in *Input) error {
 		}
 		in.References = append(in.References, ref)
 	}
+}
+
+func csvDelimiter(b []byte) rune {
+	header := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		header = b[:i]
+	}
+	best, n := ',', bytes.Count(header, []byte(","))
+	for _, c := range []rune{';', '\t'} {
+		if k := bytes.Count(header, []byte(string(c))); k > n {
+			best, n = c, k
+		}
+	}
+	return best
 }
 
 // parseJSONL reads one JSON object a line; keys are matched without

@@ -63,6 +63,20 @@ func TestReadCSV(t *testing.T) {
 	}, []int{2, 5, 8}, []int{3, 4, 7, 10, 11})
 }
 
+func TestReadCSVDelimiters(t *testing.T) {
+	for _, src := range []string{
+		"url;cited_at;id\nhttps://a.test/?a=1,2;2014-05-03;x\n",
+		"url\tcited_at\tid\nhttps://a.test/?a=1,2\t2014-05-03\tx\n",
+		"url,cited_at,id\n\"https://a.test/?a=1,2\",2014-05-03,x\n",
+	} {
+		in, err := Parse([]byte(src), "refs.csv", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInput(t, in, []string{"x|https://a.test/?a=1,2|2014-05-03||"}, []int{2}, nil)
+	}
+}
+
 func TestReadCSVHeader(t *testing.T) {
 	for _, src := range []string{"", "id,url\nx,https://a.test/\n", "\"unterminated\n"} {
 		if _, err := Parse([]byte(src), "refs.csv", ""); err == nil {
