@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -280,8 +281,15 @@ func parseJSONL(b []byte, in *Input) {
 		}
 		fields := map[string]string{}
 		bad := ""
-		for k, v := range obj {
-			k = strings.ToLower(k)
+		// Keys in sorted order, so that of "URL" and "url" in one object
+		// the lower-case one wins, every time.
+		names := make([]string, 0, len(obj))
+		for k := range obj {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			k, v := strings.ToLower(name), obj[name]
 			if !known(k) {
 				continue
 			}

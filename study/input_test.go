@@ -94,7 +94,7 @@ not json
 {"url": "https://d.test/", "cited_at": "2014-05-03", "id": ["x"]}
 {"url": "https://e.test/"}
 [1, 2]
-{"url": "https://f.test/", "cited_at": "2014-05", "other": {"deep": true}}
+{"url": "https://f.test/", "cited_at": "2014-05", "other": {"deep": true}, "URL": "https://upper.test/"}
 `
 	in, err := Parse([]byte(src), "refs.jsonl", "")
 	if err != nil {
