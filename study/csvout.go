@@ -81,6 +81,10 @@ func ReferenceRecord(r Row) []string {
 	if r.Status != 0 {
 		status = strconv.Itoa(r.Status)
 	}
+	representative := ""
+	if r.Checked {
+		representative = strconv.FormatBool(r.Representative)
+	}
 	var murl, mdt, march string
 	if r.Memento != nil {
 		murl, mdt, march = r.Memento.URL, formatTime(r.Memento.Datetime), r.Memento.Archive
@@ -90,7 +94,7 @@ func ReferenceRecord(r Row) []string {
 		strconv.Itoa(r.Wave), formatTime(r.CheckedAt),
 		string(r.Verdict), status, r.Broken.String(),
 		SafeCell(murl), mdt, FormatDays(r.DistanceDays()), SafeCell(march),
-		strconv.FormatBool(r.Representative), r.Drift, r.ReferenceRot.String(),
+		representative, r.Drift, r.ReferenceRot.String(),
 	}
 }
 

@@ -177,8 +177,11 @@ type Row struct {
 	Index     int
 	Wave      int
 	CheckedAt time.Time
-	Verdict   audit.Verdict
-	Status    int
+	// Checked is whether the wave has a result for the reference's URL;
+	// without one everything is unknown and representative is empty.
+	Checked bool
+	Verdict audit.Verdict
+	Status  int
 	// Broken is the link rot of Verdict (Broken).
 	Broken Tri
 	// Memento is the memento nearest the citation (Nearest), nil when the
@@ -208,7 +211,7 @@ func (r Row) DistanceDays() float64 {
 
 // Judge makes the row of one reference from its URL's result.
 func Judge(ref Reference, w Wave, res Result, p Params) Row {
-	r := Row{Ref: ref, Index: -1, Wave: w.Number, CheckedAt: w.CheckedAt, Verdict: res.Verdict, Status: res.Status,
+	r := Row{Ref: ref, Index: -1, Checked: true, Wave: w.Number, CheckedAt: w.CheckedAt, Verdict: res.Verdict, Status: res.Status,
 		Broken: Broken(res.Verdict), Drift: DriftUnmeasured}
 	if i := Nearest(ref.CitedAt, res.Mementos); i >= 0 {
 		m := res.Mementos[i]
@@ -240,7 +243,7 @@ func Drifted(band string) bool { return band == audit.BandMajor || band == audit
 
 // Build judges every reference in every wave: rows in input order, and
 // within a reference in wave order. A reference whose URL has no result
-// in a wave gets an unchecked row (everything unknown).
+// in a wave gets an unchecked row (Checked false, everything unknown).
 func Build(refs []Reference, waves []Wave, p Params) []Row {
 	rows := make([]Row, 0, len(refs)*len(waves))
 	Each(refs, waves, p, func(r Row) error {
@@ -255,8 +258,9 @@ func Build(refs []Reference, waves []Wave, p Params) []Row {
 func Each(refs []Reference, waves []Wave, p Params, fn func(Row) error) error {
 	for i, ref := range refs {
 		for _, w := range waves {
-			r := Judge(ref, w, w.Results[ref.URL], p)
-			r.Index = i
+			res, ok := w.Results[ref.URL]
+			r := Judge(ref, w, res, p)
+			r.Index, r.Checked = i, ok
 			if err := fn(r); err != nil {
 				return err
 			}

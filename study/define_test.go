@@ -221,6 +221,14 @@ func TestBuildSharesResultsInOrder(t *testing.T) {
 		{Number: 2, Results: map[string]Result{"https://a.test/": {Verdict: audit.VerdictNotFound}}},
 	}
 	rows := Build(refs, waves, Params{})
+	if got := ReferenceRecord(rows[3]); got[14] != "" || got[9] != "" || got[15] != DriftUnmeasured {
+		t.Errorf("unchecked row %q", got)
+	}
+	for _, s := range Summarize(rows) {
+		if s.Wave == 2 && s.Scope == ScopeOverall && (s.Represented.N != 2 || s.N != 3) {
+			t.Errorf("wave 2: representative share over %d references of %d, want the 2 checked of 3", s.Represented.N, s.N)
+		}
+	}
 	want := []struct {
 		id     string
 		wave   int
@@ -230,6 +238,9 @@ func TestBuildSharesResultsInOrder(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
 	}
 	for i, w := range want {
+		if rows[i].Checked != (i != 3) {
+			t.Errorf("row %d: checked %v", i, rows[i].Checked)
+		}
 		if rows[i].Ref.ID != w.id || rows[i].Wave != w.wave || rows[i].Broken != w.broken {
 			t.Errorf("row %d: id %s wave %d broken %v, want %+v", i, rows[i].Ref.ID, rows[i].Wave, rows[i].Broken, w)
 		}

@@ -81,7 +81,9 @@ const (
 //   - Drift: drifted (major, off-topic) among live references whose drift
 //     was measured;
 //   - ReferenceRot: among references whose reference rot is known;
-//   - Representative: references with a representative memento among all;
+//   - Representative: references with a representative memento among
+//     those whose URL has a result in the wave (all, once the run is
+//     complete);
 //   - NewRot: the longitudinal share (Jones et al. 2016 re-checked their
 //     references the same way): references broken in this wave among
 //     those that were not broken in the previous wave and are measured in
@@ -140,7 +142,7 @@ func (z *Summarizer) Add(r Row) {
 		s.Rot.add(r.Broken == Yes, r.Broken != Unknown)
 		s.Drift.add(Drifted(r.Drift), r.Broken == No && r.Drift != DriftUnmeasured)
 		s.ReferenceRot.add(r.ReferenceRot == Yes, r.ReferenceRot != Unknown)
-		s.Represented.add(r.Representative, true)
+		s.Represented.add(r.Representative, r.Checked)
 		s.NewRot.add(r.Broken == Yes, prev != nil && prev.Broken == No && r.Broken != Unknown)
 	}
 	z.prev, z.hasPrev = r, true

@@ -62,7 +62,7 @@ var Definitions = map[string]string{
 	"distance_days":           "signed days from the citation to the memento, negative before",
 	"references_csv_layout":   "one row per reference and wave, input order, waves in order",
 	"spreadsheet_safe_cells":  "cited text starting with = + - @ tab or carriage return is prefixed with an apostrophe",
-	"shares_denominators":     "rot among references with a measured live check; drift among live references with measured drift; reference rot among references where it is known; representative among all",
+	"shares_denominators":     "rot among references with a measured live check; drift among live references with measured drift; reference rot among references where it is known; representative among references whose URL has a result; new rot among references not broken in the previous wave",
 	"unknown_citation_detail": "a citation date given as a year or a month is that whole interval",
 }
 
