@@ -63,7 +63,8 @@ func (c CitedAt) IsZero() bool { return c.From.IsZero() }
 
 // ParseCitedAt parses a citation date: RFC 3339 (an instant), YYYY-MM-DD
 // (that UTC day), and, for the dates reference managers export with less
-// than a day known, YYYY-MM and YYYY.
+// than a day known, YYYY-MM and YYYY. Years before 1000 are refused (a
+// typo, and the zero time.Time would stand for "no date").
 func ParseCitedAt(s string) (CitedAt, error) {
 	at, err := parseCitedAt(s)
 	if err == nil && at.From.Year() < minYear {
