@@ -16,9 +16,9 @@
 //
 //   - Reference rot is link rot or content drift (Klein et al. 2014,
 //     "Scholarly Context Not Found: One in Five Articles Suffers from
-//     Reference Rot", PLOS ONE 9(12): e115253, Introduction; Jones et al.
+//     Reference Rot", PLOS ONE 9(12): e115253; Jones et al.
 //     2016, "Scholarly Context Adrift: Three out of Four URI References
-//     Lead to Changed Content", PLOS ONE 11(12): e0167475, Introduction).
+//     Lead to Changed Content", PLOS ONE 11(12): e0167475).
 //   - Link rot: the cited URL no longer leads to content. Here: every
 //     verdict audit.Verdict.Broken reports, soft-404 and parked included,
 //     except timeout, which like rate-limited, blocked, skipped and
@@ -28,9 +28,9 @@
 //     link as rotten when it no longer leads to the cited material, which
 //     is why soft 404s and parked domains count.
 //   - Representative memento: a memento of the URL archived close to the
-//     date the reference was made (Klein et al. 2014, the archival
-//     coverage results, which use a window of days around the citing
-//     article's publication date). Here: the memento nearest the citation
+//     date the reference was made (Klein et al. 2014 and Jones et al. 2016 judge a memento
+//     representative when it was captured close to the citing article's
+//     date; the window's width is a parameter here). Here: the memento nearest the citation
 //     within Params.Window (default 7 days before or after); see
 //     Nearest for how distance and ties are decided.
 //   - Content drift: the live page against the representative memento,
