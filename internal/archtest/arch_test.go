@@ -59,6 +59,7 @@ var layers = map[string]int{
 	"report":    layerFrontEnd,
 	"robustify": layerFrontEnd,
 	"scaleout":  layerFrontEnd,
+	"study":     layerFrontEnd, // reference rot of a reference list: a researcher's front end
 	"cmd/...":   layerFrontEnd,
 	// The demo site and archive of linkrot demo, and the tool comparing
 	// two binaries' reports, run whole audits.
