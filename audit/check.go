@@ -81,7 +81,7 @@ type Timings struct {
 
 // Soft404Evidence is why a 2xx HTML answer was judged a soft 404 or a
 // parked domain (or not): the soft-404 classifier's named signals
-// (check, README "Soft-404 signals"), among them the probe of a
+// (check, docs/checking.md "Soft-404 signals"), among them the probe of a
 // sibling URL that cannot exist (Bar-Yossef et al. 2004). ProbeURL is ""
 // when no probe was made (a page read from a local directory).
 type Soft404Evidence struct {

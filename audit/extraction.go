@@ -126,7 +126,7 @@ type robustJSON struct {
 	Snapshots        []Snapshot `json:"snapshots"`
 }
 
-// MarshalJSON writes the schema documented in README ("robust" object).
+// MarshalJSON writes the schema documented in docs/crawling.md ("robust" object).
 func (r Robust) MarshalJSON() ([]byte, error) {
 	j := robustJSON{
 		OriginalInferred: r.OriginalInferred,
@@ -223,7 +223,7 @@ type Link struct {
 }
 
 // Extraction is everything linkrot reads from one HTML page. Its JSON form
-// is the output of `linkrot extract` and is documented in README.md.
+// is the output of `linkrot extract` and is documented in docs/crawling.md.
 type Extraction struct {
 	URL         string       `json:"url"`
 	Base        string       `json:"base"`

@@ -54,7 +54,7 @@ import (
 //     the target's earlier fingerprint. Their sum reaching the threshold
 //     makes the target parked, which wins over soft-404.
 
-// Weights and bounds of the classifier (README "Soft-404 signals").
+// Weights and bounds of the classifier (docs/checking.md "Soft-404 signals").
 const (
 	weightProbe         = 1.0
 	weightProbeWeak     = 0.5

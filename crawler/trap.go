@@ -8,7 +8,7 @@ package crawler
 // finding of kind crawl-trap on the page whose link first hit the guard.
 //
 // Defaults and their sources (Heritrix 3's decide rules are the anchor;
-// see the README's "Crawl traps" section):
+// see "Crawl traps" in docs/crawling.md):
 //
 //   - repeated segments: a path segment, or a pair of segments, more than
 //     2 times in a row is a trap (PathologicalPathDecideRule,

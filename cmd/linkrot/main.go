@@ -24,8 +24,7 @@ const heapFloor = 64 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// Profiles of the whole command for `go tool pprof` (README,
-	// Performance): LINKROT_CPUPROFILE, LINKROT_HEAPPROFILE near the
+	// Profiles of the whole command for `go tool pprof` (docs/performance.md): LINKROT_CPUPROFILE, LINKROT_HEAPPROFILE near the
 	// peak of the live heap, and LINKROT_TRACE (an execution trace). A profile that cannot be written is one line
 	// on stderr; the command runs anyway.
 	stopProfiles, err := profiling.Start(os.Getenv("LINKROT_CPUPROFILE"), os.Getenv("LINKROT_HEAPPROFILE"), nil)
@@ -41,8 +40,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit on the Go heap: near it the collector works harder
 		// instead of letting the heap double (GOGC's default), so that a
-		// report of a million links stays under 400 MB of RSS (README,
-		// Performance). A live heap beyond it still grows: it is not a
+		// report of a million links stays under 400 MB of RSS (docs/performance.md). A live heap beyond it still grows: it is not a
 		// cap. GOMEMLIMIT overrides it.
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
@@ -52,7 +50,7 @@ func main() {
 		// default the collector ran every few tens of megabytes and took
 		// about a sixth of the CPU of a 5,000-page audit. The heap may
 		// now reach heapFloor first; bigger live heaps are collected as
-		// by default (README, Performance). GOGC overrides it.
+		// by default (docs/performance.md). GOGC overrides it.
 		gctune.Start(heapFloor, 100) // for the life of the command
 	}
 	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -18,7 +18,7 @@ import (
 // Version is the linkrot version, stamped into every run.
 var Version = "0.1.0-dev"
 
-// Exit codes, documented in README.md.
+// Exit codes, documented in README.md ("Exit codes").
 const (
 	exitOK          = 0   // nothing at or above --fail-on
 	exitFindings    = 1   // findings at or above --fail-on
@@ -59,7 +59,7 @@ var commands = []struct {
 	{"audit", "crawl a site and check every link (the main job)", runAudit},
 	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
 	{"check", "check the targets of a crawled run", runCheck},
-	{"worker", "work on the runs linkrot audit --nats enqueues (scale-out, see README)", runWorker},
+	{"worker", "work on the runs linkrot audit --nats enqueues (scale-out, see docs/scale-out.md)", runWorker},
 	{"fixes", "list the links to moved resources and their replacements", runFixes},
 	{"diff", "what changed between two runs: new broken, confirmed, recovered, drifted, moved", runDiff},
 	{"runs", "list the runs in the database with their counts", runRuns},
