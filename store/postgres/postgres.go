@@ -152,24 +152,22 @@ type copyRows struct {
 
 // Copy copies rows into table's columns cols with COPY, inside tx (a
 // transaction on a pool of this engine). Values are bound as statement
-// arguments are (see pgValue). It returns the rows copied.
+// arguments are (see pgValue), converted in place: rows belong to the
+// caller's batch and are not read again. It returns the rows copied.
 func (Engine) Copy(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) (int64, error) {
-	t := &copyRows{table: table, cols: cols, rows: make([][]any, len(rows))}
-	for i, r := range rows {
+	for _, r := range rows {
 		if len(r) != len(cols) {
 			return 0, fmt.Errorf("copy %s: %d values for %d columns", table, len(r), len(cols))
 		}
-		row := make([]any, len(r))
 		for j, a := range r {
 			v, err := pgValue(a)
 			if err != nil {
 				return 0, err
 			}
-			row[j] = v
+			r[j] = v
 		}
-		t.rows[i] = row
 	}
-	res, err := tx.ExecContext(ctx, copyMarker, t)
+	res, err := tx.ExecContext(ctx, copyMarker, &copyRows{table: table, cols: cols, rows: rows})
 	if err != nil {
 		return 0, err
 	}

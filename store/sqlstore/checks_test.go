@@ -18,55 +18,31 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store/storetest"
 )
 
 // linkedRun creates a run whose one page links to each of urls and returns
 // the run and the target IDs by URL.
 func linkedRun(tb testing.TB, db *DB, urls ...string) (int64, map[string]int64) {
 	tb.Helper()
-	runID := mustCreateRun(tb, db)
-	return runID, linkTargets(tb, db, runID, "https://example.org/index", urls...)
+	return storetest.LinkedRun(tb, db, urls...)
 }
 
 // linkTargets saves, in runID, a page at pageURL linking to each of urls
 // and returns the target IDs of all the run's targets by URL.
 func linkTargets(tb testing.TB, db *DB, runID int64, pageURL string, urls ...string) map[string]int64 {
 	tb.Helper()
-	p := &audit.Page{Extraction: audit.Extraction{URL: pageURL, Parsed: true}, Status: 200}
-	for _, u := range urls {
-		p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: u, RawHref: u})
-	}
-	mustSave(tb, db, runID, p)
-	refs, err := db.Targets(context.Background(), runID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ids := make(map[string]int64)
-	for _, r := range refs {
-		ids[r.URL] = r.ID
-	}
-	for _, u := range urls {
-		if ids[u] == 0 {
-			tb.Fatalf("no target for %s (already normalized URLs expected)", u)
-		}
-	}
-	return ids
+	return storetest.LinkTargets(tb, db, runID, pageURL, urls...)
 }
 
 func mustSaveChecks(tb testing.TB, db *DB, checks ...audit.Check) {
 	tb.Helper()
-	if err := db.SaveChecks(context.Background(), checks); err != nil {
-		tb.Fatal(err)
-	}
+	storetest.MustSaveChecks(tb, db, checks...)
 }
 
 func mustChecks(tb testing.TB, db *DB, runID int64) []audit.Check {
 	tb.Helper()
-	checks, err := db.Checks(context.Background(), runID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return checks
+	return storetest.MustChecks(tb, db, runID)
 }
 
 const (
@@ -147,29 +123,11 @@ func fullCheck(runID, targetID int64, u string) audit.Check {
 }
 
 // stored returns c as Checks returns it: UTC time, no anchors.
-func stored(c audit.Check) audit.Check {
-	c.CheckedAt = c.CheckedAt.UTC()
-	c.Anchors = nil
-	return c
-}
+func stored(c audit.Check) audit.Check { return storetest.Stored(c) }
 
 func diffChecks(t *testing.T, got, want []audit.Check) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("got %d checks, want %d:\n got %+v\nwant %+v", len(got), len(want), got, want)
-	}
-	for i := range want {
-		if reflect.DeepEqual(got[i], want[i]) {
-			continue
-		}
-		gv, wv := reflect.ValueOf(got[i]), reflect.ValueOf(want[i])
-		for f := 0; f < gv.NumField(); f++ {
-			if !reflect.DeepEqual(gv.Field(f).Interface(), wv.Field(f).Interface()) {
-				t.Errorf("check %d (%s): field %s differs:\n got %#v\nwant %#v", i, want[i].URL,
-					gv.Type().Field(f).Name, gv.Field(f).Interface(), wv.Field(f).Interface())
-			}
-		}
-	}
+	storetest.DiffChecks(t, got, want)
 }
 
 func TestChecks_RoundTrip(t *testing.T) { forEachBackend(t, testChecks_RoundTrip) }

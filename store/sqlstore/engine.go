@@ -41,6 +41,7 @@ type PostgresEngine interface {
 	// failure: the transaction was rolled back and may run again.
 	Retryable(err error) bool
 	// Copy copies rows into table's columns cols inside tx, a
-	// transaction on one of the engine's pools.
+	// transaction on one of the engine's pools. It may convert the
+	// values of rows in place.
 	Copy(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) (int64, error)
 }

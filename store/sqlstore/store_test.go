@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
+	"github.com/linkrot/linkrot/store/storetest"
 )
 
 // MustOpen opens a fresh database in a temporary directory, closed when the
@@ -54,18 +55,12 @@ func openAtVersion(tb testing.TB, path string, n int, compact bool) *DB {
 // mustCreateRun creates a run and returns its ID.
 func mustCreateRun(tb testing.TB, db *DB) int64 {
 	tb.Helper()
-	r := &audit.Run{Mode: "site", Seeds: []string{"https://example.org/"}, Version: "test"}
-	if err := db.CreateRun(context.Background(), r); err != nil {
-		tb.Fatal(err)
-	}
-	return r.ID
+	return storetest.MustCreateRun(tb, db)
 }
 
 func mustSave(tb testing.TB, db *DB, runID int64, pages ...*audit.Page) {
 	tb.Helper()
-	if err := db.SavePages(context.Background(), runID, pages); err != nil {
-		tb.Fatal(err)
-	}
+	storetest.MustSave(tb, db, runID, pages...)
 }
 
 func mustPages(tb testing.TB, db *DB, runID int64) []*audit.Page {
