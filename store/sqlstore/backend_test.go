@@ -100,6 +100,9 @@ func missingDBName(tb testing.TB) string {
 
 // numParams returns the number of parameters of q: its largest $n.
 func numParams(q string) int {
+	if !strings.Contains(q, "$") {
+		return strings.Count(q, "?") // anonymous parameters (paramStyle)
+	}
 	n := 0
 	for _, m := range regexp.MustCompile(`\$([0-9]+)`).FindAllStringSubmatch(q, -1) {
 		k, _ := strconv.Atoi(m[1])

@@ -19,11 +19,11 @@ var targetChunks = []int{64, 32, 16, 8, 4, 2, 1}
 
 // insertTargetsSQL inserts n targets (SQLite); a URL that exists already
 // is skipped (createTargets finds it then).
-func insertTargetsSQL(n int) string { return targetsSQL.get(n) }
+func insertTargetsSQL(n int) string { return targetsSQL.in(anonymous, n) }
 
-func buildInsertTargetsSQL(n int) string {
+func buildInsertTargetsSQL(n int, p *paramList) string {
 	return `INSERT INTO targets (url, host, scheme, first_seen_run, first_seen_at) VALUES ` +
-		rowParams(1, 5, n) + ` ON CONFLICT (url) DO NOTHING`
+		p.rows(5, n) + ` ON CONFLICT (url) DO NOTHING`
 }
 
 // targetsByURLsSQL reads the ID and URL of the targets whose URLs are in

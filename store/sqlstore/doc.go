@@ -32,7 +32,9 @@
 // at Open, the new rows' IDs consecutive from the last insert rowid, in
 // the order one statement per row would write them; plain links (without
 // Robust Links or mset data, most of them) through a statement with those
-// columns as constants and the page bound once. The JSON columns of
+// columns as constants. Those generated statements take anonymous (?)
+// parameters on SQLite, $n on PostgreSQL (paramStyle: SQLite looks a
+// named parameter up by a linear scan). The JSON columns of
 // checks and page_evidence have no CHECK constraint (SQLite would parse
 // every value written to evaluate it): the writer's own encoders keep
 // them valid.

@@ -53,9 +53,9 @@ var frontierSQL = multiRowSQL{build: insertFrontierSQL}
 // insertFrontierSQL inserts n frontier rows; a URL the run has queued
 // already, or that an earlier row of the statement queues, is skipped (the
 // first depth wins, as with one statement per row).
-func insertFrontierSQL(n int) string {
+func insertFrontierSQL(n int, p *paramList) string {
 	return `INSERT INTO crawl_frontier (run_id, url, depth) VALUES ` +
-		rowParams(1, 3, n) + ` ON CONFLICT (run_id, url) DO NOTHING`
+		p.rows(3, n) + ` ON CONFLICT (run_id, url) DO NOTHING`
 }
 
 // queue adds the URLs the crawl queued to the run's frontier inside tx,
@@ -70,7 +70,7 @@ func (db *DB) queue(ctx context.Context, tx *sql.Tx, runID int64, queued []audit
 			args = append(args, runID, urls.RedactURLString(q.URL), q.Depth)
 		}
 		// The full chunk's statement is prepared at Open (writerSQL).
-		stmt, err := db.txStmt(ctx, tx, frontierSQL.get(n))
+		stmt, err := db.txStmt(ctx, tx, frontierSQL.in(db.paramStyle(), n))
 		if err == nil {
 			_, err = stmt.ExecContext(ctx, args...)
 			stmt.Close()

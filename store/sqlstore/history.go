@@ -58,7 +58,7 @@ func (db *DB) ApplyHistory(ctx context.Context, runID int64, rule audit.ConfirmR
 		return res, fmt.Errorf("apply history: %w", err)
 	}
 	for _, id := range runs {
-		if err := applyRunHistory(ctx, tx, id, rule, &res); err != nil {
+		if err := applyRunHistory(ctx, tx, db.paramStyle(), id, rule, &res); err != nil {
 			return audit.HistoryResult{}, fmt.Errorf("apply history of run %d: %w", id, err)
 		}
 		res.Runs = append(res.Runs, id)
@@ -158,13 +158,13 @@ var historySQL = multiRowSQL{build: upsertHistorySQL}
 
 // upsertHistorySQL writes n rows of target_history, each replacing the
 // target's row if it has one.
-func upsertHistorySQL(n int) string {
+func upsertHistorySQL(n int, p *paramList) string {
 	return `INSERT INTO target_history (target_id, ` + historyColumns + `)
-		VALUES ` + rowParams(1, historyArity, n) + `
+		VALUES ` + p.rows(historyArity, n) + `
 		ON CONFLICT (target_id) DO UPDATE SET ` + historyUpdate
 }
 
-func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
+func applyRunHistory(ctx context.Context, tx *sql.Tx, style paramStyle, runID int64, rule audit.ConfirmRule, res *audit.HistoryResult) error {
 	var startedS sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = $1`, runID).Scan(&startedS); err != nil {
 		return err
@@ -202,7 +202,7 @@ func applyRunHistory(ctx context.Context, tx *sql.Tx, runID int64, rule audit.Co
 	upsert := func() error {
 		for len(ups) > 0 {
 			n := rowsNext(historyChunks, len(ups)/historyArity)
-			if _, err := prepared.ExecContext(ctx, historySQL.get(n), ups[:n*historyArity]...); err != nil {
+			if _, err := prepared.ExecContext(ctx, historySQL.in(style, n), ups[:n*historyArity]...); err != nil {
 				return fmt.Errorf("histories of targets %v to %v: %w", ups[0], ups[(n-1)*historyArity], err)
 			}
 			ups = ups[n*historyArity:]

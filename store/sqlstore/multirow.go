@@ -29,23 +29,26 @@ var linkChunks = []int{64, 32, 16, 8, 7, 6, 5, 4, 3, 2, 1}
 // are left (n > 0).
 func linkRowsNext(n int) int { return rowsNext(linkChunks, n) }
 
-// multiRowSQL caches the text of the multi-row INSERTs by row count, so
-// that a batch does not build it again to find its prepared statement.
+// multiRowSQL caches the text of the multi-row INSERTs by row count and
+// parameter style, so that a batch does not build it again to find its
+// prepared statement.
 type multiRowSQL struct {
 	once  sync.Once
-	texts []string
-	build func(n int) string
+	texts [2][]string // by paramStyle, then row count
+	build func(n int, p *paramList) string
 }
 
-// get returns build(n), n at most 64.
-func (m *multiRowSQL) get(n int) string {
+// in returns the statement of n rows (at most 64) in style.
+func (m *multiRowSQL) in(style paramStyle, n int) string {
 	m.once.Do(func() {
-		m.texts = make([]string, 65)
-		for i := 1; i <= 64; i++ {
-			m.texts[i] = m.build(i)
+		for st := range m.texts {
+			m.texts[st] = make([]string, 65)
+			for i := 1; i <= 64; i++ {
+				m.texts[st][i] = m.build(i, &paramList{style: paramStyle(st)})
+			}
 		}
 	})
-	return m.texts[n]
+	return m.texts[style][n]
 }
 
 var (
@@ -55,42 +58,34 @@ var (
 	targetsSQL    = multiRowSQL{build: buildInsertTargetsSQL}
 )
 
-// insertLinksSQL inserts n links (SQLite, latest schema): for n = 1 the
-// statement of saver.insLink, otherwise the same with n rows of values.
-func insertLinksSQL(n int) string { return linksSQL.get(n) }
+// insertLinksSQL inserts n links (SQLite only, latest schema), with the
+// parameters of insertLinkSQL(true) for each row, anonymous.
+func insertLinksSQL(n int) string { return linksSQL.in(anonymous, n) }
 
-func buildInsertLinksSQL(n int) string {
-	one := saverSQL(true, false)[3]
-	if n <= 1 {
-		return one
-	}
-	_, row, ok := strings.Cut(one, " VALUES ")
-	if !ok {
-		panic("sqlite: link INSERT without VALUES")
-	}
-	arity := strings.Count(row, "$")
-	return one + ", " + rowParams(1+arity, arity, n-1)
+func buildInsertLinksSQL(n int, p *paramList) string {
+	return `INSERT INTO links (` + linkColumns + `, url_form, line, col, line_hash) VALUES ` + p.rows(linkArity, n)
 }
 
-// insertPlainLinksSQL inserts n plain links of one page (SQLite, latest
-// schema): links without Robust Links or mset data, the usual ones. The
-// columns those would fill are constants of the statement (has_robust and
-// has_mset 0, the rest NULL, as linkArgs binds them for such a link), and
-// the page's ID and run ID are bound once, as ?1 and ?2, for every row:
-// 14 values per link instead of 26. (The driver copies every value it
-// binds, and the columns of a link row are most of what a crawl binds.)
-// Parameters: page_id, run_id, then for each link those of linkArgs
-// without page_id, run_id and the Robust Links and mset columns.
-func insertPlainLinksSQL(n int) string { return plainLinksSQL.get(n) }
+// linkArity is the number of parameters of insertLinkSQL(true).
+const linkArity = 26
 
-func buildInsertPlainLinksSQL(n int) string {
+// insertPlainLinksSQL inserts n plain links (SQLite only, latest schema):
+// links without Robust Links or mset data, the usual ones. The columns
+// those would fill are constants of the statement (has_robust and
+// has_mset 0, the rest NULL, as linkArgs binds them for such a link): 16
+// values per link instead of 26. (The driver copies every value it binds,
+// and the columns of a link row are most of what a crawl binds.)
+// Parameters, for each row: page_id, run_id, then those of linkArgs
+// without page_id, run_id and the Robust Links and mset columns.
+func insertPlainLinksSQL(n int) string { return plainLinksSQL.in(anonymous, n) }
+
+func buildInsertPlainLinksSQL(n int, p *paramList) string {
 	var b strings.Builder
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		p := 3 + 14*i // $1 and $2 (page and run) are shared by every row
-		b.WriteString("($1, $2, " + params(p, 10) + ", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, " + params(p+10, 4) + ")")
+		b.WriteString("(" + p.list(12) + ", 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, " + p.list(4) + ")")
 	}
 	return `INSERT INTO links (` + linkColumns + `, url_form, line, col, line_hash) VALUES ` + b.String()
 }
@@ -123,10 +118,10 @@ func (s *saver) links(ctx context.Context, pageID int64, links []audit.Link, ids
 			plain = plainLink(&links[i])
 		}
 		args := s.linkArgsBuf[:0]
-		if plain {
-			args = append(args, pageID, s.runID)
-		}
 		for i := lo; i < lo+n; i++ {
+			if plain {
+				args = append(args, pageID, s.runID)
+			}
 			var err error
 			if args, err = s.linkArgs(ctx, args, pageID, i, &links[i], plain); err == nil {
 				err = s.snapshotTargets(ctx, &links[i])
@@ -194,12 +189,12 @@ var checkChunks = []int{32, 16, 8, 4, 2, 1}
 // column of upsertFullCheckSQL, with the target ID bound rather than
 // looked up (newChecks checks the targets), and no ON CONFLICT: the
 // checks are new, and a conflict is a bug to report.
-func insertChecksSQL(n int) string { return checksSQL.get(n) }
+func insertChecksSQL(n int) string { return checksSQL.in(anonymous, n) }
 
-func buildInsertChecksSQL(n int) string {
+func buildInsertChecksSQL(n int, p *paramList) string {
 	cols := len(checkColumns) + 4 // run_id, target_id, ..., from_crawl, soft404_signals
 	return `INSERT INTO checks (run_id, target_id, ` + strings.Join(checkColumns, ", ") +
-		`, from_crawl, soft404_signals) VALUES ` + rowParams(1, cols, n)
+		`, from_crawl, soft404_signals) VALUES ` + p.rows(cols, n)
 }
 
 // rowsNext returns the number of rows of the next statement when n are

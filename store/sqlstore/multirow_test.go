@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -497,6 +499,37 @@ func TestSavePages_TargetsOfEarlierRuns(t *testing.T) {
 		b := tableRows(t, dbs[1], table, "first_seen_at", "fetched_at")
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("table %s: %d rows written many per statement differ from the %d rows written one by one", table, len(a), len(b))
+		}
+	}
+}
+
+// TestGeneratedSQL_ParamStyles: every generated multi-row statement binds
+// the same values in both parameter styles: its numbered text names $1 to
+// $N once each, in order of appearance, and its anonymous text has N
+// anonymous parameters and no named one (SQLite would look a named one up
+// by a linear scan for each value bound; see paramStyle).
+func TestGeneratedSQL_ParamStyles(t *testing.T) {
+	dollar := regexp.MustCompile(`\$[0-9]+`)
+	for name, m := range map[string]*multiRowSQL{"links": &linksSQL, "plain links": &plainLinksSQL,
+		"checks": &checksSQL, "targets": &targetsSQL, "frontier": &frontierSQL, "history": &historySQL} {
+		for n := 1; n <= 64; n++ {
+			num, anon := m.in(numbered, n), m.in(anonymous, n)
+			got := dollar.FindAllString(num, -1)
+			for i, p := range got {
+				if p != "$"+strconv.Itoa(i+1) {
+					t.Fatalf("%s, %d rows: parameter %d is %s, want $%d", name, n, i+1, p, i+1)
+				}
+			}
+			if len(got) == 0 {
+				t.Fatalf("%s, %d rows: no parameters", name, n)
+			}
+			if strings.Contains(anon, "$") || strings.Count(anon, "?") != len(got) {
+				t.Errorf("%s, %d rows: anonymous text has %d ? and $ %v, want %d and none",
+					name, n, strings.Count(anon, "?"), strings.Contains(anon, "$"), len(got))
+			}
+			if dollar.ReplaceAllString(num, "?") != anon {
+				t.Errorf("%s, %d rows: the two styles differ beyond their parameters", name, n)
+			}
 		}
 	}
 }

@@ -13,17 +13,14 @@ const selectRunSQL = `SELECT 1 FROM runs WHERE id = $1`
 // pages and checks (SQLite, latest schema), which Open prepares once on
 // the write pool's connection (DB.stmts).
 func writerSQL() []string {
-	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true), frontierSQL.get(frontierChunk)}
+	q := []string{selectRunSQL, insEvidenceSQL, upsertFullCheckSQL, insertFindingSQL(true), frontierSQL.in(anonymous, frontierChunk)}
 	for i := range saverRows {
 		q = append(q, rowInsertSQL(i))
 	}
 	s := saverSQL(true, false)
 	q = append(q, s[:]...)
 	for _, n := range linkChunks {
-		if n > 1 {
-			q = append(q, insertLinksSQL(n))
-		}
-		q = append(q, insertPlainLinksSQL(n))
+		q = append(q, insertLinksSQL(n), insertPlainLinksSQL(n))
 	}
 	for _, n := range checkChunks {
 		q = append(q, insertChecksSQL(n))
