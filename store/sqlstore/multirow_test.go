@@ -533,3 +533,16 @@ func TestGeneratedSQL_ParamStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterSQL_FewNamedParams: no statement the SQLite writer prepares
+// binds more than 40 named parameters ($n), the most a single row's
+// statement takes: a multi-row statement with named parameters costs
+// SQLite a linear scan of its names for each value bound (paramStyle).
+func TestWriterSQL_FewNamedParams(t *testing.T) {
+	dollar := regexp.MustCompile(`\$[0-9]+`)
+	for _, q := range writerSQL() {
+		if n := len(dollar.FindAllString(q, -1)); n > 40 {
+			t.Errorf("%d named parameters in %.80s…", n, q)
+		}
+	}
+}

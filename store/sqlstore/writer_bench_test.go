@@ -98,3 +98,52 @@ func BenchmarkSaveAuditBatch(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N*perBatch)/b.Elapsed().Seconds(), "pages/s")
 }
+
+// docsBenchPages returns pages lo..lo+n-1 of a generated documentation
+// site shaped like Sphinx output (the python3.11-doc tree has about 330
+// links a page): each page has 300 links, most to other pages of the site
+// (a third of them with a fragment), repeated across pages, on lines of
+// their own.
+func docsBenchPages(lo, n int) []*audit.Page {
+	const site = "http://127.0.0.1:8000"
+	pages := make([]*audit.Page, n)
+	for k := range pages {
+		i := lo + k
+		u := fmt.Sprintf("%s/library/m%d.html", site, i)
+		p := &audit.Page{
+			Extraction: audit.Extraction{URL: u, Title: fmt.Sprintf("Module %d", i), Parsed: true},
+			RequestURL: u, Status: 200, ContentType: "text/html", Charset: "utf-8", Size: 90000,
+			FetchedAt: time.Now(), Duration: 3 * time.Millisecond,
+		}
+		for j := range 300 {
+			raw := fmt.Sprintf("m%d.html", (i*7+j*13)%600)
+			if j%3 == 0 {
+				raw += fmt.Sprintf("#sec-%d", j)
+			}
+			p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: site + "/library/" + raw, RawHref: raw,
+				Text: fmt.Sprintf("section %d", j), Line: 40 + j, Column: 9, LineHash: fmt.Sprintf("%032x", i*1000+j)})
+		}
+		pages[k] = p
+	}
+	return pages
+}
+
+// BenchmarkSaveDocsPages measures the writer on link-heavy pages: one
+// SaveCrawl of 20 pages of 300 links each (docsBenchPages) per op.
+func BenchmarkSaveDocsPages(b *testing.B) {
+	const perBatch = 20
+	ctx := context.Background()
+	db := MustOpen(b)
+	runID := mustCreateRun(b, db)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		pages := docsBenchPages(i*perBatch, perBatch)
+		b.StartTimer()
+		if err := db.SaveCrawl(ctx, runID, pages, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*perBatch*300)/b.Elapsed().Seconds(), "links/s")
+}
