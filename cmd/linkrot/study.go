@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/linkrot/linkrot"
+	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/study"
 )
@@ -89,7 +91,7 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 	var names []string
 	if !set.Archives.Off {
 		for _, a := range list {
-			budgets = append(budgets, study.ArchiveBudget{Name: archiveDisplayName(a.Name), PerMinute: a.PerMinute()})
+			budgets = append(budgets, study.ArchiveBudget{Name: archiveDisplayName(a.Name), PerMinute: timeMapPerMinute(a)})
 			names = append(names, a.Name)
 		}
 		for i, w := range set.Archives.WARCs {
@@ -196,6 +198,36 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// timeMapPerMinute is how many TimeMaps a minute archive a's budget
+// allows: the rate of the pool its TimeMap endpoint belongs to (the
+// Internet Archive limits /web/timemap/ apart from its replay), 0 for a
+// local collection (no limit).
+func timeMapPerMinute(a memento.Archive) float64 {
+	if a.Local {
+		return 0
+	}
+	bare := func(s string) string {
+		s = strings.ToLower(s)
+		if i := strings.Index(s, "://"); i >= 0 {
+			s = s[i+3:]
+		}
+		return s
+	}
+	tm := bare(a.TimeMap)
+	if tm == "" {
+		tm = bare(a.TimeGate)
+	}
+	rate, longest := a.PerMinute(), -1
+	for _, p := range a.Pools {
+		for _, pre := range p.Prefixes {
+			if pp := bare(pre); strings.HasPrefix(tm, pp) && len(pp) > longest {
+				rate, longest = p.PerMinute(), len(pp)
+			}
+		}
+	}
+	return rate
+}
+
 // archiveDisplayName names an archive in the budget sentence.
 func archiveDisplayName(name string) string {
 	switch name {
@@ -206,4 +238,3 @@ func archiveDisplayName(name string) string {
 	}
 	return name
 }
-

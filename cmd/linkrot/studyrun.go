@@ -127,8 +127,8 @@ type studyArchiver struct {
 }
 
 func (a *studyArchiver) Begin(_ context.Context, run *audit.Run) error { a.run = run; return nil }
-func (a *studyArchiver) Checked(*audit.Check)                         {}
-func (a *studyArchiver) Close()                                       {}
+func (a *studyArchiver) Checked(*audit.Check)                          {}
+func (a *studyArchiver) Close()                                        {}
 
 // studyURLResult is what the stage stores of one URL.
 type studyURLResult struct {

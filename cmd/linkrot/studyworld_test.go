@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/linkrot/linkrot/archives/archivetest"
-	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
 	"github.com/linkrot/linkrot/drift/textsim"
@@ -36,6 +35,29 @@ type studyWorld struct {
 	refs              []studyRef
 	// byURL are the URLs' truths.
 	byURL map[string]*studyURLTruth
+	// died are the live paths that answer 404 from now on (a later wave).
+	died map[string]bool
+	mu   sync.Mutex // pages and died
+}
+
+// kill makes every twentieth live page (by URL number) answer 404 from
+// now on, and returns their URLs.
+func (w *studyWorld) kill() map[string]bool {
+	out := map[string]bool{}
+	for u, tr := range w.byURL {
+		if tr.kind != "live" {
+			continue
+		}
+		path := u[strings.LastIndex(u, "/page/"):]
+		n, _ := strconv.Atoi(strings.TrimPrefix(path, "/page/"))
+		if n%20 == 0 {
+			out[u] = true
+			w.mu.Lock()
+			w.died[path] = true
+			w.mu.Unlock()
+		}
+	}
+	return out
 }
 
 // studyRef is one reference of the world and what its row must say.
@@ -63,8 +85,10 @@ type countingServer struct {
 	counts map[string]int
 	// trap, when set, is a path whose requests block until release is
 	// closed (and reached is closed on the first).
-	trap    string
-	reached chan struct{}
+	trap string
+	// trapAfter lets this many requests of the trap path through first.
+	trapAfter int
+	reached   chan struct{}
 	release chan struct{}
 	once    sync.Once
 }
@@ -74,6 +98,9 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		trap := c.trap
+		if trap != "" && strings.HasPrefix(r.URL.Path, trap) && c.counts[r.Method+" "+r.URL.Path] < c.trapAfter {
+			trap = ""
+		}
 		c.mu.Unlock()
 		if trap != "" && strings.HasPrefix(r.URL.Path, trap) {
 			c.once.Do(func() { close(c.reached) })
@@ -142,9 +169,8 @@ func driftedText(n int) string {
 // cited twice).
 func newStudyWorld(t *testing.T, n int) *studyWorld {
 	t.Helper()
-	w := &studyWorld{byURL: map[string]*studyURLTruth{}}
+	w := &studyWorld{byURL: map[string]*studyURLTruth{}, died: map[string]bool{}}
 	pages := map[string]string{} // path -> live body
-	var pmu sync.Mutex
 	w.web = newCountingServer(t, func(rw http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/dead/"):
@@ -154,9 +180,12 @@ func newStudyWorld(t *testing.T, n int) *studyWorld {
 			http.Error(rw, "gone", http.StatusGone)
 			return
 		}
-		pmu.Lock()
+		w.mu.Lock()
 		body, ok := pages[r.URL.Path]
-		pmu.Unlock()
+		if w.died[r.URL.Path] {
+			ok = false
+		}
+		w.mu.Unlock()
 		if !ok {
 			http.NotFound(rw, r)
 			return
@@ -246,14 +275,14 @@ func newStudyWorld(t *testing.T, n int) *studyWorld {
 			tr.mementos = []time.Time{d0.Add(-2 * 24 * time.Hour)}
 		}
 		if kind == "drift" || kind == "live" {
-			pmu.Lock()
+			w.mu.Lock()
 			pages["/page/"+strconv.Itoa(u)] = tr.liveBody
-			pmu.Unlock()
+			w.mu.Unlock()
 		}
 		if strings.HasPrefix(kind, "live") {
-			pmu.Lock()
+			w.mu.Lock()
 			pages["/page/"+strconv.Itoa(u)] = tr.liveBody
-			pmu.Unlock()
+			w.mu.Unlock()
 		}
 		for _, at := range tr.mementos {
 			w.arch.Add(archivetest.Memento{Original: key, Time: at, Body: tr.memBody})
@@ -300,7 +329,7 @@ func (w *studyWorld) writeJSONL(t *testing.T, path string) {
 func (w *studyWorld) writeBibTeX(t *testing.T, path string) {
 	var b strings.Builder
 	for _, r := range w.refs {
-		fmt.Fprintf(&b, "@misc{%s,\n  title = {A cited page},\n  url = {%s},\n  urldate = {%s},\n  group = {%s}\n}\n\n", r.id, r.url, r.bibDate, r.group)
+		fmt.Fprintf(&b, "@misc{%s,\n  url = {%s},\n  urldate = {%s},\n  group = {%s}\n}\n\n", r.id, r.url, r.bibDate, r.group)
 	}
 	os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -312,7 +341,7 @@ func (w *studyWorld) writeCSL(t *testing.T, path string) {
 		if len(r.citedAt) == 10 {
 			parts = append(parts, r.citedFrom.Day())
 		}
-		items = append(items, map[string]any{"id": r.id, "type": "webpage", "title": "A cited page", "URL": r.url,
+		items = append(items, map[string]any{"id": r.id, "type": "webpage", "URL": r.url,
 			"accessed": map[string]any{"date-parts": [][]int{parts}}, "group": r.group})
 	}
 	js, _ := json.MarshalIndent(items, "", " ")
@@ -355,10 +384,11 @@ func (w *studyWorld) expectRow(r studyRef, window time.Duration, th drift.Thresh
 		key, _, _ := urls.TargetKey(r.url)
 		row["memento_url"] = w.arch.URLOf(key, m, "")
 		row["memento_datetime"] = m.UTC().Format(time.RFC3339)
-		row["memento_distance_days"] = strconv.FormatFloat(math.Round(bestD.Hours()/24*100)/100, 'f', 2, 64)
-		if row["memento_distance_days"] == "-0.00" {
-			row["memento_distance_days"] = "0.00"
+		days := math.Round(bestD.Hours()/24*100) / 100
+		if days == 0 {
+			days = 0
 		}
+		row["memento_distance_days"] = strconv.FormatFloat(days, 'f', -1, 64)
 		row["memento_archive"] = "fx"
 		representative = bestAbs <= window
 		row["representative"] = strconv.FormatBool(representative)
@@ -412,4 +442,3 @@ func withoutColumn(t *testing.T, path, col string) string {
 	return b.String()
 }
 
-var _ = memento.FormatDatetime
