@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/store/engines"
 	"github.com/linkrot/linkrot/study"
 )
 
@@ -87,7 +88,7 @@ func checkStudySummary(t *testing.T, w *studyWorld, want []map[string]string, ou
 	t.Helper()
 	type share struct{ k, n int }
 	type scope struct {
-		n                            int
+		n                        int
 		rot, drift, refRot, repr share
 	}
 	scopes := map[string]*scope{}
@@ -322,8 +323,6 @@ func checkStudyRequests(t *testing.T, w *studyWorld, want []map[string]string, r
 
 func thousands(n int) string { return study.Thousands(n) }
 
-var _ = context.Background
-
 // TestStudy_Formats studies the same references given as CSV, JSON Lines,
 // BibTeX and CSL-JSON: references.csv and summary.csv are the same (but
 // for checked_at, the time each run started).
@@ -487,4 +486,143 @@ func TestStudy_SecondWave(t *testing.T) {
 	if json.Unmarshal(js, &meta) != nil || len(meta.Waves) != 2 || meta.Waves[1].Number != 2 {
 		t.Errorf("study.json waves: %s", js)
 	}
+}
+
+// studyStored counts what the latest run of a study database holds: its
+// checks and its memento rows.
+func studyStored(t *testing.T, path string) (checks, mementos, drifts int) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engines.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, err := db.LatestRun(ctx)
+	if err != nil {
+		return 0, 0, 0
+	}
+	cs, err := db.Checks(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := db.Mementos(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := db.Drifts(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(cs), len(ms), len(ds)
+}
+
+// TestStudy_KillAndResume runs linkrot study as a child process, kills it
+// with SIGKILL midway (while a check hangs, with every other check
+// stored; while a drift fetch of the study's archives stage hangs, with
+// every other URL's TimeMap answered and stored), and runs it again with
+// the same list and database: the outputs equal an uninterrupted run's,
+// and counted on the servers, no URL was checked twice and no TimeMap
+// asked twice.
+func TestStudy_KillAndResume(t *testing.T) {
+	n := 400
+	ref := newStudyWorld(t, n)
+	dir := t.TempDir()
+	refs := filepath.Join(dir, "refs.csv")
+	ref.writeCSV(t, refs, true)
+	refOut := filepath.Join(dir, "ref-out")
+	if code, stdout, stderr := studyRun(t, refs, ref.args(filepath.Join(dir, "ref.db"), refOut)...); code != exitOK {
+		t.Fatalf("uninterrupted study: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wantRefs := withoutColumn(t, filepath.Join(refOut, "references.csv"), "checked_at")
+	wantSum, err := os.ReadFile(filepath.Join(refOut, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := map[string]bool{}
+	for _, r := range readCSV(t, filepath.Join(refOut, "references.csv")) {
+		if r["drift"] != "unmeasured" {
+			measured[r["url"]] = true
+		}
+	}
+	tests := []struct {
+		name      string
+		tm        bool   // the trap is on the TimeMap server
+		trap      string // a path whose request hangs
+		trapAfter int    // requests of it let through first
+		stored    func(checks, mementos, drifts int) bool
+	}{
+		// /gone/7 is checked once: the check hangs, the others are
+		// stored.
+		{name: "DuringChecks", trap: "/gone/7", stored: func(c, m, d int) bool { return c == n/2-1 && m == 0 }},
+		// The TimeMap of /page/0 hangs; the other URLs' mementos (a row
+		// per citation) are stored.
+		{name: "DuringTimeMaps", tm: true, trap: "/timemap/link/{web}/page/0", stored: func(c, m, d int) bool { return c == n/2 && m == n-2 && d == 0 }},
+		// /page/0 is fetched twice: checked, then fetched for drift. That
+		// fetch hangs; every memento and the other drift measures are
+		// stored.
+		{name: "DuringDrift", trap: "/page/0", trapAfter: 1, stored: func(c, m, d int) bool { return c == n/2 && m == n && d == len(measured)-1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newStudyWorld(t, n)
+			// The same references on this world's servers.
+			dir := t.TempDir()
+			refs := filepath.Join(dir, "refs.csv")
+			w.writeCSV(t, refs, true)
+			db, out := filepath.Join(dir, "study.db"), filepath.Join(dir, "out")
+			srv := w.web
+			if tt.tm {
+				srv = w.tm
+			}
+			srv.mu.Lock()
+			srv.trap, srv.trapAfter = strings.ReplaceAll(tt.trap, "{web}", w.web.URL), tt.trapAfter
+			srv.mu.Unlock()
+			c := startChild(t, "", append([]string{"study", refs}, w.args(db, out)...)...)
+			select {
+			case <-srv.reached:
+			case <-c.done:
+				t.Fatalf("linkrot finished (exit %d) before reaching %s:\n%s", c.code, tt.trap, c.errText())
+			case <-time.After(60 * time.Second):
+				t.Fatalf("trap %s not reached", tt.trap)
+			}
+			waitFor(t, "everything but the trapped URL stored", func() bool { return tt.stored(studyStored(t, db)) })
+			c.kill(t)
+			checks, mementos, drifts := studyStored(t, db)
+			t.Logf("killed with %d checks, %d memento rows and %d drift measures stored", checks, mementos, drifts)
+			if _, err := os.Stat(filepath.Join(out, "references.csv")); err == nil {
+				t.Fatal("the outputs were written before the kill")
+			}
+			before := w.requests()
+			srv.mu.Lock()
+			srv.trap = ""
+			srv.mu.Unlock()
+			code, stdout, stderr := studyRun(t, refs, w.args(db, out)...)
+			if code != exitOK || !strings.Contains(stdout, "Resuming study run 1") || !strings.Contains(stdout, "(wave 1)") {
+				t.Fatalf("resumed study: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			// The same outputs as the uninterrupted study's, once the
+			// servers' ports are the reference world's.
+			got := withoutColumn(t, filepath.Join(out, "references.csv"), "checked_at")
+			got = w.asWorld(got, ref)
+			if got != wantRefs {
+				t.Error("references.csv differs from the uninterrupted study's")
+			}
+			sum, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+			if string(sum) != string(wantSum) {
+				t.Errorf("summary.csv differs from the uninterrupted study's:\n%s\nwant:\n%s", sum, wantSum)
+			}
+			// Counted over both processes: every URL checked once, every
+			// TimeMap asked once, as in one uninterrupted run.
+			all := w.requests()
+			checkStudyRequests(t, w, readCSV(t, filepath.Join(out, "references.csv")), all)
+			t.Logf("%d requests before the kill, %d in all", len(before), len(all))
+		})
+	}
+}
+
+// asWorld rewrites the server addresses of w in s into those of ref.
+func (w *studyWorld) asWorld(s string, ref *studyWorld) string {
+	return strings.NewReplacer(w.web.URL, ref.web.URL, w.soft.URL, ref.soft.URL, w.parked.URL, ref.parked.URL,
+		w.arch.URL, ref.arch.URL, w.tm.URL, ref.tm.URL).Replace(s)
 }

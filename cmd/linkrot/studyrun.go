@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -102,13 +103,15 @@ func readStudyTargets(ctx context.Context, db *database, runID int64) (*studyTar
 }
 
 // studyArchiver is the archives stage of a study run (a
-// linkrot.Archiver): after the checks, for every distinct URL not done
-// yet, each archive's TimeMap once, the memento nearest each citation
-// (a row per reference and archive, as the archives stage stores its
-// nearest mementos), and the drift of the live page against each
-// representative memento. A URL's rows are stored together, drift first
-// and its mementos last: a URL with mementos stored is done, and a
-// resumed study asks no TimeMap of it again.
+// linkrot.Archiver), after the checks, in two steps that each store as
+// they go, so that a killed study repeats neither: first, for every
+// distinct URL without mementos stored, each archive's TimeMap once, and
+// the memento nearest each citation (a row per reference and archive, as
+// the archives stage stores its nearest mementos; a URL's rows are
+// stored together, so a URL with rows is done); then, for every
+// representative nearest memento of a URL whose live page leads to
+// content, the drift of the live page against it (the live page fetched
+// once per URL), unless a measure or a failure of it is stored.
 type studyArchiver struct {
 	db       *database
 	client   *memento.Client
@@ -121,16 +124,13 @@ type studyArchiver struct {
 	workers  int
 	log      *slog.Logger
 	run      *audit.Run
-	// asked counts the URLs whose TimeMaps this process asked (for the
-	// summary line).
-	asked int
 }
 
 func (a *studyArchiver) Begin(_ context.Context, run *audit.Run) error { a.run = run; return nil }
 func (a *studyArchiver) Checked(*audit.Check)                          {}
 func (a *studyArchiver) Close()                                        {}
 
-// studyURLResult is what the stage stores of one URL.
+// studyURLResult is what the stage stores of one URL at a step.
 type studyURLResult struct {
 	mementos []audit.Memento
 	drifts   []audit.Drift
@@ -151,7 +151,6 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 	for _, m := range ms {
 		done[m.TargetID] = true
 	}
-	ms = nil
 	checks := map[int64]audit.Verdict{}
 	err = a.db.EachCheck(ctx, run.ID, func(c *audit.Check) error {
 		checks[c.TargetID] = c.Verdict
@@ -171,10 +170,68 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 			todo = append(todo, id)
 		}
 	}
-	if len(ts.ids)-len(todo) > 0 {
-		a.log.Info("study: TimeMaps already asked", "urls", len(ts.ids)-len(todo))
+	if n := len(ts.ids) - len(todo); n > 0 {
+		a.log.Info("study: TimeMaps asked before", "urls", n)
 	}
-	// One writer: a URL's drift, then its mementos, stored in batches.
+	err = a.each(ctx, todo, func(id int64) (studyURLResult, bool) {
+		return a.timeMaps(ctx, run.ID, id, ts.url[id], ts.links[id], cited[ts.url[id]])
+	})
+	if err != nil {
+		return err
+	}
+	if len(todo) > 0 {
+		if ms, err = a.db.Mementos(ctx, run.ID); err != nil {
+			return err
+		}
+	}
+	// The drift step: the representative nearest mementos of live URLs
+	// not measured yet.
+	measured := map[[2]string]bool{}
+	key := func(target int64, u string) [2]string { return [2]string{strconv.FormatInt(target, 10), u} }
+	ds, err := a.db.Drifts(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		measured[key(d.TargetID, d.ReferenceURL)] = true
+	}
+	fs, err := a.db.DriftFailures(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		measured[key(f.TargetID, f.ReferenceURL)] = true
+	}
+	need := map[int64][]audit.Memento{}
+	var targets []int64
+	for _, m := range ms {
+		if !m.Nearest || !m.Representative || m.URL == "" || study.Broken(checks[m.TargetID]) != study.No {
+			continue
+		}
+		k := key(m.TargetID, m.URL)
+		if measured[k] {
+			continue
+		}
+		measured[k] = true
+		if need[m.TargetID] == nil {
+			targets = append(targets, m.TargetID)
+		}
+		need[m.TargetID] = append(need[m.TargetID], m)
+	}
+	ms = nil
+	slices.Sort(targets)
+	return a.each(ctx, targets, func(id int64) (studyURLResult, bool) {
+		return a.drift(ctx, run.ID, id, ts.url[id], need[id])
+	})
+}
+
+// each runs fn for the targets on the stage's workers and stores what
+// they return through one writer. It returns ctx's error when it ended
+// first.
+func (a *studyArchiver) each(ctx context.Context, targets []int64, fn func(id int64) (studyURLResult, bool)) error {
+	if len(targets) == 0 {
+		return nil
+	}
 	results := make(chan studyURLResult, 64)
 	werr := make(chan error, 1)
 	go func() { werr <- a.write(context.WithoutCancel(ctx), results) }()
@@ -183,15 +240,14 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 	for range max(a.workers, 1) {
 		wg.Go(func() {
 			for id := range jobs {
-				r, ok := a.lookURL(ctx, run.ID, id, ts.url[id], ts.links[id], cited[ts.url[id]], checks[id])
-				if ok && ctx.Err() == nil {
+				if r, ok := fn(id); ok && ctx.Err() == nil {
 					results <- r
 				}
 			}
 		})
 	}
 feed:
-	for _, id := range todo {
+	for _, id := range targets {
 		select {
 		case jobs <- id:
 		case <-ctx.Done():
@@ -204,12 +260,11 @@ feed:
 	if err := <-werr; err != nil {
 		return err
 	}
-	a.asked += len(todo)
 	return ctx.Err()
 }
 
 // write stores the results as they come, in batches: at most every
-// quarter second or 256 URLs.
+// quarter second or 256 URLs. A URL's rows are in one batch.
 func (a *studyArchiver) write(ctx context.Context, in <-chan studyURLResult) error {
 	var batch []studyURLResult
 	flush := func() error {
@@ -233,7 +288,10 @@ func (a *studyArchiver) write(ctx context.Context, in <-chan studyURLResult) err
 				return err
 			}
 		}
-		return a.db.SaveMementos(ctx, ms)
+		if len(ms) > 0 {
+			return a.db.SaveMementos(ctx, ms)
+		}
+		return nil
 	}
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -262,20 +320,16 @@ func (a *studyArchiver) write(ctx context.Context, in <-chan studyURLResult) err
 	}
 }
 
-// studyCand is a memento of a TimeMap, with its archive.
-type studyCand struct {
-	study.Memento
-	archive memento.Archive
-}
-
-// lookURL asks every archive's TimeMap of u once and judges all its
-// citations (one link each) against it. ok is false when ctx ended
-// before the URL was done: nothing of it is stored then.
-func (a *studyArchiver) lookURL(ctx context.Context, runID, targetID int64, u string, links []int64, cited []study.CitedAt, verdict audit.Verdict) (studyURLResult, bool) {
+// timeMaps asks every archive's TimeMap of u once and judges all its
+// citations (one link each) against it: per citation and archive the
+// nearest memento, and across archives the nearest of all (Nearest).
+// ok is false when ctx ended before the URL was done: nothing of it is
+// stored then.
+func (a *studyArchiver) timeMaps(ctx context.Context, runID, targetID int64, u string, links []int64, cited []study.CitedAt) (studyURLResult, bool) {
 	var res studyURLResult
 	now := time.Now().UTC()
 	if len(cited) > len(links) {
-		cited = cited[:len(links)] // a reference whose URL the store refused has no link
+		cited = cited[:len(links)]
 	}
 	// all[i] are archive i's mementos, oldest first.
 	all := make([][]study.Memento, len(a.archives))
@@ -305,17 +359,10 @@ func (a *studyArchiver) lookURL(ctx context.Context, runID, targetID int64, u st
 			}
 		}
 	}
-	// The representative mementos to measure drift against: only when
-	// the live page leads to content.
-	type mkey struct {
-		archive, url string
-	}
-	measure := map[mkey]int64{} // memento -> the first link that needs it
-	var order []mkey
-	chosen := map[mkey]study.Memento{}
 	for j, at := range cited {
-		best, bestArchive := -1, -1
-		var bestM study.Memento
+		bestArchive := -1
+		var bestAt time.Time
+		var bestAbs time.Duration
 		rows := make([]audit.Memento, len(a.archives))
 		for i, ar := range a.archives {
 			m := audit.Memento{RunID: runID, LinkID: links[j], TargetID: targetID, Archive: ar.Name,
@@ -323,68 +370,64 @@ func (a *studyArchiver) lookURL(ctx context.Context, runID, targetID int64, u st
 				Count: info[i].count, First: info[i].first, Last: info[i].last, Status: info[i].status, Error: info[i].err}
 			if k := study.Nearest(at, all[i]); k >= 0 {
 				c := all[i][k]
-				d := study.Distance(at, c.Datetime)
-				m.URL, m.Datetime, m.Distance = c.URL, c.Datetime, absDur(d)
+				m.URL, m.Datetime, m.Distance = c.URL, c.Datetime, absDur(study.Distance(at, c.Datetime))
 				m.Representative = m.Distance <= a.window
-				m.Error = ""
-				// Across archives: the nearest, ties to the earlier, then
-				// to the archive asked first (study.Nearest's rule).
-				if best < 0 || m.Distance < absDur(study.Distance(at, bestM.Datetime)) ||
-					(m.Distance == absDur(study.Distance(at, bestM.Datetime)) && c.Datetime.Before(bestM.Datetime)) {
-					best, bestArchive, bestM = k, i, c
+				// Across archives: the nearest, a tie to the earlier,
+				// then to the archive asked first (study.Nearest's rule).
+				if bestArchive < 0 || m.Distance < bestAbs || (m.Distance == bestAbs && c.Datetime.Before(bestAt)) {
+					bestArchive, bestAt, bestAbs = i, c.Datetime, m.Distance
 				}
 			}
 			rows[i] = m
 		}
 		if bestArchive >= 0 {
 			rows[bestArchive].Nearest = true
-			if rows[bestArchive].Representative && study.Broken(verdict) == study.No {
-				k := mkey{bestM.Archive, bestM.URL}
-				if _, ok := measure[k]; !ok {
-					measure[k] = links[j]
-					order = append(order, k)
-					chosen[k] = bestM
-				}
-			}
 		}
 		res.mementos = append(res.mementos, rows...)
 	}
-	if len(order) > 0 {
-		live, final, why := a.liveText(ctx, u)
+	return res, true
+}
+
+// drift measures the live page of u (fetched once) against each memento
+// of need: a measure or a failure each.
+func (a *studyArchiver) drift(ctx context.Context, runID, targetID int64, u string, need []audit.Memento) (studyURLResult, bool) {
+	var res studyURLResult
+	now := time.Now().UTC()
+	live, final, why := a.liveText(ctx, u)
+	if ctx.Err() != nil {
+		return res, false
+	}
+	for _, m := range need {
+		fail := func(liveURL, why string) {
+			res.failures = append(res.failures, audit.DriftFailure{RunID: runID, LinkID: m.LinkID, TargetID: targetID, Kind: "memento",
+				ReferenceURL: m.URL, LiveURL: liveURL, Reason: truncateStr(why, 300), MeasuredAt: now})
+		}
+		if why != "" {
+			fail(u, why)
+			continue
+		}
+		var ar memento.Archive
+		for _, x := range a.archives {
+			if x.Name == m.Archive {
+				ar = x
+			}
+		}
+		ref, note, mwhy := a.mementoText(ctx, ar, m, u)
 		if ctx.Err() != nil {
 			return res, false
 		}
-		for _, k := range order {
-			m := chosen[k]
-			if why != "" {
-				res.failures = append(res.failures, audit.DriftFailure{RunID: runID, LinkID: measure[k], TargetID: targetID, Kind: "memento",
-					ReferenceURL: m.URL, LiveURL: u, Reason: truncateStr(why, 300), MeasuredAt: now})
-				continue
-			}
-			var ar memento.Archive
-			for _, x := range a.archives {
-				if x.Name == k.archive {
-					ar = x
-				}
-			}
-			ref, note, mwhy := a.mementoText(ctx, ar, m, u)
-			if ctx.Err() != nil {
-				return res, false
-			}
-			if mwhy != "" {
-				res.failures = append(res.failures, audit.DriftFailure{RunID: runID, LinkID: measure[k], TargetID: targetID, Kind: "memento",
-					ReferenceURL: m.URL, LiveURL: final, Reason: truncateStr(mwhy, 300), MeasuredAt: now})
-				continue
-			}
-			ms := drift.Compare(ref, live, a.shingle)
-			d := audit.Drift{RunID: runID, LinkID: measure[k], TargetID: targetID, Kind: "memento",
-				ReferenceURL: m.URL, ReferenceTime: m.Datetime, LiveURL: final,
-				SimHashDistance: ms.SimHash, Jaccard: ms.Jaccard, Dice: ms.Dice, Cosine: ms.Cosine,
-				WordsReference: ms.WordsReference, WordsLive: ms.WordsLive, WordChange: ms.WordChange,
-				TextMeasured: ms.TextMeasured, Band: a.th.Band(ms), MeasuredAt: now, ReferenceNote: note}
-			d.ExcerptReference, d.ExcerptLive = drift.Excerpts(ref, live, 25)
-			res.drifts = append(res.drifts, d)
+		if mwhy != "" {
+			fail(final, mwhy)
+			continue
 		}
+		ms := drift.Compare(ref, live, a.shingle)
+		d := audit.Drift{RunID: runID, LinkID: m.LinkID, TargetID: targetID, Kind: "memento",
+			ReferenceURL: m.URL, ReferenceTime: m.Datetime, LiveURL: final,
+			SimHashDistance: ms.SimHash, Jaccard: ms.Jaccard, Dice: ms.Dice, Cosine: ms.Cosine,
+			WordsReference: ms.WordsReference, WordsLive: ms.WordsLive, WordChange: ms.WordChange,
+			TextMeasured: ms.TextMeasured, Band: a.th.Band(ms), MeasuredAt: now, ReferenceNote: note}
+		d.ExcerptReference, d.ExcerptLive = drift.Excerpts(ref, live, 25)
+		res.drifts = append(res.drifts, d)
 	}
 	return res, true
 }
@@ -409,7 +452,7 @@ func (a *studyArchiver) liveText(ctx context.Context, u string) (text, final, wh
 
 // mementoText fetches memento m (its raw form when the archive has one)
 // and returns its main text and how it was had ("raw" or why not).
-func (a *studyArchiver) mementoText(ctx context.Context, ar memento.Archive, m study.Memento, uriR string) (text, note, why string) {
+func (a *studyArchiver) mementoText(ctx context.Context, ar memento.Archive, m audit.Memento, uriR string) (text, note, why string) {
 	raw, note := m.URL, "raw"
 	if ar.Name != "" {
 		var isRaw bool

@@ -7,6 +7,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,7 +34,10 @@ import (
 type studyWorld struct {
 	web, soft, parked *countingServer
 	arch              *archivetest.Archive
-	refs              []studyRef
+	// tm serves the archive's TimeMaps (a proxy, so that a test can make
+	// one hang).
+	tm   *countingServer
+	refs []studyRef
 	// byURL are the URLs' truths.
 	byURL map[string]*studyURLTruth
 	// died are the live paths that answer 404 from now on (a later wave).
@@ -89,8 +94,8 @@ type countingServer struct {
 	// trapAfter lets this many requests of the trap path through first.
 	trapAfter int
 	reached   chan struct{}
-	release chan struct{}
-	once    sync.Once
+	release   chan struct{}
+	once      sync.Once
 }
 
 func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
@@ -98,11 +103,11 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		trap := c.trap
-		if trap != "" && strings.HasPrefix(r.URL.Path, trap) && c.counts[r.Method+" "+r.URL.Path] < c.trapAfter {
+		if r.URL.Path != trap || c.counts[r.Method+" "+r.URL.Path] < c.trapAfter {
 			trap = ""
 		}
 		c.mu.Unlock()
-		if trap != "" && strings.HasPrefix(r.URL.Path, trap) {
+		if trap != "" {
 			c.once.Do(func() { close(c.reached) })
 			select {
 			case <-c.release:
@@ -206,6 +211,9 @@ func newStudyWorld(t *testing.T, n int) *studyWorld {
 		rw.Write(lander)
 	})
 	w.arch = archivetest.New(t, archivetest.Options{})
+	archURL, _ := url.Parse(w.arch.URL)
+	proxy := httputil.NewSingleHostReverseProxy(archURL)
+	w.tm = newCountingServer(t, proxy.ServeHTTP)
 	base := time.Date(2014, 1, 6, 0, 0, 0, 0, time.UTC)
 	groups := []string{"PLOS ONE", "Harvard Law Review", "Nature"}
 	for i := 0; i < n; i++ {
@@ -294,7 +302,8 @@ func newStudyWorld(t *testing.T, n int) *studyWorld {
 
 // args are the flags of a study of the world.
 func (w *studyWorld) args(db, out string) []string {
-	return []string{"--db", db, "--out", out, "--allow-private", "--archive", w.arch.Flag("fx", "1000000"),
+	fx := fmt.Sprintf("fx=%s/web/,timemap=%s/timemap/link/,rate=1000000", w.arch.URL, w.tm.URL)
+	return []string{"--db", db, "--out", out, "--allow-private", "--archive", fx,
 		"--fetch-rate", "1000000/min", "--timeout", "5s", "--retries", "0", "--per-host", "8", "--archive-workers", "4", "--quiet"}
 }
 
@@ -441,4 +450,3 @@ func withoutColumn(t *testing.T, path, col string) string {
 	}
 	return b.String()
 }
-
