@@ -22,11 +22,16 @@ import (
 // studyWorldSize is the number of references of the end-to-end world:
 // a few thousand, fewer under the race detector (whose instrumented
 // checker is ten times slower) or with -short.
-func studyWorldSize() int {
+func studyWorldSize() int { return studySize(3000, 300) }
+
+// studySize is n, or small under the race detector or with -short: the
+// instrumented SQLite and checker are ten times slower, and the tests
+// must stay within a minute.
+func studySize(n, small int) int {
 	if raceEnabled || testing.Short() {
-		return 600
+		return small
 	}
-	return 3000
+	return n
 }
 
 // studyThresholds are the drift thresholds linkrot study uses by default.
@@ -327,7 +332,8 @@ func thousands(n int) string { return study.Thousands(n) }
 // BibTeX and CSL-JSON: references.csv and summary.csv are the same (but
 // for checked_at, the time each run started).
 func TestStudy_Formats(t *testing.T) {
-	w := newStudyWorld(t, 200)
+	n := studySize(200, 60)
+	w := newStudyWorld(t, n)
 	dir := t.TempDir()
 	var refFile, refSummary string
 	for i, f := range []struct {
@@ -343,7 +349,7 @@ func TestStudy_Formats(t *testing.T) {
 		f.write(t, p)
 		out := filepath.Join(dir, "out-"+f.name)
 		code, stdout, stderr := studyRun(t, p, w.args(filepath.Join(dir, f.name+".db"), out)...)
-		if code != exitOK || !strings.Contains(stdout, "200 references (100 distinct URLs) in "+f.name+", 0 malformed rows skipped.") {
+		if code != exitOK || !strings.Contains(stdout, fmt.Sprintf("%d references (%d distinct URLs) in %s, 0 malformed rows skipped.", n, n/2, f.name)) {
 			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", f.name, code, stdout, stderr)
 		}
 		refs := withoutColumn(t, filepath.Join(out, "references.csv"), "checked_at")
@@ -411,7 +417,7 @@ func TestStudy_DryRun(t *testing.T) {
 // both waves, per reference and in the summary, with the new rot of
 // wave 2.
 func TestStudy_SecondWave(t *testing.T) {
-	w := newStudyWorld(t, 400)
+	w := newStudyWorld(t, studySize(400, 100))
 	dir := t.TempDir()
 	refs := filepath.Join(dir, "refs.csv")
 	w.writeCSV(t, refs, false)
@@ -525,7 +531,7 @@ func studyStored(t *testing.T, path string) (checks, mementos, drifts int) {
 // and counted on the servers, no URL was checked twice and no TimeMap
 // asked twice.
 func TestStudy_KillAndResume(t *testing.T) {
-	n := 400
+	n := studySize(400, 100)
 	ref := newStudyWorld(t, n)
 	dir := t.TempDir()
 	refs := filepath.Join(dir, "refs.csv")
