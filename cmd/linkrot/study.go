@@ -12,6 +12,7 @@ import (
 	"github.com/linkrot/linkrot"
 	"github.com/linkrot/linkrot/archives/memento"
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/scaleout"
 	"github.com/linkrot/linkrot/study"
 )
 
@@ -75,7 +76,9 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if nf.addr != "" {
-		return usagef("--nats: linkrot study does not scale out yet: its checks run in this process (see docs/study.md)")
+		if err := nf.check(); err != nil {
+			return err
+		}
 	}
 	in, err := study.ReadFile(pos[0])
 	if err != nil {
@@ -126,6 +129,15 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lk.release()
+	var nq *scaleout.Queue
+	if nf.addr != "" {
+		nc, q, err := nf.open(ctx, "linkrot study")
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		nq = q
+	}
 	job, err := linkrot.Start(ctx, store, set, linkrot.StartOptions{
 		Command: audit.CommandStudy, Resume: true, Args: e.args, Version: Version, Open: oo,
 		Abandoned: func(run *audit.Run, why string) {
@@ -152,6 +164,22 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 	}
 	acfg := &job.Config
 	acfg.StageHook = stageHook
+	if nq != nil {
+		// Scale-out: the URLs not checked yet are check units for the
+		// linkrot worker processes (package scaleout); the archives
+		// stage and the outputs stay in this process.
+		acfg.Work = func(ctx context.Context) (map[string][]string, error) {
+			var targets []string
+			err := store.UncheckedTargets(ctx, run.ID, func(t audit.TargetRef) error {
+				targets = append(targets, t.URL)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return scaleout.Coordinate(ctx, scaleout.CoordinateConfig{Queue: nq, Run: run, Targets: targets, PerHost: set.PerHost, Logger: log})
+		}
+	}
 	var sa *studyArchiver
 	acfg.Archives = nil
 	if job.Archives != nil && !set.Archives.Off {

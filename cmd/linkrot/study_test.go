@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/drift"
+	"github.com/linkrot/linkrot/internal/pgtest"
 	"github.com/linkrot/linkrot/store/engines"
 	"github.com/linkrot/linkrot/study"
 )
@@ -275,6 +277,13 @@ func TestStudy_EndToEnd(t *testing.T) {
 // checkStudyRequests asserts the requests a complete study of the world
 // made, by path: what must have been asked once was asked once.
 func checkStudyRequests(t *testing.T, w *studyWorld, want []map[string]string, reqs map[string]int) {
+	checkStudyRequestsProbes(t, w, want, reqs, 10)
+}
+
+// checkStudyRequestsProbes is checkStudyRequests with at most maxProbes
+// soft-404 probes (a few per host in one process; the scale-out mode's
+// workers probe per check unit).
+func checkStudyRequestsProbes(t *testing.T, w *studyWorld, want []map[string]string, reqs map[string]int, maxProbes int) {
 	t.Helper()
 	measured := map[string]bool{}
 	for i, r := range want {
@@ -321,8 +330,8 @@ func checkStudyRequests(t *testing.T, w *studyWorld, want []map[string]string, r
 	if mementos != len(measured) {
 		t.Errorf("%d memento fetches, want one per URL whose drift was measured (%d)", mementos, len(measured))
 	}
-	if probes > 10 {
-		t.Errorf("%d requests outside the study's URLs (soft-404 probes are a few per host)", probes)
+	if probes > maxProbes {
+		t.Errorf("%d requests outside the study's URLs, want at most %d soft-404 probes", probes, maxProbes)
 	}
 }
 
@@ -631,4 +640,46 @@ func TestStudy_KillAndResume(t *testing.T) {
 func (w *studyWorld) asWorld(s string, ref *studyWorld) string {
 	return strings.NewReplacer(w.web.URL, ref.web.URL, w.soft.URL, ref.soft.URL, w.parked.URL, ref.parked.URL,
 		w.arch.URL, ref.arch.URL, w.tm.URL, ref.tm.URL).Replace(s)
+}
+
+// TestStudy_ScaleOut runs linkrot study --nats with two linkrot worker
+// processes on a shared database (a SQLite file; PostgreSQL): the
+// workers check the cited URLs as check units of the scale-out mode, the
+// study's archives stage and outputs run in the coordinating process,
+// and every row is the truth's, every URL checked once.
+func TestStudy_ScaleOut(t *testing.T) {
+	ns := startNATS(t)
+	for _, engine := range []string{"SQLiteFile", "PostgreSQL"} {
+		t.Run(engine, func(t *testing.T) {
+			w := newStudyWorld(t, studySize(200, 60))
+			dir := t.TempDir()
+			refs := filepath.Join(dir, "refs.csv")
+			w.writeCSV(t, refs, false)
+			db := filepath.Join(dir, "shared.db")
+			if engine == "PostgreSQL" {
+				db = pgtest.DSN(t)
+			}
+			openDB(t, db).Close() // the database exists before the workers open it
+			natsURL := ns.ClientURL()
+			var workers []*child
+			for range 2 {
+				c := startChild(t, "", "worker", "--nats", natsURL, "--db", db, "--workers", "4", "--log-level", "info")
+				c.waitLine(t, "worker started")
+				workers = append(workers, c)
+			}
+			out := filepath.Join(dir, "out")
+			code, stdout, stderr := studyRun(t, refs, append(w.args(db, out), "--nats", natsURL)...)
+			if code != exitOK {
+				t.Fatalf("linkrot study --nats: exit %d\n%s\n%s\nworker:\n%s", code, stdout, stderr, workers[0].errText())
+			}
+			want := checkStudyRows(t, w, out)
+			// The coordinator checks nothing itself (Work replaces its
+			// checks), so right verdicts are the workers'.
+			checkStudyRequestsProbes(t, w, want, w.requests(), len(w.byURL))
+			for _, c := range workers {
+				c.cmd.Process.Signal(syscall.SIGTERM)
+				<-c.done
+			}
+		})
+	}
 }
