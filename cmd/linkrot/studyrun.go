@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,7 +83,7 @@ type studyTargets struct {
 
 func readStudyTargets(ctx context.Context, db *database, runID int64) (*studyTargets, error) {
 	t := &studyTargets{url: map[int64]string{}, links: map[int64][]int64{}}
-	err := db.EachTargetLink(ctx, runID, 1, math.MaxInt64, func(linkID int64, _, targetURL string, targetID int64, _ *audit.Link, _ []audit.PWID) error {
+	err := db.EachLinkTarget(ctx, runID, func(linkID, targetID int64, targetURL string) error {
 		if _, ok := t.url[targetID]; !ok {
 			t.ids = append(t.ids, targetID)
 			t.url[targetID] = targetURL
@@ -151,6 +150,7 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 	for _, m := range ms {
 		done[m.TargetID] = true
 	}
+	ms = nil
 	checks := map[int64]audit.Verdict{}
 	err = a.db.EachCheck(ctx, run.ID, func(c *audit.Check) error {
 		checks[c.TargetID] = c.Verdict
@@ -179,10 +179,9 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(todo) > 0 {
-		if ms, err = a.db.Mementos(ctx, run.ID); err != nil {
-			return err
-		}
+	cited = nil
+	if ms, err = a.db.Mementos(ctx, run.ID); err != nil {
+		return err
 	}
 	// The drift step: the representative nearest mementos of live URLs
 	// not measured yet.
@@ -195,6 +194,7 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 	for _, d := range ds {
 		measured[key(d.TargetID, d.ReferenceURL)] = true
 	}
+	ds = nil
 	fs, err := a.db.DriftFailures(ctx, run.ID)
 	if err != nil {
 		return err

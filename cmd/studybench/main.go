@@ -64,6 +64,7 @@ func main() {
 	flag.IntVar(&o.Refs, "refs", 100000, "`number` of references (even: each URL is cited twice)")
 	flag.StringVar(&o.Dir, "dir", "", "work `directory` (default: a temporary one, removed)")
 	flag.BoolVar(&o.NoKill, "no-kill", false, "only the uninterrupted study")
+	flag.StringVar(&childStderr, "child-stderr", "", "append the linkrot processes' stderr to this `file` (with GODEBUG=gctrace=1: the collector's trace)")
 	flag.Parse()
 	if o.Linkrot == "" {
 		fmt.Fprintln(os.Stderr, "studybench: -linkrot is required")
@@ -256,6 +257,9 @@ func outputs(dir string) (string, error) {
 	return b.String() + "\x00" + string(s), nil
 }
 
+// childStderr, when set, is a file the children's stderr is appended to.
+var childStderr string
+
 // studyRun is one child process's measures.
 type studyRun struct {
 	wall   time.Duration
@@ -270,6 +274,14 @@ func runStudy(ctx context.Context, bin string, args []string, g *gate) (studyRun
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr, stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if childStderr != "" {
+		f, err := os.OpenFile(childStderr, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return studyRun{}, err
+		}
+		defer f.Close()
+		cmd.Stderr = io.MultiWriter(&stderr, f)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return studyRun{}, err
