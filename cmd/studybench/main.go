@@ -14,7 +14,7 @@
 // citation, outside it, or none. Then:
 //
 //  1. an uninterrupted linkrot study, as a child process: its wall time
-//     and peak RSS (the kernel's accounting of the child);
+//     and peak RSS (the child's VmHWM, read from /proc every 50 ms);
 //  2. the same study on a fresh database, SIGKILLed twice: once while the
 //     URLs are being checked and once while the TimeMaps are being asked
 //     (each time when half of them are answered: the servers then hold
@@ -275,6 +275,11 @@ func runStudy(ctx context.Context, bin string, args []string, g *gate) (studyRun
 	var stderr, stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if childStderr != "" {
+		for i, a := range cmd.Args {
+			if a == "--quiet" {
+				cmd.Args[i] = "--verbose" // the stages' events, beside the RSS
+			}
+		}
 		f, err := os.OpenFile(childStderr, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return studyRun{}, err
@@ -288,6 +293,43 @@ func runStudy(ctx context.Context, bin string, args []string, g *gate) (studyRun
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// The child's peak RSS: the kernel's high-water mark of its memory
+	// (VmHWM), read every 50 ms while it runs. Not ru_maxrss: Linux
+	// carries the parent's high-water mark into a child started with
+	// vfork (as os/exec starts it) when it execs, so ru_maxrss would be
+	// this process's peak whenever that is larger.
+	var hwm atomic.Int64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var log io.Writer = io.Discard
+		if childStderr != "" {
+			if f, err := os.OpenFile(childStderr, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+				defer f.Close()
+				log = f
+			}
+		}
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+			if err != nil {
+				return
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				f := strings.Fields(l)
+				switch {
+				case len(f) == 3 && f[0] == "VmHWM:":
+					if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > hwm.Load() {
+						hwm.Store(kb)
+					}
+				case len(f) == 3 && f[0] == "VmRSS:":
+					fmt.Fprintf(log, "studybench: pid %d at %.2fs VmRSS %s kB\n", cmd.Process.Pid, time.Since(start).Seconds(), f[1])
+				}
+			}
+			<-t.C
+		}
+	}()
 	if g != nil {
 		select {
 		case <-g.holding:
@@ -308,9 +350,12 @@ func runStudy(ctx context.Context, bin string, args []string, g *gate) (studyRun
 	if err != nil {
 		return studyRun{}, fmt.Errorf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	r := studyRun{wall: wall}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.peakMB = float64(ru.Maxrss) / 1024 // Linux: KiB
+	<-sampled
+	r := studyRun{wall: wall, peakMB: float64(hwm.Load()) / 1024}
+	if r.peakMB == 0 { // no /proc: the kernel's accounting, an upper bound
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.peakMB = float64(ru.Maxrss) / 1024 // Linux: KiB
+		}
 	}
 	return r, nil
 }
