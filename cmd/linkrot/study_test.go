@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -681,5 +684,83 @@ func TestStudy_ScaleOut(t *testing.T) {
 				<-c.done
 			}
 		})
+	}
+}
+
+// TestStudy_Politeness: a study checks through the run's politeness
+// scheduler, as linkrot audit does: at most --per-host requests in
+// flight to a host, and a 429 with Retry-After waited out before the
+// URL is asked again (then judged ok, not rate-limited).
+func TestStudy_Politeness(t *testing.T) {
+	var (
+		mu              sync.Mutex
+		inFlight, most  int
+		first429, retry = map[string]time.Time{}, map[string]time.Time{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		// /doc/3 answers 429 once.
+		limited := true
+		if r.URL.Path == "/doc/3" {
+			if _, ok := first429[r.URL.Path]; !ok {
+				first429[r.URL.Path], limited = time.Now(), false
+			} else if _, ok := retry[r.URL.Path]; !ok {
+				retry[r.URL.Path] = time.Now()
+			}
+		}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}()
+		time.Sleep(20 * time.Millisecond)
+		n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/doc/"))
+		if err != nil { // a soft-404 probe
+			http.NotFound(w, r)
+			return
+		}
+		if !limited {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, studyPage("A page", livingText(n)))
+	}))
+	t.Cleanup(srv.Close)
+	var b strings.Builder
+	b.WriteString("url,cited_at\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "%s/doc/%d,2019-05-0%d\n", srv.URL, i, 1+i%9)
+	}
+	dir := t.TempDir()
+	refs := filepath.Join(dir, "refs.csv")
+	os.WriteFile(refs, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := studyRun(t, refs, "--db", filepath.Join(dir, "s.db"), "--out", out, "--allow-private", "--no-archives",
+		"--per-host", "2", "--timeout", "5s", "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, r := range readCSV(t, filepath.Join(out, "references.csv")) {
+		if r["live_verdict"] != "ok" || r["broken"] != "false" {
+			t.Errorf("%s: %s (broken %s), want ok after waiting out the 429", r["url"], r["live_verdict"], r["broken"])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 2 {
+		t.Errorf("at most %d requests in flight to one host, want the --per-host 2 reached and held", most)
+	}
+	if len(first429) != 1 {
+		t.Fatalf("the 429 was not sent: %v", first429)
+	}
+	for p, at := range first429 {
+		if again, ok := retry[p]; !ok || again.Sub(at) < 900*time.Millisecond {
+			t.Errorf("%s asked again %v after its 429 with Retry-After: 1", p, again.Sub(at))
+		}
 	}
 }
