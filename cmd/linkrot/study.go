@@ -117,11 +117,12 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 	}
 
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// A study's live heap stays small (about 100 MB at 100,000
-		// references: docs/study.md, Performance), and its requests
-		// allocate fast: a lower soft limit than the command's default
-		// keeps the garbage, and so the RSS, down (GOMEMLIMIT overrides).
-		debug.SetMemoryLimit(studyMemoryLimit)
+		// A study's live heap stays well under this (docs/study.md,
+		// Performance) while its requests allocate fast: a lower soft
+		// limit than the command's default keeps the garbage, and so
+		// the RSS, down. GOMEMLIMIT overrides it; the previous limit is
+		// restored on return (tests run commands in one process).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(studyMemoryLimit))
 	}
 	log, err := jf.logger(e.stderr, *logFormat, *verbose, *quiet)
 	if err != nil {
