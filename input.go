@@ -1,6 +1,10 @@
 package linkrot
 
-import "github.com/linkrot/linkrot/audit"
+import (
+	"time"
+
+	"github.com/linkrot/linkrot/audit"
+)
 
 // InputKind is the kind of what a run crawls. Its values are the run's
 // mode as stored (audit.Run.Mode) and shown by linkrot runs.
@@ -17,6 +21,11 @@ const (
 	// Directory crawls the local directory Input.Dir served as
 	// Input.Seeds[0] (Input.Base).
 	Directory InputKind = "dir"
+	// References checks the cited URLs of a reference list (linkrot
+	// study): nothing is crawled; the study stores the list's links itself
+	// and the run checks them (Input.Refs names the list, Input.Window the
+	// study's window, so that each list and window is a run of its own).
+	References InputKind = "study"
 )
 
 // Input is what a run crawls. Build it with SiteInput, URLListInput,
@@ -30,6 +39,11 @@ type Input struct {
 	// Files, for a Directory, are the only files of Dir crawled (as pages
 	// of the base URL); empty: the whole directory.
 	Files []string `json:"files,omitempty"`
+	// Refs, for References, is the reference list's SHA-256 (hex) and
+	// Window the study's window: with the other settings they identify
+	// the study, so that a killed study of the same list resumes.
+	Refs   string        `json:"refs,omitempty"`
+	Window time.Duration `json:"window,omitempty"`
 }
 
 // SiteInput crawls one site (or several, as one run) from its URLs.
@@ -37,6 +51,12 @@ func SiteInput(urls ...string) Input { return Input{Kind: Site, Seeds: urls} }
 
 // URLListInput fetches the pages of a list of URLs, without recursion.
 func URLListInput(urls []string) Input { return Input{Kind: URLList, Seeds: urls} }
+
+// ReferencesInput is the input of a study of the reference list whose
+// SHA-256 is digest, with its representative-memento window.
+func ReferencesInput(digest string, window time.Duration) Input {
+	return Input{Kind: References, Refs: digest, Window: window}
+}
 
 // SitemapInput crawls from sitemaps, with extra seed URLs.
 func SitemapInput(sitemaps []string, seeds ...string) Input {

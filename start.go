@@ -301,8 +301,10 @@ func orDiscard(log *slog.Logger) *slog.Logger {
 }
 
 // resumeQuery selects the runs of command that --resume may continue:
-// unfinished ones, and for linkrot audit also complete ones whose report
-// was not written; with settings fingerprint fp ("": any).
+// unfinished ones, and for linkrot audit and linkrot study also complete
+// ones whose report (the study's files) was not written; with settings
+// fingerprint fp ("": any).
 func resumeQuery(command, fp string) store.ResumeQuery {
-	return store.ResumeQuery{Command: command, Fingerprint: fp, WithReport: command == audit.CommandAudit}
+	return store.ResumeQuery{Command: command, Fingerprint: fp,
+		WithReport: command == audit.CommandAudit || command == audit.CommandStudy}
 }

@@ -24,6 +24,9 @@ const (
 const (
 	CommandAudit = "audit"
 	CommandCrawl = "crawl"
+	// CommandStudy is linkrot study: a run whose outputs are the study's
+	// files, recorded as its report stage.
+	CommandStudy = "study"
 )
 
 // TargetRef is a target a run links to, as the stages read it back.

@@ -30,6 +30,12 @@ type CoordinateConfig struct {
 	Run *audit.Run
 	// Seeds are the crawl's seeds.
 	Seeds []string
+	// Targets are targets of a run whose links are stored already (the
+	// reference list of linkrot study), to check without a crawl: each
+	// is claimed and published as a check unit. The caller passes those
+	// not checked yet, so that a re-attached coordinator checks none
+	// twice.
+	Targets []string
 	// PerHost is the most units of one host in flight (MaxAckPending of
 	// each partition's consumer).
 	PerHost int
@@ -96,6 +102,18 @@ func Coordinate(ctx context.Context, c CoordinateConfig) (map[string][]string, e
 			continue
 		}
 		if err := q.Publish(ctx, Unit{Run: run, Key: key, Kind: KindCrawl, URL: su.String()}); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range c.Targets {
+		won, _, err := q.Claim(ctx, key, 't', t, "stored", "live")
+		if err != nil {
+			return nil, err
+		}
+		if !won {
+			continue // a worker routed it already
+		}
+		if err := q.Publish(ctx, Unit{Run: run, Key: key, Kind: KindCheck, URL: t}); err != nil {
 			return nil, err
 		}
 	}

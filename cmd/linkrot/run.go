@@ -57,6 +57,7 @@ var commands = []struct {
 	run           func(ctx context.Context, e *env, args []string) error
 }{
 	{"audit", "crawl a site and check every link (the main job)", runAudit},
+	{"study", "reference rot of a reference list (CSV, JSON Lines, BibTeX, CSL-JSON): link rot, drift, representative mementos, by citation year (docs/study.md)", runStudy},
 	{"crawl", "crawl a site, sitemap, URL list or build directory into the database", runCrawl},
 	{"check", "check the targets of a crawled run", runCheck},
 	{"worker", "work on the runs linkrot audit --nats enqueues (scale-out, see docs/scale-out.md)", runWorker},

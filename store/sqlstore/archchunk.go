@@ -400,3 +400,28 @@ func (db *DB) SharedCheckURLs(ctx context.Context, runID int64) ([]string, error
 	}
 	return out, nil
 }
+
+// EachLinkTarget calls fn with the ID, target ID and target URL of each
+// link of a run that has a target, in link ID order, streamed: what a
+// study (linkrot study, whose links are its references) needs of its
+// links, without the links' own columns.
+func (db *DB) EachLinkTarget(ctx context.Context, runID int64, fn func(linkID, targetID int64, targetURL string) error) error {
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		return each(ctx, tx, `
+			SELECT l.id, t.id, t.url FROM links l JOIN targets t ON t.id = l.target_id
+			WHERE l.run_id = $1 ORDER BY l.id`, runID, func(rows *sql.Rows) error {
+			var (
+				link, target int64
+				u            string
+			)
+			if err := rows.Scan(&link, &target, &u); err != nil {
+				return err
+			}
+			return fn(link, target, u)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("links of run %d: %w", runID, err)
+	}
+	return nil
+}

@@ -268,3 +268,41 @@ func testStore_ArchiveChunks(t *testing.T) {
 		t.Errorf("RunTargetIDs gave %v, want %v", gotByURL, wantByURL)
 	}
 }
+
+// TestStore_EachLinkTarget: the lean reader of a study's links gives, in
+// link ID order, exactly the links with a target EachTargetLink gives,
+// with the same target IDs and URLs, and nothing of other runs.
+func TestStore_EachLinkTarget(t *testing.T) { forEachBackend(t, testStore_EachLinkTarget) }
+
+func testStore_EachLinkTarget(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	runID := mustCreateRun(t, db)
+	mustSave(t, db, runID, fullPage(url0), internPage(url0+"2"), failedPage("https://example.org/down"))
+	other := mustCreateRun(t, db)
+	mustSave(t, db, other, fullPage(url0+"4"))
+	type row struct {
+		link, target int64
+		url          string
+	}
+	var want, got []row
+	err := db.EachTargetLink(ctx, runID, 1, math.MaxInt64, func(linkID int64, _, targetURL string, targetID int64, _ *audit.Link, _ []audit.PWID) error {
+		want = append(want, row{linkID, targetID, targetURL})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EachLinkTarget(ctx, runID, func(linkID, targetID int64, targetURL string) error {
+		got = append(got, row{linkID, targetID, targetURL})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 3 || !slices.Equal(got, want) {
+		t.Errorf("EachLinkTarget:\n got %v\nwant %v", got, want)
+	}
+	if !slices.IsSortedFunc(got, func(a, b row) int { return int(a.link - b.link) }) {
+		t.Errorf("not in link order: %v", got)
+	}
+}
