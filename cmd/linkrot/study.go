@@ -16,6 +16,7 @@ import (
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/scaleout"
 	"github.com/linkrot/linkrot/study"
+	"github.com/linkrot/linkrot/study/studyrun"
 )
 
 // runStudy is linkrot study REFS: reference rot of a reference list, for
@@ -168,7 +169,7 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if _, ok := stages[audit.StageCrawl]; !ok {
-		if err := saveStudyLinks(ctx, store, run, in); err != nil {
+		if err := studyrun.SaveLinks(ctx, store, run, in); err != nil {
 			return withRun(err, run)
 		}
 	}
@@ -190,16 +191,12 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 			return scaleout.Coordinate(ctx, scaleout.CoordinateConfig{Queue: nq, Run: run, Targets: targets, PerHost: set.PerHost, Logger: log})
 		}
 	}
-	var sa *studyArchiver
 	acfg.Archives = nil
 	if job.Archives != nil && !set.Archives.Off {
 		o := job.Archives.Options
-		sa = &studyArchiver{db: store, client: o.Client, archives: o.Archives, refs: in, window: time.Duration(window),
-			shingle: o.Shingle, th: o.Thresholds, maxBody: o.MaxBody, workers: max(o.Workers, 1) * max(len(o.Archives), 1), log: log}
-		if sa.shingle < 1 {
-			sa.shingle = 3
-		}
-		acfg.Archives = sa
+		acfg.Archives = studyrun.NewArchiver(store, studyrun.Options{Client: o.Client, Archives: o.Archives, Refs: in,
+			Window: time.Duration(window), Shingle: o.Shingle, Thresholds: o.Thresholds, MaxBody: o.MaxBody,
+			Workers: max(o.Workers, 1) * max(len(o.Archives), 1), Log: log})
 	}
 	prog := newAuditProgress(e.stderr, log)
 	acfg.Report = func(ctx context.Context, sum *linkrot.Summary) error {
@@ -208,14 +205,14 @@ func runStudy(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "Study run %d was interrupted: run linkrot study again with the same list and database to resume it.\n", sum.Run.ID)
 			return nil
 		}
-		earlier, err := studyRuns(ctx, store, sum.Run, set.Input)
+		earlier, err := studyrun.EarlierRuns(ctx, store, sum.Run, set.Input)
 		if err != nil {
 			return err
 		}
 		s := &study.Study{Input: in, Params: study.Params{Window: time.Duration(window), Archives: names,
 			Thresholds: th, Version: Version, HTMLRows: *htmlRows}}
 		for i, r := range append(earlier, sum.Run) {
-			w, err := studyWave(ctx, store, r, i+1, in)
+			w, err := studyrun.Wave(ctx, store, r, i+1, in)
 			if err != nil {
 				return err
 			}

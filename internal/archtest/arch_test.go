@@ -53,14 +53,15 @@ var layers = map[string]int{
 
 	"": layerPipeline,
 
-	"actions":   layerFrontEnd,
-	"dashboard": layerFrontEnd,
-	"maintain":  layerFrontEnd,
-	"report":    layerFrontEnd,
-	"robustify": layerFrontEnd,
-	"scaleout":  layerFrontEnd,
-	"study":     layerFrontEnd, // reference rot of a reference list: a researcher's front end
-	"cmd/...":   layerFrontEnd,
+	"actions":        layerFrontEnd,
+	"dashboard":      layerFrontEnd,
+	"maintain":       layerFrontEnd,
+	"report":         layerFrontEnd,
+	"robustify":      layerFrontEnd,
+	"scaleout":       layerFrontEnd,
+	"study":          layerFrontEnd, // reference rot of a reference list: a researcher's front end
+	"study/studyrun": layerFrontEnd, // the run side of linkrot study: its links, archives stage and waves
+	"cmd/...":        layerFrontEnd,
 	// The demo site and archive of linkrot demo, and the tool comparing
 	// two binaries' reports, run whole audits.
 	"internal/demo":              layerFrontEnd,

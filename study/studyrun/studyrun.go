@@ -1,4 +1,8 @@
-package main
+// Package studyrun is the run side of linkrot study: the reference list
+// stored as a run's links, the study's archives stage and the waves read
+// back from the store. The command (cmd/linkrot) starts the run with
+// linkrot.Start and hands this package's Archiver to it.
+package studyrun
 
 import (
 	"context"
@@ -21,7 +25,7 @@ import (
 	"github.com/linkrot/linkrot/urls"
 )
 
-// This file is the run side of linkrot study: the reference list stored
+// The reference list is stored
 // as the run's links (one link per reference, so that the run's check
 // stage checks each distinct URL once), the study's archives stage (one
 // TimeMap per URL and archive serving all its citations, drift of the
@@ -39,11 +43,11 @@ func studyPageURL(digest string, first int) string {
 	return fmt.Sprintf("urn:linkrot:study:%s:%d", digest, first+1)
 }
 
-// saveStudyLinks stores the reference list as the run's pages, one link
+// SaveLinks stores the reference list as the run's pages, one link
 // per reference. A page the run holds already is kept (the store keeps
 // the first page of a URL), so a study killed while storing them stores
 // the rest when resumed.
-func saveStudyLinks(ctx context.Context, db *database, run *audit.Run, in *study.Input) error {
+func SaveLinks(ctx context.Context, db Store, run *audit.Run, in *study.Input) error {
 	now := time.Now().UTC()
 	refs := in.References
 	for first := 0; first < len(refs); first += studyLinksPerPage {
@@ -81,7 +85,7 @@ type studyTargets struct {
 	links map[int64][]int64
 }
 
-func readStudyTargets(ctx context.Context, db *database, runID int64) (*studyTargets, error) {
+func readStudyTargets(ctx context.Context, db Store, runID int64) (*studyTargets, error) {
 	t := &studyTargets{url: map[int64]string{}, links: map[int64][]int64{}}
 	err := db.EachLinkTarget(ctx, runID, func(linkID, targetID int64, targetURL string) error {
 		if _, ok := t.url[targetID]; !ok {
@@ -101,7 +105,51 @@ func readStudyTargets(ctx context.Context, db *database, runID int64) (*studyTar
 	return t, nil
 }
 
-// studyArchiver is the archives stage of a study run (a
+// Store is what a study run needs of the store: the run's pages and
+// checks, its mementos and drifts, and its settings and stages.
+type Store interface {
+	SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error
+	MarkStage(ctx context.Context, runID int64, stage string) error
+	EachLinkTarget(ctx context.Context, runID int64, fn func(linkID, targetID int64, targetURL string) error) error
+	EachCheck(ctx context.Context, runID int64, fn func(c *audit.Check) error) error
+	Mementos(ctx context.Context, runID int64) ([]audit.Memento, error)
+	SaveMementos(ctx context.Context, ms []audit.Memento) error
+	Drifts(ctx context.Context, runID int64) ([]audit.Drift, error)
+	SaveDrifts(ctx context.Context, ds []audit.Drift) error
+	DriftFailures(ctx context.Context, runID int64) ([]audit.DriftFailure, error)
+	SaveDriftFailures(ctx context.Context, fs []audit.DriftFailure) error
+	Run(ctx context.Context, id int64) (*audit.Run, error)
+	RunSettings(ctx context.Context, runID int64) (fingerprint string, settings []byte, err error)
+	Stages(ctx context.Context, runID int64) (map[string]time.Time, error)
+}
+
+// Options configures an Archiver.
+type Options struct {
+	Client     *memento.Client   // the Memento client of the run's archives stage
+	Archives   []memento.Archive // the archives asked
+	Refs       *study.Input      // the reference list
+	Window     time.Duration     // the representative memento's window
+	Shingle    int               // drift's shingle size (< 1: 3)
+	Thresholds drift.Thresholds  // drift's bands
+	MaxBody    int64             // body cap of live pages and mementos
+	Workers    int               // URLs worked on at once (< 1: 1)
+	Log        *slog.Logger
+}
+
+// NewArchiver returns the archives stage of a study run on db.
+func NewArchiver(db Store, o Options) *Archiver {
+	a := &Archiver{db: db, client: o.Client, archives: o.Archives, refs: o.Refs, window: o.Window,
+		shingle: o.Shingle, th: o.Thresholds, maxBody: o.MaxBody, workers: max(o.Workers, 1), log: o.Log}
+	if a.shingle < 1 {
+		a.shingle = 3
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	return a
+}
+
+// Archiver is the archives stage of a study run (a
 // linkrot.Archiver), after the checks, in two steps that each store as
 // they go, so that a killed study repeats neither: first, for every
 // distinct URL without mementos stored, each archive's TimeMap once, and
@@ -111,8 +159,8 @@ func readStudyTargets(ctx context.Context, db *database, runID int64) (*studyTar
 // representative nearest memento of a URL whose live page leads to
 // content, the drift of the live page against it (the live page fetched
 // once per URL), unless a measure or a failure of it is stored.
-type studyArchiver struct {
-	db       *database
+type Archiver struct {
+	db       Store
 	client   *memento.Client
 	archives []memento.Archive
 	refs     *study.Input
@@ -125,9 +173,9 @@ type studyArchiver struct {
 	run      *audit.Run
 }
 
-func (a *studyArchiver) Begin(_ context.Context, run *audit.Run) error { a.run = run; return nil }
-func (a *studyArchiver) Checked(*audit.Check)                          {}
-func (a *studyArchiver) Close()                                        {}
+func (a *Archiver) Begin(_ context.Context, run *audit.Run) error { a.run = run; return nil }
+func (a *Archiver) Checked(*audit.Check)                          {}
+func (a *Archiver) Close()                                        {}
 
 // studyURLResult is what the stage stores of one URL at a step.
 type studyURLResult struct {
@@ -136,7 +184,7 @@ type studyURLResult struct {
 	failures []audit.DriftFailure
 }
 
-func (a *studyArchiver) Finish(ctx context.Context) error {
+func (a *Archiver) Finish(ctx context.Context) error {
 	run := a.run
 	ts, err := readStudyTargets(ctx, a.db, run.ID)
 	if err != nil {
@@ -228,7 +276,7 @@ func (a *studyArchiver) Finish(ctx context.Context) error {
 // each runs fn for the targets on the stage's workers and stores what
 // they return through one writer. It returns ctx's error when it ended
 // first.
-func (a *studyArchiver) each(ctx context.Context, targets []int64, fn func(id int64) (studyURLResult, bool)) error {
+func (a *Archiver) each(ctx context.Context, targets []int64, fn func(id int64) (studyURLResult, bool)) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -265,7 +313,7 @@ feed:
 
 // write stores the results as they come, in batches: at most every
 // quarter second or 256 URLs. A URL's rows are in one batch.
-func (a *studyArchiver) write(ctx context.Context, in <-chan studyURLResult) error {
+func (a *Archiver) write(ctx context.Context, in <-chan studyURLResult) error {
 	var batch []studyURLResult
 	flush := func() error {
 		if len(batch) == 0 {
@@ -325,7 +373,7 @@ func (a *studyArchiver) write(ctx context.Context, in <-chan studyURLResult) err
 // nearest memento, and across archives the nearest of all (Nearest).
 // ok is false when ctx ended before the URL was done: nothing of it is
 // stored then.
-func (a *studyArchiver) timeMaps(ctx context.Context, runID, targetID int64, u string, links []int64, cited []study.CitedAt) (studyURLResult, bool) {
+func (a *Archiver) timeMaps(ctx context.Context, runID, targetID int64, u string, links []int64, cited []study.CitedAt) (studyURLResult, bool) {
 	var res studyURLResult
 	now := time.Now().UTC()
 	if len(cited) > len(links) {
@@ -390,7 +438,7 @@ func (a *studyArchiver) timeMaps(ctx context.Context, runID, targetID int64, u s
 
 // drift measures the live page of u (fetched once) against each memento
 // of need: a measure or a failure each.
-func (a *studyArchiver) drift(ctx context.Context, runID, targetID int64, u string, need []audit.Memento) (studyURLResult, bool) {
+func (a *Archiver) drift(ctx context.Context, runID, targetID int64, u string, need []audit.Memento) (studyURLResult, bool) {
 	var res studyURLResult
 	now := time.Now().UTC()
 	live, final, why := a.liveText(ctx, u)
@@ -434,7 +482,7 @@ func (a *studyArchiver) drift(ctx context.Context, runID, targetID int64, u stri
 
 // liveText fetches the live page's main text, as the archives stage
 // does for drift; why says why there is none.
-func (a *studyArchiver) liveText(ctx context.Context, u string) (text, final, why string) {
+func (a *Archiver) liveText(ctx context.Context, u string) (text, final, why string) {
 	resp, _, _, err := a.client.Fetch(ctx, u, a.maxBody)
 	if err != nil {
 		return "", u, "live page: " + err.Error()
@@ -452,7 +500,7 @@ func (a *studyArchiver) liveText(ctx context.Context, u string) (text, final, wh
 
 // mementoText fetches memento m (its raw form when the archive has one)
 // and returns its main text and how it was had ("raw" or why not).
-func (a *studyArchiver) mementoText(ctx context.Context, ar memento.Archive, m audit.Memento, uriR string) (text, note, why string) {
+func (a *Archiver) mementoText(ctx context.Context, ar memento.Archive, m audit.Memento, uriR string) (text, note, why string) {
 	raw, note := m.URL, "raw"
 	if ar.Name != "" {
 		var isRaw bool
@@ -488,11 +536,11 @@ func truncateStr(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// studyWave reads a study run's results back as a wave: per cited URL
+// Wave reads a study run's results back as a wave: per cited URL
 // (Reference.URL) the live check and the mementos nearest its citations,
 // each with the drift measured against it. A URL without a check is not
 // in the wave (the run did not get to it).
-func studyWave(ctx context.Context, db *database, run *audit.Run, number int, in *study.Input) (study.Wave, error) {
+func Wave(ctx context.Context, db Store, run *audit.Run, number int, in *study.Input) (study.Wave, error) {
 	w := study.Wave{Number: number, CheckedAt: run.StartedAt, Results: map[string]study.Result{}}
 	ts, err := readStudyTargets(ctx, db, run.ID)
 	if err != nil {
@@ -569,9 +617,9 @@ func studyWave(ctx context.Context, db *database, run *audit.Run, number int, in
 	return w, nil
 }
 
-// studyRuns are the complete runs of the same study before run (same
+// EarlierRuns are the complete runs of the same study before run (same
 // reference list and window), oldest first: its earlier waves.
-func studyRuns(ctx context.Context, db *database, run *audit.Run, input linkrot.Input) ([]*audit.Run, error) {
+func EarlierRuns(ctx context.Context, db Store, run *audit.Run, input linkrot.Input) ([]*audit.Run, error) {
 	var out []*audit.Run
 	for id := int64(1); id < run.ID; id++ {
 		r, err := db.Run(ctx, id)
