@@ -199,8 +199,8 @@ func (b *bench) rounds(n int, cs []checker) (summary, error) {
 			sum.brokenDisagreeRounds++
 		}
 		if mRes.muffet.anchors > 0 || mRes.muffet.unparsable > 0 {
-			fmt.Fprintf(b.out, "       muffet also reported %d links to a missing id and %d links it could not parse (not compared: the others check neither)\n",
-				mRes.muffet.anchors, mRes.muffet.unparsable)
+			fmt.Fprintf(b.out, "       muffet also reported %s to a missing id and %s it could not parse (not compared: the others report neither)\n",
+				links(mRes.muffet.anchors), links(mRes.muffet.unparsable))
 		}
 	}
 	if len(cs) == 2 {
@@ -308,6 +308,14 @@ func (c brokenComparison) print(w io.Writer) {
 	for _, mask := range others {
 		printSome(w, c.label(mask), c.groups[mask])
 	}
+}
+
+// links is "1 link" or "n links".
+func links(n int) string {
+	if n == 1 {
+		return "1 link"
+	}
+	return fmt.Sprintf("%d links", n)
 }
 
 func countWord(n int) string {

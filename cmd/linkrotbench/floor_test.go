@@ -24,6 +24,17 @@ const padLinks = 400
 // checker extracts "/index.html" twice (as the seed and after "/").
 func testSite(t *testing.T) *url.URL {
 	t.Helper()
+	srv := httptest.NewServer(testSiteHandler())
+	t.Cleanup(srv.Close)
+	seed, err := url.Parse(srv.URL + "/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seed
+}
+
+// testSiteHandler serves testSite's pages.
+func testSiteHandler() http.Handler {
 	var pad strings.Builder
 	for k := range padLinks {
 		fmt.Fprintf(&pad, `<p>Some words of text %d <a href="/a.html#p%d">again</a></p>`, k, k)
@@ -34,7 +45,7 @@ func testSite(t *testing.T) *url.URL {
 		"/a.html": `<a href="/index.html">home</a><a href="/">root</a><link rel="next" href="/b.html"><a href="/gone">gone</a>`,
 		"/b.html": `<area href="/a.html#top"><script src="/app.js"></script>`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
 		case pages[p] != "":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -50,13 +61,7 @@ func testSite(t *testing.T) *url.URL {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	seed, err := url.Parse(srv.URL + "/index.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return seed
+	})
 }
 
 func TestCrawl_HookFindsTheSame(t *testing.T) {
