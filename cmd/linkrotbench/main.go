@@ -127,7 +127,7 @@ func main() {
 	links := flag.Int("links", 6, "links on each generated page (6: the web described above; more: the extra ones link, four in five, to other pages of the site and, one in five, to 5,000 shared targets of each external host)")
 	report := flag.Bool("report", false, "after each linkrot run, time `linkrot report` of its database as HTML and as JSON (wall, CPU, peak RSS)")
 	floor := flag.Bool("floor", false, "after the rounds, crawl the site once more in this process and print a lower bound on linkrot's CPU and wall time (see the package doc)")
-	floorTree := flag.Bool("floor-tree", false, "with -floor, the old floor: the plain checker's tokenizer pass replaced by one html.Parse tree per page")
+	floorTree := flag.Bool("floor-tree", false, "the floor as before issue 26 (implies -floor): the plain checker's tokenizer pass replaced by one html.Parse tree per page")
 	serveOnly := flag.Bool("serve", false, "only serve the web and print the seed URL, until interrupted (to time the checkers with another tool)")
 	flag.Parse()
 
