@@ -1,10 +1,12 @@
 // Command linkrotbench times linkrot audit beside a minimal net/http link
-// checker built into it, on the same web, in the same run, alternating:
+// checker built into it and, optionally, muffet, on the same web, in the
+// same run, in rotating order:
 //
 //	go build -o /tmp/linkrot ./cmd/linkrot
 //	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -pages 5000 -rounds 3
-//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -dir /usr/share/doc/python-django-doc/html -per-host 64
+//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -dir /usr/share/doc/python-django-doc/html -workers 64
 //	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -pages 20000 -links 52 -rounds 1 -report
+//	go run ./cmd/linkrotbench -linkrot /tmp/linkrot -dir /usr/share/doc/python3.11/html -workers 16 -per-host 16 -muffet /tmp/muffet
 //
 // The generated web (default) is one site of -pages pages on loopback
 // (answering at once) that links to -hosts external hosts answering after
@@ -21,35 +23,59 @@
 // directory (a documentation tree) is served as the site instead, without
 // latency, and only its own URLs are checked.
 //
-// Both checkers run as child processes, so that their wall time and peak
+// The checkers run as child processes, so that their wall time and peak
 // RSS (the kernel's accounting of each child) compare fairly: the plain
-// checker is this program run as "linkrotbench plain". Requests are
-// counted on the servers; the minimum is every URL once, every redirect
-// hop included. Each round also compares the broken URLs both found.
+// checker is this program run as "linkrotbench plain". Every checker gets
+// the same limits: -workers requests in all, -per-host per host (by
+// default as many as -workers; more than -workers is refused). Requests
+// are counted on the servers; the minimum is every URL once, every
+// redirect hop included (the plain checker's unique requests). Each round
+// also compares the broken URLs they found.
+//
+// With -muffet PATH, each round also times muffet (github.com/raviqqe/muffet,
+// fasthttp, nothing stored) with --max-connections -workers,
+// --max-connections-per-host -per-host, the plain checker's timeout and
+// --format json; with -dir also --exclude of the external URLs, as
+// linkrot gets --skip. The order rotates: each checker goes first in turn.
+// Muffet's JSON lists each page with its failed links; a failed link's URL
+// counts broken with its fragment dropped, once, as the other checkers
+// report targets. Links muffet reports for a missing id (it checks
+// fragments; the others do not) and links it could not parse are counted
+// apart. Each round prints the URLs found broken by all three or by only
+// some, the wall ratios linkrot/plain and linkrot/muffet and each
+// checker's requests over the minimum; the last line their medians. Muffet
+// is never vendored into this repository nor run in CI; build it from a
+// fetched snapshot, its dependencies through the Go module proxy:
+//
+//	git clone https://github.com/raviqqe/muffet /tmp/muffet-src   # or check out a fetched snapshot there
+//	cd /tmp/muffet-src && go build -o /tmp/muffet .               # its modules from the Go module proxy
 //
 // With -floor, after the rounds, the bench prints a lower bound on what
 // linkrot's run must cost, on the web just timed. It crawls the site once
 // more, in its own process and untimed, with the plain checker's crawl
 // (same hosts, same link kinds, same -workers and -per-host), keeping the
-// body of every site page served as text/html. Then it measures three
-// parts in process, each 3 times, keeping the smallest CPU (user and
-// system from getrusage, garbage collection included): "extraction", the
-// plain checker's tokenizer pass over every page it extracted (twice for
-// a page it reached under two URLs, such as a directory's index.html and
-// "/", as it did in its run); "tree", html.Parse of every distinct page
-// (one tree per page, as linkrot builds it); and "store",
-// the pages and one row per link occurrence the tokenizer found, written
-// to a fresh SQLite file through modernc.org/sqlite with linkrot's
-// pragmas, in the minimal interned schema (targets, pages, links
-// referencing targets by id; ids assigned in a Go map), 200 pages a
-// transaction, multi-row INSERTs of up to 100 rows prepared once per row
-// count, counted back after. The floor is the plain checker's median CPU,
-// less its extraction, plus tree and store; divided by runtime.NumCPU it
-// is the least wall time linkrot could take, printed as a ratio to the
-// plain checker's median wall (1.00× when the floor is below that wall,
-// as on a latency-bound web). It is a lower bound, not an estimate: it
-// leaves out everything else linkrot does (walking the tree and resolving
-// its URLs, evidence, checks rows, soft-404 probes, fingerprints,
+// body of every site page served as text/html. Then it measures its parts
+// in process, each 3 times, keeping the smallest CPU (user and system
+// from getrusage, garbage collection included): "extraction", the plain
+// checker's tokenizer pass over every page it extracted (twice for a page
+// it reached under two URLs, such as a directory's index.html and "/", as
+// it did in its run); and "store", the pages and one row per link
+// occurrence the tokenizer found, written to a fresh SQLite file through
+// modernc.org/sqlite with linkrot's pragmas, in the minimal interned
+// schema (targets, pages, links referencing targets by id; ids assigned
+// in a Go map), 200 pages a transaction, multi-row INSERTs of up to 100
+// rows prepared once per row count, counted back after. The floor is the
+// design of issue 26, one tokenizer pass per page: the plain checker's
+// median CPU (its own tokenizer pass included, as linkrot's pass replaces
+// it) plus store. With -floor-tree it is the design before, one HTML5
+// tree per page: "tree", html.Parse of every distinct page, is measured
+// too and the floor is the plain checker's CPU less its extraction, plus
+// tree and store. Divided by runtime.NumCPU the floor is the least wall
+// time linkrot could take, printed as a ratio to the plain checker's
+// median wall (1.00× when the floor is below that wall, as on a
+// latency-bound web) and, with -muffet, to muffet's. It is a lower bound,
+// not an estimate: it leaves out everything else linkrot does (resolving
+// URLs its own way, evidence, checks rows, soft-404 probes, fingerprints,
 // history, findings), and assumes the work spreads over every processor.
 package main
 
@@ -57,6 +83,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -93,21 +120,28 @@ func main() {
 	latency := flag.Duration("latency", 50*time.Millisecond, "latency of external answers")
 	dir := flag.String("dir", "", "serve this directory as the site instead of the generated web")
 	bin := flag.String("linkrot", "linkrot", "the linkrot binary to time")
-	workers := flag.Int("workers", 512, "checks in parallel in all, for both checkers")
-	perHost := flag.Int("per-host", 512, "requests in parallel per host, for both checkers")
-	rounds := flag.Int("rounds", 3, "rounds (each runs both checkers, alternating which goes first)")
+	muffet := flag.String("muffet", "", "also time this muffet binary in the same rounds (see the package doc for how to build one)")
+	workers := flag.Int("workers", 512, "checks in parallel in all, for every checker")
+	perHost := flag.Int("per-host", 0, "requests in parallel per host, for every checker (0: as -workers; at most -workers)")
+	rounds := flag.Int("rounds", 3, "rounds (each runs every checker, rotating which goes first)")
 	links := flag.Int("links", 6, "links on each generated page (6: the web described above; more: the extra ones link, four in five, to other pages of the site and, one in five, to 5,000 shared targets of each external host)")
 	report := flag.Bool("report", false, "after each linkrot run, time `linkrot report` of its database as HTML and as JSON (wall, CPU, peak RSS)")
 	floor := flag.Bool("floor", false, "after the rounds, crawl the site once more in this process and print a lower bound on linkrot's CPU and wall time (see the package doc)")
+	floorTree := flag.Bool("floor-tree", false, "the floor as before issue 26 (implies -floor): the plain checker's tokenizer pass replaced by one html.Parse tree per page")
 	serveOnly := flag.Bool("serve", false, "only serve the web and print the seed URL, until interrupted (to time the checkers with another tool)")
 	flag.Parse()
 
 	if *links < 6 {
 		log.Fatalf("-links %d: at least 6", *links)
 	}
-	if *floor && *rounds < 1 {
+	if (*floor || *floorTree) && *rounds < 1 {
 		log.Fatalf("-floor needs at least one round (the plain checker's median)")
 	}
+	limit, err := perHostLimit(*workers, *perHost)
+	if err != nil {
+		log.Fatal(err)
+	}
+	*perHost = limit
 	w := &web{pages: *pages, links: *links, latency: *latency, hits: map[string]int{}}
 	site, err := w.serve(*dir == "", func() http.Handler {
 		if *dir != "" {
@@ -141,91 +175,52 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-
-	fmt.Printf("web: %s, seed %s, workers %d, per-host %d\n", describe(*dir, *pages, *hosts, *links, *latency), seed, *workers, *perHost)
-	fmt.Printf("%-6s %-8s %9s %9s %10s %9s %10s %8s\n", "round", "checker", "wall s", "cpu s", "peak RSS", "requests", "unique", "broken")
 	self, err := os.Executable()
 	if err != nil {
 		log.Fatal(err)
 	}
-	var ratios, reqRatios, plainCPUs, plainWalls []float64
-	for r := range *rounds {
-		var plainRes, lrRes result
-		runPlain := func() {
-			out := filepath.Join(tmp, fmt.Sprintf("plain-%d.txt", r))
-			args := []string{"plain", "-workers", fmt.Sprint(*workers), "-per-host", fmt.Sprint(*perHost), "-out", out, seed}
-			plainRes = w.measure(self, args)
-			plainRes.broken = readLines(out)
-			plainRes.print(r, "plain")
-		}
-		runLinkrot := func() {
-			db := filepath.Join(tmp, fmt.Sprintf("linkrot-%d.db", r))
-			args := []string{"audit", seed, "--db", db, "--no-archives", "--no-report", "--fail-on", "none",
-				"--workers", fmt.Sprint(*workers), "--per-host", fmt.Sprint(*perHost), "--quiet",
-				"--allow-private"} // the external hosts are on loopback too
-			if *dir != "" {
-				// Only the site's own URLs, as the plain checker: hosts
-				// with a letter in their name are not loopback.
-				args = append(args, "--skip", `^https?://[^/:]*[a-zA-Z]`)
-			}
-			lrRes = w.measure(*bin, args)
-			lrRes.broken = brokenIn(db)
-			if st, err := os.Stat(db); err == nil {
-				lrRes.dbBytes = st.Size()
-			}
-			lrRes.print(r, "linkrot")
-			if *report {
-				for _, format := range []string{"html", "json"} {
-					out := filepath.Join(tmp, fmt.Sprintf("report-%d.%s", r, format))
-					rep := w.measure(*bin, []string{"report", "--db", db, "--format", format, "--out", out})
-					fmt.Printf("       linkrot report --format %s: %.2f s wall, %.2f s CPU, peak RSS %.0f MB, %.1f MB written\n",
-						format, rep.wall.Seconds(), rep.cpu.Seconds(), float64(rep.rssKB)/1024, float64(treeSize(out))/1e6)
-				}
-			}
-		}
-		if r%2 == 0 {
-			runPlain()
-			runLinkrot()
-		} else {
-			runLinkrot()
-			runPlain()
-		}
-		ratio := lrRes.wall.Seconds() / plainRes.wall.Seconds()
-		minimum := plainRes.unique
-		reqRatio := float64(lrRes.requests) / float64(minimum)
-		ratios = append(ratios, ratio)
-		plainCPUs = append(plainCPUs, plainRes.cpu.Seconds())
-		plainWalls = append(plainWalls, plainRes.wall.Seconds())
-		reqRatios = append(reqRatios, reqRatio)
-		missing, extra := diff(plainRes.broken, lrRes.broken)
-		fmt.Printf("       wall linkrot/plain %.2f×; requests linkrot/minimum %d/%d = %.3f×; database %.1f MB; broken: %d both, %d only plain, %d only linkrot\n",
-			ratio, lrRes.requests, minimum, reqRatio, float64(lrRes.dbBytes)/1e6, len(plainRes.broken)-len(missing), len(missing), len(extra))
-		for i, u := range missing {
-			if i == 5 {
-				break
-			}
-			fmt.Printf("         only plain: %s\n", u)
-		}
-		for i, u := range extra {
-			if i == 5 {
-				break
-			}
-			fmt.Printf("         only linkrot: %s\n", u)
-		}
+	b := &bench{w: w, out: os.Stdout, stderr: os.Stderr, tmp: tmp, seed: seed, skipExternal: *dir != "",
+		workers: *workers, perHost: *perHost, self: self, linkrot: *bin, muffet: *muffet, report: *report}
+
+	fmt.Printf("web: %s, seed %s, workers %d, per-host %d\n", describe(*dir, *pages, *hosts, *links, *latency), seed, *workers, *perHost)
+	sum, err := b.rounds(*rounds, b.checkers())
+	if err != nil {
+		log.Fatal(err)
 	}
-	fmt.Printf("median wall ratio %.2f×, median request ratio %.3f×\n", median(ratios), median(reqRatios))
-	if *floor {
+	if *floor || *floorTree {
 		seedURL, err := url.Parse(seed)
 		if err != nil {
 			log.Fatal(err)
 		}
-		f, err := measureFloor(sitePages(seedURL, *workers, *perHost), tmp)
+		f, err := measureFloor(sitePages(seedURL, *workers, *perHost), tmp, *floorTree)
 		if err != nil {
 			log.Fatal(err)
 		}
 		seconds := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-		f.print(os.Stdout, seconds(median(plainCPUs)), seconds(median(plainWalls)), runtime.NumCPU())
+		f.print(os.Stdout, floorBeside{
+			plainCPU:   seconds(median(sum.plainCPU)),
+			plainWall:  seconds(median(sum.plainWall)),
+			muffetWall: seconds(median(sum.muffetWall)),
+			cores:      runtime.NumCPU(),
+		})
 	}
+}
+
+// perHostLimit is the per-host limit every checker gets: -per-host, or
+// -workers when it is 0. A per-host limit above -workers is refused, as
+// no checker could use it and each would read it differently.
+func perHostLimit(workers, perHost int) (int, error) {
+	switch {
+	case workers < 1:
+		return 0, fmt.Errorf("-workers %d: at least 1", workers)
+	case perHost == 0:
+		return workers, nil
+	case perHost < 0:
+		return 0, fmt.Errorf("-per-host %d: at least 1 (or 0: as -workers)", perHost)
+	case perHost > workers:
+		return 0, fmt.Errorf("-per-host %d is above -workers %d: at most -workers", perHost, workers)
+	}
+	return perHost, nil
 }
 
 func describe(dir string, pages, hosts, links int, latency time.Duration) string {
@@ -367,33 +362,38 @@ type result struct {
 	broken    []string
 	dbBytes   int64
 	repeated  []string // URLs requested more than once
+	muffet    muffetReport
 }
 
-func (r result) print(round int, name string) {
-	fmt.Printf("%-6d %-8s %9.2f %9.2f %8.0fMB %9d %10d %8d\n", round, name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, r.requests, r.unique, len(r.broken))
+func (r result) print(w io.Writer, round int, name string) {
+	fmt.Fprintf(w, "%-6d %-8s %9.2f %9.2f %8.0fMB %9d %10d %8d\n", round, name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rssKB)/1024, r.requests, r.unique, len(r.broken))
 	for i, u := range r.repeated {
 		if i == 3 {
-			fmt.Printf("         ... %d URLs requested more than once\n", len(r.repeated))
+			fmt.Fprintf(w, "         ... %d URLs requested more than once\n", len(r.repeated))
 			break
 		}
-		fmt.Printf("         requested again: %s\n", u)
+		fmt.Fprintf(w, "         requested again: %s\n", u)
 	}
 }
 
 // measure runs a child and returns its wall time, CPU time, peak RSS and
-// the requests the web got meanwhile.
-func (w *web) measure(bin string, args []string) result {
+// the requests the web got meanwhile. The child's standard output goes to
+// stdout (discarded if nil), its standard error to stderr. An exit status
+// other than 0 or one of okExit is an error.
+func (w *web) measure(bin string, args []string, stdout, stderr io.Writer, okExit ...int) (result, error) {
 	w.mu.Lock()
 	clear(w.hits)
 	w.mu.Unlock()
 	w.total.Store(0)
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		log.Fatalf("%s %s: %v", bin, strings.Join(args, " "), err)
-	}
+	err := cmd.Run()
 	res := result{wall: time.Since(start)}
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && slices.Contains(okExit, exit.ExitCode())) {
+		return res, fmt.Errorf("%s %s: %w", bin, strings.Join(args, " "), err)
+	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.rssKB = ru.Maxrss
 		res.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -410,25 +410,25 @@ func (w *web) measure(bin string, args []string) result {
 	}
 	w.mu.Unlock()
 	sort.Strings(res.repeated)
-	return res
+	return res, nil
 }
 
 // brokenIn lists the targets linkrot found broken by their answer (soft
 // 404s, which the plain checker cannot tell, are left out).
-func brokenIn(db string) []string {
+func brokenIn(db string) ([]string, error) {
 	ctx := context.Background()
 	store, err := engines.Open(ctx, db)
 	if err != nil {
-		log.Fatal(err)
+		return nil, fmt.Errorf("open linkrot's database: %w", err)
 	}
 	defer store.Close()
 	run, err := store.LatestRun(ctx)
 	if err != nil {
-		log.Fatal(err)
+		return nil, fmt.Errorf("linkrot's run: %w", err)
 	}
 	checks, err := store.Checks(ctx, run.ID)
 	if err != nil {
-		log.Fatal(err)
+		return nil, fmt.Errorf("linkrot's checks: %w", err)
 	}
 	var out []string
 	for _, c := range checks {
@@ -437,13 +437,13 @@ func brokenIn(db string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
-func readLines(path string) []string {
+func readLines(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		log.Fatal(err)
+		return nil, err
 	}
 	var out []string
 	for _, l := range strings.Split(string(b), "\n") {
@@ -452,7 +452,7 @@ func readLines(path string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 func diff(a, b []string) (onlyA, onlyB []string) {
@@ -497,10 +497,14 @@ func plain(args []string) error {
 	return os.WriteFile(*out, []byte(strings.Join(broken, "\n")+"\n"), 0o644)
 }
 
+// plainTimeout is the plain checker's timeout of a request (muffet gets
+// the same).
+const plainTimeout = 30 * time.Second
+
 // newClient returns the plain checker's HTTP client, with at most perHost
 // connections per host.
 func newClient(perHost int) *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+	return &http.Client{Timeout: plainTimeout, Transport: &http.Transport{
 		MaxConnsPerHost: perHost, MaxIdleConnsPerHost: perHost, IdleConnTimeout: 90 * time.Second,
 	}}
 }
