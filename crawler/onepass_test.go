@@ -36,7 +36,7 @@ func onePassSame(body []byte, pageURL string) (fellBack bool, diff string) {
 		return false, fmt.Sprintf("charset %q, tree %q", cs, tcs)
 	}
 	if !reflect.DeepEqual(ex, tex) {
-		return false, extractionDiff(ex.Links, tex.Links) + fmt.Sprintf("\npass %+v\ntree %+v", ex, tex)
+		return false, fmt.Sprintf("extraction differs\npass %+v\ntree %+v", ex, tex)
 	}
 	e := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts})
 	te := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: tdoc.Decoded, Doc: tdoc.Root})
@@ -63,7 +63,6 @@ func cut(s string) string {
 	return s
 }
 
-func extractionDiff(a, b interface{ any }) string { return "" }
 
 // onePassTree runs onePassSame over every .html file below dir and
 // returns the number of pages and of fallbacks.
@@ -92,4 +91,98 @@ func onePassTree(t *testing.T, dir string) (pages, fallbacks int) {
 		t.Fatal(err)
 	}
 	return pages, fallbacks
+}
+
+// TestOnePass_DocTrees: over every page of the Debian documentation trees
+// (python3.11-doc, python-django-doc), the one pass gives the tree path's
+// extraction (links, positions, diagnostics, identifiers, pwids) and page
+// evidence (main-text fingerprint and text, anchors, soft-404 signals),
+// or falls back; at most 1% of the pages fall back.
+// LINKROT_REQUIRE_PYDOCS=1 makes the Python tree required.
+func TestOnePass_DocTrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads two documentation trees")
+	}
+	for _, tc := range []struct {
+		dir      string
+		required bool
+	}{
+		{"/usr/share/doc/python3.11/html", os.Getenv("LINKROT_REQUIRE_PYDOCS") == "1"},
+		{"/usr/share/doc/python-django-doc/html", false},
+	} {
+		t.Run(filepath.Base(filepath.Dir(tc.dir)), func(t *testing.T) {
+			if _, err := os.Stat(tc.dir); err != nil {
+				if tc.required {
+					t.Fatalf("LINKROT_REQUIRE_PYDOCS=1 but %s is missing: %v (install python3.11-doc)", tc.dir, err)
+				}
+				t.Skipf("%s is absent (install the Debian -doc package to run this test): %v", tc.dir, err)
+			}
+			pages, fb := onePassTree(t, tc.dir)
+			t.Logf("%s: %d pages, %d fell back to html.Parse", tc.dir, pages, fb)
+			if pages == 0 {
+				t.Fatal("no pages")
+			}
+			if fb*100 > pages {
+				t.Errorf("%d of %d pages fell back: more than 1%%", fb, pages)
+			}
+		})
+	}
+}
+
+// TestOnePass_Fixtures: the test sites and the extraction fixtures give
+// the same results by the pass as by the tree (or fall back).
+func TestOnePass_Fixtures(t *testing.T) {
+	pages := 0
+	for _, dir := range []string{"../testdata", "extract/testdata", "../internal/demo"} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		n, _ := onePassTree(t, dir)
+		pages += n
+	}
+	if pages == 0 {
+		t.Fatal("no fixture pages found")
+	}
+	for i, src := range onePassSeeds {
+		if _, diff := onePassSame([]byte(src), "http://example.org/dir/page.html"); diff != "" {
+			t.Errorf("seed %d %q: %s", i, src, diff)
+		}
+	}
+}
+
+// onePassSeeds are pages that exercise the pass's rules: implied elements,
+// implied end tags, tables, SVG, forms, hidden subtrees, raw text, and
+// constructs that fall back.
+var onePassSeeds = []string{
+	"<!DOCTYPE html><html><head><title>T</title></head><body><main><h1>Hi</h1><p>a<a href=x>link <b>b</b></a></main></body></html>",
+	"<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>",
+	"<table><tr><td><a href=/a>A</a><td>b</table><table><colgroup><col><col></colgroup><tbody><tr><th>x</th></tr></tbody></table>",
+	"<svg><a href=/s><text>t</text></a><path d=x /></svg><a xlink:href=y>z</a>",
+	"<form><input type=image src=i.png></form><article>art <form>f</form></article>",
+	"<div hidden><a href=h>hidden</a></div><nav>nav</nav><h1 hidden>no</h1><h1>yes <span hidden>x</span></h1>",
+	"<textarea>\nx</textarea><pre>\ny</pre><script>var a='<a href=q>'</script><style>p{}</style>",
+	"<p><b>unclosed<p>next", "<a href=1><a href=2>x</a></a>", "<table>text<a href=t>t</a></table>",
+	"<base href=http://other/><a href=x>x</a>", "text pwid:archive.org:2020-01-01T00:00:00Z:page:http://a/ here",
+	"<meta http-equiv=refresh content='0; url=/next'><img src=a.png srcset='b.png 2x, c.png 3x' alt=alt>",
+	"<blockquote cite=/c>q</blockquote><q cite=/q>q</q><del cite=/d>d</del><ins cite=/i>i</ins>",
+	"<a href='http://x/' data-originalurl='http://o/' data-versiondate='2020-01-01' data-versionurl='http://archive/'>r</a>",
+	"<select><option>a<option>b</select><object data=o.swf></object><iframe src=f></iframe>",
+	"</p><br></br><h2>a<h3>b</h3></h2><li>x</li></body></html><!-- c -->  ",
+	"<html data-adblockkey=k><script src=//parking.example/x.js></script><script>window.location='http://ww1.x/'</script>",
+}
+
+// FuzzOnePass: on any input, the one pass falls back or gives the tree
+// path's extraction and evidence.
+func FuzzOnePass(f *testing.F) {
+	for _, s := range onePassSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		if _, diff := onePassSame(body, "http://example.org/dir/page.html"); diff != "" {
+			t.Fatal(diff)
+		}
+	})
 }

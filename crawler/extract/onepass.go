@@ -180,11 +180,11 @@ type pass struct {
 	tags  []tagAt
 	text  []byte // the pending text node
 	// formOpen: the form element pointer is set.
-	formOpen bool
+	formOpen    bool
 	selfClosing bool
-	scratch   html.Node
-	attrs     []html.Attribute
-	seen      map[string]bool
+	scratch     html.Node
+	attrs       []html.Attribute
+	seen        map[string]bool
 	// signals
 	h1Count int
 	node    *strings.Builder // NodeText being read
