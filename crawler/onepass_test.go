@@ -63,7 +63,6 @@ func cut(s string) string {
 	return s
 }
 
-
 // onePassTree runs onePassSame over every .html file below dir and
 // returns the number of pages and of fallbacks.
 func onePassTree(t *testing.T, dir string) (pages, fallbacks int) {

@@ -183,7 +183,9 @@ type pass struct {
 	formOpen    bool
 	selfClosing bool
 	scratch     html.Node
-	attrs       []html.Attribute
+	attrs       []html.Attribute // the start tag's attributes a reader looks at
+	nattrs      int              // how many attributes the start tag has
+	spans       []attrSpan
 	seen        map[string]bool
 	// signals
 	h1Count int
@@ -249,7 +251,7 @@ func (p *pass) run() bool {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			p.tags = scanTag(p.tags, p.src, off, off+len(raw))
 			p.selfClosing = tt == html.SelfClosingTagToken
-			p.onStart()
+			p.onStart(p.src[off : off+len(raw)])
 		case html.EndTagToken:
 			name, _ := p.z.TagName()
 			p.onEnd(atom.Lookup(name), string(name))
@@ -421,7 +423,7 @@ func (p *pass) onComment() {
 	}
 }
 
-func (p *pass) onStart() {
+func (p *pass) onStart(raw []byte) {
 	nameB, hasAttr := p.z.TagName()
 	a := atom.Lookup(nameB)
 	var name string
@@ -430,13 +432,109 @@ func (p *pass) onStart() {
 	} else {
 		name = string(nameB)
 	}
-	p.attrs = p.attrs[:0]
-	for hasAttr {
-		var k, v []byte
-		k, v, hasAttr = p.z.TagAttr()
-		p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
+	// The attributes as the tokenizer reads them (TagAttr), read from the
+	// raw tag when no value needs decoding and no name lower-casing:
+	// TagAttr copies every name and value. Only the attributes a reader
+	// of the page looks at are kept, all of them for the elements whose
+	// links are extracted.
+	_, all := urlAttrs[a]
+	all = all || a == atom.Html
+	p.attrs, p.nattrs = p.attrs[:0], 0
+	if hasAttr {
+		if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
+			p.spans = spans
+			for _, sp := range spans {
+				p.keep(all, raw[sp.ks:sp.ke], raw[sp.vs:sp.ve])
+			}
+		} else {
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = p.z.TagAttr()
+				p.keep(all, k, v)
+			}
+		}
 	}
 	p.start(a, name)
+}
+
+// keep records an attribute of the start tag being read.
+func (p *pass) keep(all bool, k, v []byte) {
+	p.nattrs++
+	if !all {
+		switch string(k) {
+		case "hidden", "id", "data-adblockkey", "type":
+		default:
+			return
+		}
+	}
+	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
+}
+
+// attrSpan is an attribute of a raw start tag: name raw[ks:ke], value
+// raw[vs:ve].
+type attrSpan struct{ ks, ke, vs, ve int }
+
+// rawAttrs lists the attributes of the raw start tag raw as the tokenizer
+// splits them (HTML standard 13.2.5.32 onwards, as scanTag reads them),
+// or reports false when a name holds an upper-case letter or a value a
+// character reference or CR (the tokenizer's TagAttr then changes them).
+func rawAttrs(raw []byte, spans []attrSpan) ([]attrSpan, bool) {
+	i := 1
+	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	for i < len(raw) {
+		for i < len(raw) && (isSpace(raw[i]) || raw[i] == '/') {
+			i++
+		}
+		if i >= len(raw) || raw[i] == '>' {
+			break
+		}
+		ks := i
+		i++ // a first '=' belongs to the name
+		for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' && raw[i] != '=' {
+			i++
+		}
+		ke := i
+		for j := ks; j < ke; j++ {
+			if c := raw[j]; 'A' <= c && c <= 'Z' {
+				return spans, false
+			}
+		}
+		for i < len(raw) && isSpace(raw[i]) {
+			i++
+		}
+		vs, ve := i, i
+		if i < len(raw) && raw[i] == '=' {
+			i++
+			for i < len(raw) && isSpace(raw[i]) {
+				i++
+			}
+			if i < len(raw) && (raw[i] == '"' || raw[i] == '\'') {
+				q := raw[i]
+				i++
+				vs = i
+				for i < len(raw) && raw[i] != q {
+					i++
+				}
+				ve = i
+				if i < len(raw) {
+					i++
+				}
+			} else {
+				vs = i
+				for i < len(raw) && !isSpace(raw[i]) && raw[i] != '>' {
+					i++
+				}
+				ve = i
+			}
+			if bytes.IndexByte(raw[vs:ve], '&') >= 0 || bytes.IndexByte(raw[vs:ve], '\r') >= 0 {
+				return spans, false
+			}
+		}
+		spans = append(spans, attrSpan{ks, ke, vs, ve})
+	}
+	return spans, true
 }
 
 // start processes a start tag (attributes in p.attrs).
@@ -545,7 +643,7 @@ func (p *pass) start(a atom.Atom, name string) {
 
 // htmlAgain is a second <html> start tag: its attributes join the first's.
 func (p *pass) htmlAgain() {
-	if len(p.attrs) > 0 {
+	if p.nattrs > 0 {
 		p.bail()
 	}
 }
@@ -592,7 +690,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 	case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Noframes, atom.Script, atom.Style, atom.Title:
 		p.inHead(a, name)
 	case atom.Body:
-		if len(p.attrs) > 0 {
+		if p.nattrs > 0 {
 			p.bail()
 		}
 	case atom.Svg:
