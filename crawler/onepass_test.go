@@ -149,10 +149,10 @@ func TestOnePass_Fixtures(t *testing.T) {
 	}
 }
 
-// onePassSeeds are pages that exercise the pass's rules: implied elements,
-// implied end tags, tables, SVG, forms, hidden subtrees, raw text, and
-// constructs that fall back.
-var onePassSeeds = []string{
+// onePassModelled are pages whose constructs the pass models (implied
+// elements and end tags, tables, SVG, forms, hidden subtrees, raw text,
+// templates, markup after </body>): none falls back.
+var onePassModelled = []string{
 	"<!DOCTYPE html><html><head><title>T</title></head><body><main><h1>Hi</h1><p>a<a href=x>link <b>b</b></a></main></body></html>",
 	"<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>",
 	"<table><tr><td><a href=/a>A</a><td>b</table><table><colgroup><col><col></colgroup><tbody><tr><th>x</th></tr></tbody></table>",
@@ -160,14 +160,61 @@ var onePassSeeds = []string{
 	"<form><input type=image src=i.png></form><article>art <form>f</form></article>",
 	"<div hidden><a href=h>hidden</a></div><nav>nav</nav><h1 hidden>no</h1><h1>yes <span hidden>x</span></h1>",
 	"<textarea>\nx</textarea><pre>\ny</pre><script>var a='<a href=q>'</script><style>p{}</style>",
-	"<p><b>unclosed<p>next", "<a href=1><a href=2>x</a></a>", "<table>text<a href=t>t</a></table>",
-	"<base href=http://other/><a href=x>x</a>", "text pwid:archive.org:2020-01-01T00:00:00Z:page:http://a/ here",
 	"<meta http-equiv=refresh content='0; url=/next'><img src=a.png srcset='b.png 2x, c.png 3x' alt=alt>",
 	"<blockquote cite=/c>q</blockquote><q cite=/q>q</q><del cite=/d>d</del><ins cite=/i>i</ins>",
 	"<a href='http://x/' data-originalurl='http://o/' data-versiondate='2020-01-01' data-versionurl='http://archive/'>r</a>",
 	"<select><option>a<option>b</select><object data=o.swf></object><iframe src=f></iframe>",
 	"</p><br></br><h2>a<h3>b</h3></h2><li>x</li></body></html><!-- c -->  ",
+	"<head><template><a href=t>t</a><p id=x>y</template><title>after</title></head><body>b<template>in body<div id=d><a href=u name=n>u</a></div></template></body>",
+	"</template><template><template>nested</template></template>",
 	"<html data-adblockkey=k><script src=//parking.example/x.js></script><script>window.location='http://ww1.x/'</script>",
+	"<A HREF='?a=1&amp;b=2' ID=Up>entities &amp; upper case</A>",
+}
+
+// onePassFallbacks are pages with a construct the pass leaves to the tree
+// (see docs/crawling.md): each falls back.
+var onePassFallbacks = []string{
+	"<p><b>unclosed<p>next",                    // reconstruction of formatting elements
+	"<a href=1><a href=2>x</a></a>",            // the adoption agency
+	"<table>text<a href=t>t</a></table>",       // foster parenting
+	"<base href=http://other/><a href=x>x</a>", // the base applies to earlier links
+	"text pwid:archive.org:2020-01-01T00:00:00Z:page:http://a/ here",
+	"<template><tr><td>x</td></tr></template>", // table parts in a template
+	"<div><template><b>x</template></div>",     // a formatting element closed by </template>
+	"<math><mi>x</mi></math>",                  // MathML
+	"<body>x</body><p>after",                   // content after </body>
+}
+
+// onePassSeeds are both lists.
+var onePassSeeds = append(append([]string{}, onePassModelled...), onePassFallbacks...)
+
+// TestOnePass_Rules: the modelled constructs are read by the pass, the
+// others fall back; both give the tree path's results.
+func TestOnePass_Rules(t *testing.T) {
+	for _, src := range onePassModelled {
+		fb, diff := onePassSame([]byte(src), "http://example.org/dir/page.html")
+		if fb || diff != "" {
+			t.Errorf("%q: fell back %v, %s", src, fb, diff)
+		}
+	}
+	for _, src := range onePassFallbacks {
+		fb, diff := onePassSame([]byte(src), "http://example.org/dir/page.html")
+		if !fb || diff != "" {
+			t.Errorf("%q: fell back %v (want true), %s", src, fb, diff)
+		}
+	}
+	// ParseDocument builds no tree for a modelled page, and a tree for a
+	// page that falls back, which FallbackPages counts.
+	u, _ := url.Parse("http://example.org/")
+	before := extract.FallbackPages()
+	_, _, doc, err := extract.ParseDocument([]byte(onePassModelled[0]), "text/html", u, nil, extract.Options{})
+	if err != nil || doc.Root != nil || doc.Facts == nil || extract.FallbackPages() != before {
+		t.Errorf("modelled page: err %v, tree %v, facts %v, fallbacks %d -> %d", err, doc.Root != nil, doc.Facts != nil, before, extract.FallbackPages())
+	}
+	_, _, doc, err = extract.ParseDocument([]byte(onePassFallbacks[0]), "text/html", u, nil, extract.Options{})
+	if err != nil || doc.Root == nil || doc.Facts != nil || extract.FallbackPages() != before+1 {
+		t.Errorf("fallback page: err %v, tree %v, facts %v, fallbacks %d -> %d", err, doc.Root != nil, doc.Facts != nil, before, extract.FallbackPages())
+	}
 }
 
 // FuzzOnePass: on any input, the one pass falls back or gives the tree

@@ -44,6 +44,9 @@ func benchPages(b *testing.B) []benchPage {
 		sort.Strings(paths)
 		var pages []benchPage
 		step := max(1, len(paths)/60)
+		if os.Getenv("LINKROT_BENCH_ALL") == "1" {
+			step = 1
+		}
 		for i := 0; i < len(paths); i += step {
 			p := paths[i]
 			body, err := os.ReadFile(p)
@@ -85,6 +88,21 @@ func BenchmarkPageWork(b *testing.B) {
 	b.Run("onepass", func(b *testing.B) { benchPageWork(b, extract.ParseDocument) })
 	// The tree path (html.Parse of every page), the reference the one
 	// pass replaced, measured in the same run.
+	b.Run("tree", func(b *testing.B) { benchPageWork(b, extract.ParseTree) })
+}
+
+// BenchmarkPageWorkPyDocs is BenchmarkPageWork over every page of the
+// python3.11-doc tree (530 pages per op), by the one pass and by the tree.
+//
+//	go test -run='^$' -bench=PageWorkPyDocs -benchmem ./crawler/
+func BenchmarkPageWorkPyDocs(b *testing.B) {
+	const dir = "/usr/share/doc/python3.11/html"
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("%s is absent (install python3.11-doc): %v", dir, err)
+	}
+	b.Setenv("LINKROT_BENCH_HTML", dir)
+	b.Setenv("LINKROT_BENCH_ALL", "1")
+	b.Run("onepass", func(b *testing.B) { benchPageWork(b, extract.ParseDocument) })
 	b.Run("tree", func(b *testing.B) { benchPageWork(b, extract.ParseTree) })
 }
 

@@ -182,6 +182,7 @@ type pass struct {
 	// formOpen: the form element pointer is set.
 	formOpen    bool
 	selfClosing bool
+	templates   int // open template elements
 	scratch     html.Node
 	attrs       []html.Attribute // the start tag's attributes a reader looks at
 	nattrs      int              // how many attributes the start tag has
@@ -348,7 +349,11 @@ func (p *pass) onText(d []byte) {
 		p.addText(d) // its raw text
 		return
 	}
-	switch p.mode {
+	mode := p.mode
+	if p.templates > 0 {
+		mode = modeInBody
+	}
+	switch mode {
 	case modeBeforeHTML, modeBeforeHead:
 		d = bytes.TrimLeft(d, "\t\n\f\r ")
 		if len(d) == 0 {
@@ -542,7 +547,21 @@ func (p *pass) start(a atom.Atom, name string) {
 	if p.fail {
 		return
 	}
-	switch p.mode {
+	mode := p.mode
+	if p.templates > 0 {
+		// A template's content is read by the in-body rules ("in
+		// template" switches to them for everything but table parts
+		// directly in the template, which the pass does not follow).
+		switch a {
+		case atom.Caption, atom.Colgroup, atom.Tbody, atom.Tfoot, atom.Thead, atom.Col, atom.Tr, atom.Td, atom.Th:
+			if p.top().a == atom.Template {
+				p.bail()
+				return
+			}
+		}
+		mode = modeInBody
+	}
+	switch mode {
 	case modeAfterBody:
 		p.bail()
 		return
@@ -584,10 +603,10 @@ func (p *pass) start(a atom.Atom, name string) {
 			p.insert(a, name, p.attrs)
 			p.mode = modeInBody
 			return
-		case atom.Frameset, atom.Template:
+		case atom.Frameset:
 			p.bail()
 			return
-		case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Noframes, atom.Script, atom.Style, atom.Title:
+		case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Noframes, atom.Script, atom.Style, atom.Title, atom.Template:
 			// Inserted into the head, which holds nothing after them:
 			// the walk's order is the source's.
 			p.inHead(a, name)
@@ -656,12 +675,11 @@ func (p *pass) inHead(a atom.Atom, name string) bool {
 		p.pop()
 	case atom.Title, atom.Script, atom.Style, atom.Noscript, atom.Noframes:
 		p.insert(a, name, p.attrs) // raw text: the tokenizer returns its text and end tag
-	case atom.Template, atom.Html:
-		if a == atom.Html {
-			p.htmlAgain()
-			return true
-		}
-		p.bail()
+	case atom.Template:
+		p.insert(a, name, p.attrs)
+		p.templates++
+	case atom.Html:
+		p.htmlAgain()
 	case atom.Head:
 	default:
 		return false
@@ -687,7 +705,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 	switch a {
 	case atom.Html:
 		p.htmlAgain()
-	case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Noframes, atom.Script, atom.Style, atom.Title:
+	case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Noframes, atom.Script, atom.Style, atom.Title, atom.Template:
 		p.inHead(a, name)
 	case atom.Body:
 		if p.nattrs > 0 {
@@ -695,7 +713,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 		}
 	case atom.Svg:
 		p.insertForeign(a, name)
-	case atom.Template, atom.Frameset, atom.Frame, atom.Plaintext, atom.Image, atom.Math,
+	case atom.Frameset, atom.Frame, atom.Plaintext, atom.Image, atom.Math,
 		atom.Caption, atom.Col, atom.Colgroup, atom.Head, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr,
 		atom.Keygen:
 		p.bail()
@@ -710,7 +728,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 		p.closePInButtonScope()
 		p.insert(a, name, p.attrs)
 	case atom.Form:
-		if p.formOpen {
+		if p.formOpen || p.templates > 0 {
 			p.bail()
 			return
 		}
@@ -905,7 +923,15 @@ func (p *pass) onEnd(a atom.Atom, name string) {
 	if p.fail {
 		return
 	}
-	switch p.mode {
+	if a == atom.Template && (p.top() == nil || !p.top().foreign) {
+		p.closeTemplate()
+		return
+	}
+	mode := p.mode
+	if p.templates > 0 {
+		mode = modeInBody
+	}
+	switch mode {
 	case modeAfterBody:
 		if a == atom.Html || a == atom.Body {
 			return
@@ -921,7 +947,7 @@ func (p *pass) onEnd(a atom.Atom, name string) {
 			return
 		}
 	}
-	switch p.mode {
+	switch mode {
 	case modeBeforeHTML, modeBeforeHead:
 		switch a {
 		case atom.Head, atom.Body, atom.Html, atom.Br:
@@ -1431,4 +1457,30 @@ func isRawText(a atom.Atom) bool {
 		return true
 	}
 	return false
+}
+
+// closeTemplate is a </template> end tag: ignored without a template open;
+// else the implied end tags are generated thoroughly and the stack is
+// popped down to the template.
+func (p *pass) closeTemplate() {
+	if p.templates == 0 {
+		return
+	}
+	for {
+		switch p.top().a {
+		case atom.Caption, atom.Colgroup, atom.Dd, atom.Dt, atom.Li, atom.Optgroup, atom.Option, atom.P,
+			atom.Rb, atom.Rp, atom.Rt, atom.Rtc, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr:
+			p.pop()
+			continue
+		}
+		break
+	}
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		if p.stack[i].a == atom.Template {
+			p.popUntil(i)
+			p.templates--
+			return
+		}
+	}
+	p.bail()
 }

@@ -348,6 +348,10 @@ func (p *pass) flush() {
 		}
 		if !inHidden {
 			x.addPageText(s)
+			if x.pwidText || x.textLen >= x.opt.MaxTextScan/2 {
+				p.bail() // the tree path builds the page text (see finish)
+				return
+			}
 		}
 	}
 	if link != nil && len(link.buf) < x.opt.MaxTextLen*4 {
