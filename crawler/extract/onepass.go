@@ -149,6 +149,8 @@ type entry struct {
 	nodeTxt int // 1: the title read, 2: an h1 read (its NodeText)
 	scriptS bool
 	foreign bool // an SVG element
+	cell    bool // a td or th is in table scope (cellOpen)
+	flags   elemFlags
 }
 
 // capture is a main-text root being written (writeText of textsim).
@@ -182,6 +184,7 @@ type pass struct {
 	// formOpen: the form element pointer is set.
 	formOpen    bool
 	selfClosing bool
+	nameBuf     []byte
 	templates   int // open template elements
 	scratch     html.Node
 	attrs       []html.Attribute // the start tag's attributes a reader looks at
@@ -254,8 +257,8 @@ func (p *pass) run() bool {
 			p.selfClosing = tt == html.SelfClosingTagToken
 			p.onStart(p.src[off : off+len(raw)])
 		case html.EndTagToken:
-			name, _ := p.z.TagName()
-			p.onEnd(atom.Lookup(name), string(name))
+			a, name := p.tagName(p.src[off+2 : off+len(raw)])
+			p.onEnd(a, name)
 		}
 	}
 	return false
@@ -428,15 +431,29 @@ func (p *pass) onComment() {
 	}
 }
 
-func (p *pass) onStart(raw []byte) {
-	nameB, hasAttr := p.z.TagName()
-	a := atom.Lookup(nameB)
-	var name string
-	if a != 0 {
-		name = a.String()
-	} else {
-		name = string(nameB)
+// tagName returns the tag name at the start of b (the raw tag past "<"
+// or "</") as the tokenizer's TagName gives it (ASCII lower-cased), its
+// atom and its string, without TagName's copy.
+func (p *pass) tagName(b []byte) (atom.Atom, string) {
+	i := 0
+	for i < len(b) && !isSpace(b[i]) && b[i] != '/' && b[i] != '>' {
+		i++
 	}
+	p.nameBuf = append(p.nameBuf[:0], b[:i]...)
+	lower := p.nameBuf
+	for j, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[j] = c + 'a' - 'A'
+		}
+	}
+	if a := atom.Lookup(lower); a != 0 {
+		return a, a.String()
+	}
+	return 0, string(lower)
+}
+
+func (p *pass) onStart(raw []byte) {
+	a, name := p.tagName(raw[1:])
 	// The attributes as the tokenizer reads them (TagAttr), read from the
 	// raw tag when no value needs decoding and no name lower-casing:
 	// TagAttr copies every name and value. Only the attributes a reader
@@ -445,17 +462,20 @@ func (p *pass) onStart(raw []byte) {
 	_, all := urlAttrs[a]
 	all = all || a == atom.Html
 	p.attrs, p.nattrs = p.attrs[:0], 0
-	if hasAttr {
-		if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
-			p.spans = spans
-			for _, sp := range spans {
-				p.keep(all, raw[sp.ks:sp.ke], raw[sp.vs:sp.ve])
+	if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
+		p.spans = spans
+		for _, sp := range spans {
+			p.keep(all, raw[sp.ks:sp.ke], raw[sp.vs:sp.ve])
+		}
+	} else {
+		for {
+			k, v, more := p.z.TagAttr()
+			if k == nil && !more {
+				break
 			}
-		} else {
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = p.z.TagAttr()
-				p.keep(all, k, v)
+			p.keep(all, k, v)
+			if !more {
+				break
 			}
 		}
 	}
@@ -895,15 +915,8 @@ func (p *pass) inSelect(a atom.Atom, name string) {
 
 // cellOpen reports whether a td or th is in table scope.
 func (p *pass) cellOpen() bool {
-	for i := len(p.stack) - 1; i >= 0; i-- {
-		switch p.stack[i].a {
-		case atom.Td, atom.Th:
-			return true
-		case atom.Html, atom.Table, atom.Template:
-			return false
-		}
-	}
-	return false
+	t := p.top()
+	return t != nil && t.cell
 }
 
 // closeCell closes the open td or th (generate implied end tags, pop
@@ -1483,4 +1496,28 @@ func (p *pass) closeTemplate() {
 		}
 	}
 	p.bail()
+}
+
+// elemFlags are the element tables the pass consults for each element,
+// looked up once when it is opened.
+type elemFlags uint8
+
+const (
+	flagSkipAlways elemFlags = 1 << iota
+	flagSkipBoilerplate
+	flagInline
+)
+
+func flagsOf(a atom.Atom) elemFlags {
+	var f elemFlags
+	if pagefacts.SkipAlways(a) {
+		f |= flagSkipAlways
+	}
+	if pagefacts.SkipBoilerplate(a) {
+		f |= flagSkipBoilerplate
+	}
+	if pagefacts.Inline(a) {
+		f |= flagInline
+	}
+	return f
 }

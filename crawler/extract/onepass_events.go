@@ -38,6 +38,14 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 		}
 	}
 	e.formatting = formattingElems[a]
+	e.flags = flagsOf(a)
+	switch {
+	case a == atom.Td || a == atom.Th:
+		e.cell = true
+	case a == atom.Table || a == atom.Template || a == atom.Html:
+	case parent != nil:
+		e.cell = parent.cell
+	}
 	p.stack = append(p.stack, e)
 	d := len(p.stack)
 
@@ -158,7 +166,7 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			if p.body == nil {
 				p.body = newCapture(d)
 			}
-		case pagefacts.SkipAlways(a):
+		case e.flags&flagSkipAlways != 0:
 			p.search = d
 		}
 	}
@@ -194,13 +202,13 @@ func (c *capture) open(e *entry, d int) {
 	if c.closed || d <= c.depth {
 		return
 	}
-	if c.always == 0 && pagefacts.SkipAlways(e.a) {
+	if c.always == 0 && e.flags&flagSkipAlways != 0 {
 		c.always = d
 	}
 	if c.skip != 0 {
 		return
 	}
-	if pagefacts.SkipAlways(e.a) || pagefacts.SkipBoilerplate(e.a) || e.hidden {
+	if e.flags&(flagSkipAlways|flagSkipBoilerplate) != 0 || e.hidden {
 		c.skip = d
 		return
 	}
@@ -211,7 +219,7 @@ func (c *capture) open(e *entry, d int) {
 		c.buf = append(c.buf, ' ')
 		return
 	}
-	if !pagefacts.Inline(e.a) {
+	if e.flags&flagInline == 0 {
 		c.buf = append(c.buf, ' ')
 	}
 }
@@ -236,7 +244,7 @@ func (c *capture) close(e *entry, d int) {
 	if c.skip != 0 {
 		return
 	}
-	if e.a != atom.Br && !pagefacts.Inline(e.a) {
+	if e.a != atom.Br && e.flags&flagInline == 0 {
 		c.buf = append(c.buf, ' ')
 	}
 	if c.form != nil && c.form.depth == d {

@@ -81,32 +81,34 @@ const (
 )
 
 // SkipAlways reports elements whose content is never main text.
-func SkipAlways(a atom.Atom) bool { return skipAlways[a] }
+func SkipAlways(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Select,
+		atom.Head, atom.Iframe, atom.Object, atom.Textarea:
+		return true
+	}
+	return false
+}
 
 // SkipBoilerplate reports the page-chrome elements skipped below a main
 // text root.
-func SkipBoilerplate(a atom.Atom) bool { return skipBoilerplate[a] }
+func SkipBoilerplate(a atom.Atom) bool {
+	switch a {
+	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+		return true
+	}
+	return false
+}
 
 // Inline reports elements whose text runs on with its neighbours in the
 // main text.
-func Inline(a atom.Atom) bool { return inline[a] }
-
-var skipAlways = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Select: true, atom.Head: true, atom.Iframe: true,
-	atom.Object: true, atom.Textarea: true,
-}
-
-var skipBoilerplate = map[atom.Atom]bool{
-	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
-}
-
-var inline = map[atom.Atom]bool{
-	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true,
-	atom.Cite: true, atom.Code: true, atom.Data: true, atom.Dfn: true, atom.Em: true,
-	atom.Font: true, atom.I: true, atom.Kbd: true, atom.Mark: true, atom.Q: true,
-	atom.S: true, atom.Samp: true, atom.Small: true, atom.Span: true, atom.Strong: true,
-	atom.Sub: true, atom.Sup: true, atom.Time: true, atom.U: true, atom.Var: true,
-	atom.Wbr: true, atom.Strike: true, atom.Tt: true, atom.Big: true, atom.Label: true,
-	atom.Ins: true, atom.Del: true,
+func Inline(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Cite, atom.Code, atom.Data,
+		atom.Dfn, atom.Em, atom.Font, atom.I, atom.Kbd, atom.Mark, atom.Q, atom.S, atom.Samp,
+		atom.Small, atom.Span, atom.Strong, atom.Sub, atom.Sup, atom.Time, atom.U, atom.Var,
+		atom.Wbr, atom.Strike, atom.Tt, atom.Big, atom.Label, atom.Ins, atom.Del:
+		return true
+	}
+	return false
 }
