@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync/atomic"
 
@@ -18,15 +17,19 @@ import (
 
 // The one pass reads a page with the HTML tokenizer once and builds no
 // tree: a small model of the HTML standard's tree construction (the stack
-// of open elements, the implied head and body, the implied end tags of p,
-// li, dt, dd, option and optgroup, void and raw-text elements, tables
-// whose content stays in place) turns the tokens into the events a walk
-// of html.Parse's tree would meet (an element opened, a text node, an
-// element closed), and the extraction, the positions and the page
-// evidence (pagefacts.Facts) are computed from those events.
+// of open elements, the implied html, head and body, the implied end tags
+// of p, li, dt, dd, option and optgroup, headings closing headings, void
+// and raw-text elements with the leading newline of pre, listing and
+// textarea, tables whose content stays in place with their implied tbody,
+// tr and colgroup, select, template content, SVG with its self-closing
+// tags and no raw text) turns the tokens into the events a walk of
+// html.Parse's tree would meet (an element opened, a text node, an
+// element closed), and the extraction, the positions (the tokens' raw
+// bytes counted) and the page evidence (pagefacts.Facts) are computed
+// from those events.
 //
 // Where the tree builder would move, clone, merge or drop what the pass
-// cannot follow cheaply, the pass gives up on the page (fallback) and
+// does not follow, the pass gives up on the page (fallback) and
 // ParseDocument reads it the old way, with html.Parse: the results are
 // then the tree path's by construction. The constructs that fall back:
 //
@@ -39,12 +42,13 @@ import (
 //     the table's own in a table, tbody, thead, tfoot or tr) and a table
 //     opened inside a <p> (whether the p closes depends on quirks mode);
 //   - anything after </body> or </html> but white space and comments;
-//   - a second <html> or <body> tag with attributes (merged into the first),
-//     <frameset>, <frame>, <template>, <plaintext>, <image>, foreign
-//     content (<svg>, <math>), table tags outside a table, ruby tags in a
-//     ruby, a nested <form> or button, a </form> that is not the current
-//     node, and in a <select> anything but option, optgroup, text and
-//     comments;
+//   - a second <html> or <body> tag with attributes (merged into the
+//     first), <frameset>, <frame>, <plaintext>, <image>, MathML, SVG's
+//     HTML integration points (foreignObject, desc, title) and HTML tags
+//     breaking out of SVG, table parts directly in a <template>, table
+//     tags outside a table, ruby tags in a ruby, a nested <form> (or one
+//     in a template) or <button>, a </form> that is not the current node,
+//     and in a <select> anything but option, optgroup, text and comments;
 //   - NUL bytes (the tree builder drops or replaces them by context);
 //   - a <base> element (the base URL applies to every link of the page,
 //     also those before it in the source);
@@ -91,9 +95,6 @@ func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) 
 	}
 	p := newPass(decoded, pageURL, header, opt)
 	if !p.run() {
-		if passDebug != nil && !p.fail {
-			passDebug(0)
-		}
 		return nil
 	}
 	return &passResult{ex: p.x.ex, facts: p.facts}
@@ -1387,16 +1388,7 @@ func OnePass(body []byte, contentType string, pageURL *url.URL, header http.Head
 }
 
 // bail gives up the pass on this page (the page falls back to html.Parse).
-func (p *pass) bail() {
-	p.fail = true
-	if passDebug != nil {
-		_, _, line, _ := runtime.Caller(1)
-		passDebug(line)
-	}
-}
-
-// passDebug, when set (tests), is told the line where a pass gave up.
-var passDebug func(line int)
+func (p *pass) bail() { p.fail = true }
 
 // breakout are the start tags that leave foreign content.
 var breakout = func() map[string]bool {
