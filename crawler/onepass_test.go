@@ -157,7 +157,7 @@ var onePassModelled = []string{
 	"<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>",
 	"<table><tr><td><a href=/a>A</a><td>b</table><table><colgroup><col><col></colgroup><tbody><tr><th>x</th></tr></tbody></table>",
 	"<svg><a href=/s><text>t</text></a><path d=x /></svg><a xlink:href=y>z</a>",
-	"<p><svg viewBox='0 0 1 1'><a xlink:href='/x' id=sv><text>t</text></a><clipPath id=c><style>a<b</style></clipPath></svg>after",
+	"<p><svg viewBox='0 0 1 1'><a xlink:href='/x' id=sv><text>t</text></a><clipPath id=c><style>a{x:y}</style></clipPath></svg>after",
 	"<form><input type=image src=i.png></form><article>art <form>f</form></article>",
 	"<div hidden><a href=h>hidden</a></div><nav>nav</nav><h1 hidden>no</h1><h1>yes <span hidden>x</span></h1>",
 	"<textarea>\nx</textarea><pre>\ny</pre><script>var a='<a href=q>'</script><style>p{}</style>",
