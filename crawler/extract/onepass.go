@@ -501,7 +501,8 @@ func (p *pass) keep(all bool, k, v []byte) {
 type attrSpan struct{ ks, ke, vs, ve int }
 
 // rawAttrs lists the attributes of the raw start tag raw as the tokenizer
-// splits them (HTML standard 13.2.5.32 onwards, as scanTag reads them),
+// splits them (HTML standard 13.2.5.32 onwards, as scanTag reads them;
+// a repeated name dropped),
 // or reports false when a name holds an upper-case letter or a value a
 // character reference or CR (the tokenizer's TagAttr then changes them).
 func rawAttrs(raw []byte, spans []attrSpan) ([]attrSpan, bool) {
@@ -558,7 +559,18 @@ func rawAttrs(raw []byte, spans []attrSpan) ([]attrSpan, bool) {
 				return spans, false
 			}
 		}
-		spans = append(spans, attrSpan{ks, ke, vs, ve})
+		// A repeated name is dropped: the first wins, as the tokenizer
+		// keeps it.
+		dup := false
+		for _, sp := range spans {
+			if bytes.Equal(raw[sp.ks:sp.ke], raw[ks:ke]) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			spans = append(spans, attrSpan{ks, ke, vs, ve})
+		}
 	}
 	return spans, true
 }
