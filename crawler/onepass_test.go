@@ -18,17 +18,22 @@ import (
 // whether the pass fell back, or the first difference of their
 // extraction or page evidence.
 func onePassSame(body []byte, pageURL string) (fellBack bool, diff string) {
+	return onePassSameOpt(body, pageURL, extract.Options{})
+}
+
+// onePassSameOpt is onePassSame with extraction options opt.
+func onePassSameOpt(body []byte, pageURL string, opt extract.Options) (fellBack bool, diff string) {
 	u, err := url.Parse(pageURL)
 	if err != nil {
 		return false, err.Error()
 	}
 	h := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	ct := h.Get("Content-Type")
-	ex, cs, doc, ok := extract.OnePass(body, ct, u, h, extract.Options{})
+	ex, cs, doc, ok := extract.OnePass(body, ct, u, h, opt)
 	if !ok {
 		return true, ""
 	}
-	tex, tcs, tdoc, err := extract.ParseTree(body, ct, u, h, extract.Options{})
+	tex, tcs, tdoc, err := extract.ParseTree(body, ct, u, h, opt)
 	if err != nil {
 		return false, "the tree path failed where the pass did not: " + err.Error()
 	}
@@ -96,7 +101,8 @@ func onePassTree(t *testing.T, dir string) (pages, fallbacks int) {
 // (python3.11-doc, python-django-doc), the one pass gives the tree path's
 // extraction (links, positions, diagnostics, identifiers, pwids) and page
 // evidence (main-text fingerprint and text, anchors, soft-404 signals),
-// or falls back; at most 1% of the pages fall back.
+// or falls back; at most 1% of the pages fall back (none did when this
+// was written).
 // LINKROT_REQUIRE_PYDOCS=1 makes the Python tree required.
 func TestOnePass_DocTrees(t *testing.T) {
 	if testing.Short() {
@@ -231,6 +237,11 @@ func FuzzOnePass(f *testing.F) {
 		}
 		if _, diff := onePassSame(body, "http://example.org/dir/page.html"); diff != "" {
 			t.Fatal(diff)
+		}
+		// Small bounds: the text, link and pwid-scan caps are reached.
+		small := extract.Options{MaxTextLen: 5, MaxLinks: 3, MaxTextScan: 16}
+		if _, diff := onePassSameOpt(body, "http://example.org/dir/page.html", small); diff != "" {
+			t.Fatalf("with %+v: %s", small, diff)
 		}
 	})
 }

@@ -53,7 +53,7 @@ import (
 //   - a <base> element (the base URL applies to every link of the page,
 //     also those before it in the source);
 //   - text that cites a pwid (the pwid scan reads the page text a second
-//     time) or page text longer than half of MaxTextScan;
+//     time);
 //   - more than maxPassDepth open elements (html.Parse refuses 512).
 //
 // FallbackPages counts the pages that fell back.
@@ -268,7 +268,7 @@ func (p *pass) run() bool {
 // finish completes the extraction and the facts after the last token.
 func (p *pass) finish() bool {
 	x := p.x
-	if x.pwidText || x.textLen >= x.opt.MaxTextScan/2 {
+	if x.pwidText {
 		return false // the tree path builds the page text
 	}
 	x.checkIdentifiers()

@@ -356,7 +356,7 @@ func (p *pass) flush() {
 		}
 		if !inHidden {
 			x.addPageText(s)
-			if x.pwidText || x.textLen >= x.opt.MaxTextScan/2 {
+			if x.pwidText {
 				p.bail() // the tree path builds the page text (see finish)
 				return
 			}
