@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/httpx"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
@@ -62,7 +63,7 @@ const (
 	DefaultUserAgent        = "linkrot (+https://github.com/linkrot/linkrot)"
 
 	// maxAnchors bounds Check.Anchors.
-	maxAnchors = 20000
+	maxAnchors = pagefacts.MaxAnchors
 )
 
 // Options configure a Checker. The zero value is useful: each field names

@@ -16,6 +16,7 @@ import (
 	"github.com/linkrot/linkrot/drift/textsim"
 	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 	"github.com/linkrot/linkrot/urls"
 	"golang.org/x/net/html"
 )
@@ -133,16 +134,12 @@ func Observe(status int, header http.Header, body []byte, complete bool, maxBody
 
 // Observer returns Observe with the checker's body cap maxBody (its
 // Options.MaxBody; <= 0: defaultMaxBody), in the form the crawler takes it
-// (crawler.Options.Observe): decoded and doc, when not nil, are the body
-// as the crawler decoded and parsed it (see ParsedHTML). The pipeline
-// wires the two stages with it, so that the crawler records each page's
-// evidence as the checker would read it without importing the checker.
-func Observer(maxBody int64) func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
-	return func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence {
-		var parsed *ParsedHTML
-		if doc != nil {
-			parsed = &ParsedHTML{Decoded: decoded, Doc: doc}
-		}
+// (crawler.Options.Observe): parsed, when not nil, is the body as the
+// crawler decoded and read it (see ParsedHTML). The pipeline wires the two
+// stages with it, so that the crawler records each page's evidence as the
+// checker would read it without importing the checker.
+func Observer(maxBody int64) func(status int, header http.Header, body []byte, complete bool, parsed *ParsedHTML) *audit.PageEvidence {
+	return func(status int, header http.Header, body []byte, complete bool, parsed *ParsedHTML) *audit.PageEvidence {
 		return Observe(status, header, body, complete, maxBody, parsed)
 	}
 }
@@ -163,14 +160,13 @@ type pageFingerprint struct {
 	signals *audit.PageSignals // for the soft-404 classifier
 }
 
-// ParsedHTML is a body the caller already decoded and parsed (the
-// crawler's extraction), offered to Observe so that it need not parse it
+// ParsedHTML is a body the caller already decoded and read (the
+// crawler's extraction), offered to Observe so that it need not read it
 // again: it is used when Decoded is exactly the document the checker
-// would parse.
-type ParsedHTML struct {
-	Decoded []byte     // the body decoded to UTF-8
-	Doc     *html.Node // html.Parse of Decoded, not modified since
-}
+// would parse. Doc is its html.Parse (not modified since), or Facts what
+// the crawler's one pass read of it (pagefacts.Facts): the same evidence
+// without a tree.
+type ParsedHTML = pagefacts.Parsed
 
 // fingerprintPage fingerprints a 2xx HTML body (decoded, at most MaxBody
 // bytes): SHA-256 of the bytes, SimHash and words of the main text, and
@@ -182,16 +178,23 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 	sum := sha256.Sum256(body)
 	page := httpx.DecodeHTML(body, contentType)
 	var doc *html.Node
-	if parsed != nil && parsed.Doc != nil && bytes.Equal(page, parsed.Decoded) {
-		doc = parsed.Doc
+	var facts *pagefacts.Facts
+	if parsed != nil && (parsed.Doc != nil || parsed.Facts != nil) && bytes.Equal(page, parsed.Decoded) {
+		doc, facts = parsed.Doc, parsed.Facts
+		if facts != nil {
+			doc = nil
+		}
 	} else if d, err := html.Parse(bytes.NewReader(page)); err == nil {
 		doc = d
 	}
 	// The words of the main text: those of textsim.MainText(page).
 	eachWord := func(yield func(string)) {
-		if doc != nil {
+		switch {
+		case facts != nil:
+			textsim.EachRawWordBytes(facts.MainText, func(w []byte) { yield(string(w)) })
+		case doc != nil:
 			textsim.EachMainWord(doc, yield)
-		} else {
+		default:
 			textsim.EachWord(textsim.MainText(page), yield) // its token scan of what the parser refuses
 		}
 	}
@@ -221,9 +224,12 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 			}
 			b = append(b, w...)
 		}
-		if doc != nil {
+		switch {
+		case facts != nil:
+			textsim.EachRawWordBytes(facts.MainText, add) // none allocated
+		case doc != nil:
 			textsim.EachMainWordBytes(doc, add) // the words of EachMainWord, none allocated
-		} else {
+		default:
 			eachWord(func(w string) { add([]byte(w)) })
 		}
 		fp.simhash, fp.text = sh.Sum(), string(b)
@@ -234,11 +240,18 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		eachWord(func(w string) { fp.words = append(fp.words, w) })
 		fp.simhash, fp.count = textsim.SimHash(fp.words), len(fp.words)
 	}
-	fp.signals = pageSignals(doc)
+	if facts != nil {
+		fp.signals = signalsOf(facts)
+	} else {
+		fp.signals = pageSignals(doc)
+	}
 	if withAnchors {
-		if doc != nil {
+		switch {
+		case facts != nil:
+			fp.anchors = facts.Anchors[:min(len(facts.Anchors), maxAnchors):min(len(facts.Anchors), maxAnchors)]
+		case doc != nil:
 			fp.anchors = anchorsOf(doc, maxAnchors)
-		} else {
+		default:
 			fp.anchors = anchors(page, maxAnchors)
 		}
 	}

@@ -4,16 +4,17 @@ import (
 	"strings"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
 // Bounds of PageSignals.
 const (
-	signalTextMax   = 300 // bytes of a title or heading kept
-	signalH1Max     = 3   // headings kept
-	signalParkMax   = 12  // parking fingerprints kept
-	signalScriptMax = 64 << 10
+	signalTextMax   = 300             // bytes of a title or heading kept
+	signalH1Max     = pagefacts.MaxH1 // headings kept
+	signalParkMax   = 12              // parking fingerprints kept
+	signalScriptMax = pagefacts.ScriptMax
 	// signalURLMax is the bytes kept of a URL a fingerprint records
 	// ("goto:", "offer:", "renew:"), signalURLKinds how many of each such
 	// kind.
@@ -46,27 +47,8 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 	if doc == nil {
 		return nil
 	}
-	ps := &audit.PageSignals{}
-	seen := map[string]bool{}
-	perKind := map[string]int{}
-	park := func(kind, v string) {
-		isURL := kind == "goto" || kind == "offer" || kind == "renew"
-		if isURL {
-			v = cutText(strings.Map(dropControl, v), signalURLMax)
-		}
-		f := kind + ":" + v
-		if v == "" || len(ps.Parking) >= signalParkMax || seen[f] || isURL && perKind[kind] >= signalURLKinds {
-			return
-		}
-		perKind[kind]++
-		seen[f] = true
-		ps.Parking = append(ps.Parking, f)
-	}
-	gotoURL := func(u string) {
-		if gotoWorthKeeping(u) {
-			park("goto", strings.TrimSpace(u))
-		}
-	}
+	sb := newSignalBuilder()
+	ps := sb.ps
 	titleDone := false
 	// Iterative walk: a hostile page nests deeply.
 	stack := []*html.Node{doc}
@@ -90,41 +72,25 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 				continue
 			case atom.Html:
 				if attrOf(n, "data-adblockkey") != "" {
-					park("var", "data-adblockkey")
+					sb.signal(pagefacts.AdblockKey, "")
 				}
 			case atom.Script:
 				if src := attrOf(n, "src"); src != "" {
-					park("infra", parkingHostOf(src))
-					park("ads", parkedAdOf(src))
+					sb.signal(pagefacts.ScriptSrc, src)
 				} else if n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
-					d := n.FirstChild.Data
-					d = d[:min(len(d), signalScriptMax)]
-					park("infra", parkingInScript(d))
-					park("var", parkingScriptVar(d))
-					park("ads", parkedAdInScript(d))
-					for _, u := range scriptRedirects(d) {
-						gotoURL(u)
-					}
+					sb.signal(pagefacts.ScriptText, n.FirstChild.Data)
 				}
 				continue
 			case atom.Iframe, atom.Frame, atom.Embed:
-				park("infra", parkingHostOf(attrOf(n, "src")))
+				sb.signal(pagefacts.FrameSrc, attrOf(n, "src"))
 			case atom.Object:
-				park("infra", parkingHostOf(attrOf(n, "data")))
+				sb.signal(pagefacts.ObjectData, attrOf(n, "data"))
 			case atom.Meta:
 				if strings.EqualFold(attrOf(n, "http-equiv"), "refresh") {
-					u := refreshURL(attrOf(n, "content"))
-					park("infra", parkingHostOf(u))
-					gotoURL(u)
+					sb.signal(pagefacts.Refresh, attrOf(n, "content"))
 				}
 			case atom.A:
-				href := attrOf(n, "href")
-				if m := marketplaceOf(href); m != "" {
-					park("link", m)
-					park("offer", strings.TrimSpace(href))
-				} else if registrarLink(href) {
-					park("renew", strings.TrimSpace(href))
-				}
+				sb.signal(pagefacts.AnchorHref, attrOf(n, "href"))
 			case atom.Template, atom.Style:
 				continue
 			}
@@ -133,6 +99,96 @@ func pageSignals(doc *html.Node) *audit.PageSignals {
 			stack = append(stack, c)
 		}
 	}
+	return sb.result()
+}
+
+// signalsOf is pageSignals of the page the crawler's one pass read into
+// f: the same title, headings and fingerprints, from the same elements in
+// the same order.
+func signalsOf(f *pagefacts.Facts) *audit.PageSignals {
+	sb := newSignalBuilder()
+	if f.HasTitle {
+		sb.ps.Title = cutText(f.Title, signalTextMax)
+	}
+	for _, h := range f.H1 {
+		if len(sb.ps.H1) >= signalH1Max {
+			break
+		}
+		if t := cutText(h, signalTextMax); t != "" {
+			sb.ps.H1 = append(sb.ps.H1, t)
+		}
+	}
+	for _, s := range f.Signals {
+		sb.signal(s.Kind, s.Value)
+	}
+	return sb.result()
+}
+
+// signalBuilder collects the parking fingerprints of a page's elements.
+type signalBuilder struct {
+	ps      *audit.PageSignals
+	seen    map[string]bool
+	perKind map[string]int
+}
+
+func newSignalBuilder() *signalBuilder {
+	return &signalBuilder{ps: &audit.PageSignals{}, seen: map[string]bool{}, perKind: map[string]int{}}
+}
+
+func (sb *signalBuilder) park(kind, v string) {
+	isURL := kind == "goto" || kind == "offer" || kind == "renew"
+	if isURL {
+		v = cutText(strings.Map(dropControl, v), signalURLMax)
+	}
+	f := kind + ":" + v
+	if v == "" || len(sb.ps.Parking) >= signalParkMax || sb.seen[f] || isURL && sb.perKind[kind] >= signalURLKinds {
+		return
+	}
+	sb.perKind[kind]++
+	sb.seen[f] = true
+	sb.ps.Parking = append(sb.ps.Parking, f)
+}
+
+func (sb *signalBuilder) gotoURL(u string) {
+	if gotoWorthKeeping(u) {
+		sb.park("goto", strings.TrimSpace(u))
+	}
+}
+
+// signal parks the fingerprints of one element (see pageSignals).
+func (sb *signalBuilder) signal(kind pagefacts.SignalKind, v string) {
+	switch kind {
+	case pagefacts.AdblockKey:
+		sb.park("var", "data-adblockkey")
+	case pagefacts.ScriptSrc:
+		sb.park("infra", parkingHostOf(v))
+		sb.park("ads", parkedAdOf(v))
+	case pagefacts.ScriptText:
+		d := v[:min(len(v), signalScriptMax)]
+		sb.park("infra", parkingInScript(d))
+		sb.park("var", parkingScriptVar(d))
+		sb.park("ads", parkedAdInScript(d))
+		for _, u := range scriptRedirects(d) {
+			sb.gotoURL(u)
+		}
+	case pagefacts.FrameSrc, pagefacts.ObjectData:
+		sb.park("infra", parkingHostOf(v))
+	case pagefacts.Refresh:
+		u := refreshURL(v)
+		sb.park("infra", parkingHostOf(u))
+		sb.gotoURL(u)
+	case pagefacts.AnchorHref:
+		if m := marketplaceOf(v); m != "" {
+			sb.park("link", m)
+			sb.park("offer", strings.TrimSpace(v))
+		} else if registrarLink(v) {
+			sb.park("renew", strings.TrimSpace(v))
+		}
+	}
+}
+
+func (sb *signalBuilder) result() *audit.PageSignals {
+	ps := sb.ps
 	if ps.Title == "" && len(ps.H1) == 0 && len(ps.Parking) == 0 {
 		return nil
 	}
@@ -188,7 +244,7 @@ func refreshURL(content string) string {
 func nodeText(n *html.Node) string {
 	var b strings.Builder
 	stack := []*html.Node{n}
-	for len(stack) > 0 && b.Len() < 4*signalTextMax {
+	for len(stack) > 0 && b.Len() < pagefacts.NodeTextMax {
 		c := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch c.Type {

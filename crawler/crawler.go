@@ -26,6 +26,7 @@ import (
 	"github.com/linkrot/linkrot/crawler/markdown"
 	"github.com/linkrot/linkrot/httpx"
 	"github.com/linkrot/linkrot/internal/cpuslot"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 	"github.com/linkrot/linkrot/netguard"
 	"github.com/linkrot/linkrot/politeness"
 	"github.com/linkrot/linkrot/urls"
@@ -98,10 +99,12 @@ type Options struct {
 	// own pages without fetching them again. The pipeline passes the
 	// checker's (check.Observer, with the checker's body cap). It gets the
 	// status, the header as the server sent it, the decoded body read,
-	// whether that body is complete, and, when the page was parsed, the
-	// body decoded to UTF-8 and its parse (doc nil otherwise) to reuse. It
-	// must be safe for concurrent use. nil: pages carry no evidence.
-	Observe func(status int, header http.Header, body []byte, complete bool, decoded []byte, doc *html.Node) *audit.PageEvidence
+	// whether that body is complete, and, when the page was read as HTML,
+	// the body decoded to UTF-8 with what the extraction read of it (the
+	// one pass's pagefacts.Facts, or the tree of a page that fell back to
+	// html.Parse) to reuse; nil otherwise. It must be safe for concurrent
+	// use. nil: pages carry no evidence.
+	Observe func(status int, header http.Header, body []byte, complete bool, parsed *pagefacts.Parsed) *audit.PageEvidence
 	// MaxRedirects caps the redirect hops followed per request.
 	MaxRedirects int
 	// Transport replaces the HTTP transport (tests); nil uses a tuned
@@ -826,7 +829,9 @@ func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
 		body = md.HTML
 		h = h.Clone()
 		h.Set(headerOrigContentType, "text/html; charset=utf-8")
-		if root, err := html.Parse(bytes.NewReader(md.HTML)); err == nil {
+		if f := extract.Facts(md.HTML); f != nil {
+			doc = &extract.Document{Decoded: md.HTML, Facts: f}
+		} else if root, err := html.Parse(bytes.NewReader(md.HTML)); err == nil {
 			doc = &extract.Document{Decoded: md.HTML, Root: root}
 		}
 	} else if p.Status >= 200 && p.Status < 300 && httpx.IsHTML(p.ContentType, r.Body) && !extractLinks {

@@ -6,14 +6,16 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/crawler/extract"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 )
 
 // evidence records what a check of the page's URL needs of its response
 // (Options.Observe), so that the checker judges the site's own pages from
 // the crawl instead of fetching each a second time. h is the header as
 // capTransport passed it on: the server's Content-Type is put back first.
-// doc is the page as the extraction parsed it (nil when it was not):
-// offered for reuse, so a page is usually parsed once for both.
+// doc is the page as the extraction read it (nil when it was not): its
+// one pass's facts, or its tree when it fell back to html.Parse, offered
+// for reuse, so a page is read once for both.
 func (cr *crawl) evidence(p *audit.Page, h http.Header, body []byte, doc *extract.Document) *audit.PageEvidence {
 	if cr.opts.Observe == nil {
 		return nil
@@ -27,7 +29,7 @@ func (cr *crawl) evidence(p *audit.Page, h http.Header, body []byte, doc *extrac
 	delete(orig, headerOrigContentType)
 	delete(orig, headerFile)
 	if doc != nil {
-		return cr.opts.Observe(p.Status, orig, body, !p.Truncated, doc.Decoded, doc.Root)
+		return cr.opts.Observe(p.Status, orig, body, !p.Truncated, &pagefacts.Parsed{Decoded: doc.Decoded, Doc: doc.Root, Facts: doc.Facts})
 	}
-	return cr.opts.Observe(p.Status, orig, body, !p.Truncated, nil, nil)
+	return cr.opts.Observe(p.Status, orig, body, !p.Truncated, nil)
 }

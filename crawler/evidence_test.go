@@ -11,7 +11,7 @@ import (
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/crawltest"
 	"github.com/linkrot/linkrot/crawler/extract"
-	"golang.org/x/net/html"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 )
 
 // BenchmarkEvidence compares, for one page of the generated site, the
@@ -42,7 +42,7 @@ func BenchmarkEvidence(b *testing.B) {
 	}
 	b.Run("observe-shared", func(b *testing.B) {
 		for b.Loop() {
-			check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Doc: doc.Root})
+			check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Doc: doc.Root, Facts: doc.Facts})
 		}
 	})
 	b.Run("observe-alone", func(b *testing.B) {
@@ -70,12 +70,12 @@ func TestEvidence_Observe(t *testing.T) {
 	}
 	var got http.Header
 	var gotDoc bool
-	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: func(status int, header http.Header, b []byte, complete bool, decoded []byte, root *html.Node) *audit.PageEvidence {
-		got, gotDoc = header, root == doc.Root && string(decoded) == string(doc.Decoded)
+	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: func(status int, header http.Header, b []byte, complete bool, parsed *pagefacts.Parsed) *audit.PageEvidence {
+		got, gotDoc = header, parsed != nil && parsed.Doc == doc.Root && parsed.Facts == doc.Facts && string(parsed.Decoded) == string(doc.Decoded)
 		if status != 200 || string(b) != string(body) || complete {
 			t.Errorf("Observe(%d, %q, complete %v)", status, b, complete)
 		}
-		return check.Observe(status, header, b, complete, 0, &check.ParsedHTML{Decoded: decoded, Doc: root})
+		return check.Observe(status, header, b, complete, 0, parsed)
 	}}}}
 	p := &audit.Page{Status: 200, Truncated: true}
 	e := cr.evidence(p, h, body, doc)

@@ -44,6 +44,9 @@ func benchPages(b *testing.B) []benchPage {
 		sort.Strings(paths)
 		var pages []benchPage
 		step := max(1, len(paths)/60)
+		if os.Getenv("LINKROT_BENCH_ALL") == "1" {
+			step = 1
+		}
 		for i := 0; i < len(paths); i += step {
 			p := paths[i]
 			body, err := os.ReadFile(p)
@@ -82,6 +85,28 @@ func benchPages(b *testing.B) []benchPage {
 //
 //	LINKROT_BENCH_HTML=/usr/share/doc/python-django-doc/html go test -run='^$' -bench=PageWork -benchmem ./crawler/
 func BenchmarkPageWork(b *testing.B) {
+	b.Run("onepass", func(b *testing.B) { benchPageWork(b, extract.ParseDocument) })
+	// The tree path (html.Parse of every page), the reference the one
+	// pass replaced, measured in the same run.
+	b.Run("tree", func(b *testing.B) { benchPageWork(b, extract.ParseTree) })
+}
+
+// BenchmarkPageWorkPyDocs is BenchmarkPageWork over every page of the
+// python3.11-doc tree (530 pages per op), by the one pass and by the tree.
+//
+//	go test -run='^$' -bench=PageWorkPyDocs -benchmem ./crawler/
+func BenchmarkPageWorkPyDocs(b *testing.B) {
+	const dir = "/usr/share/doc/python3.11/html"
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("%s is absent (install python3.11-doc): %v", dir, err)
+	}
+	b.Setenv("LINKROT_BENCH_HTML", dir)
+	b.Setenv("LINKROT_BENCH_ALL", "1")
+	b.Run("onepass", func(b *testing.B) { benchPageWork(b, extract.ParseDocument) })
+	b.Run("tree", func(b *testing.B) { benchPageWork(b, extract.ParseTree) })
+}
+
+func benchPageWork(b *testing.B, parse func([]byte, string, *url.URL, http.Header, extract.Options) (audit.Extraction, string, *extract.Document, error)) {
 	pages := benchPages(b)
 	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: check.Observer(0)}}}
 	var size int64
@@ -93,7 +118,7 @@ func BenchmarkPageWork(b *testing.B) {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	for b.Loop() {
 		for _, pg := range pages {
-			ex, _, doc, err := extract.ParseDocument(pg.body, "text/html; charset=utf-8", pg.u, pg.h, extract.Options{})
+			ex, _, doc, err := parse(pg.body, "text/html; charset=utf-8", pg.u, pg.h, extract.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

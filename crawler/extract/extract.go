@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/internal/pagefacts"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -70,17 +71,33 @@ func Parse(body []byte, contentType string, pageURL *url.URL, header http.Header
 	return ex, cs, err
 }
 
-// Document is a page as Parse read it: the body decoded to UTF-8 and its
-// parse tree, which Page does not modify.
+// Document is a page as Parse read it: the body decoded to UTF-8 and
+// either what the one pass read of it for the page evidence (Facts, Root
+// nil) or, for a page that fell back to html.Parse, its parse tree (Root,
+// Facts nil), which Page does not modify.
 type Document struct {
 	Decoded []byte
 	Root    *html.Node
+	Facts   *pagefacts.Facts
 }
 
-// ParseDocument is Parse that also returns the document it parsed (nil
-// when parsing failed), for callers that read the page further.
+// ParseDocument is Parse that also returns the document it read (nil
+// when parsing failed), for callers that read the page further. A page
+// is read in one tokenizer pass without a tree (see onepass.go) unless it
+// holds a construct the pass does not model: then it is parsed with
+// html.Parse (counted by FallbackPages). The results are the same.
 func ParseDocument(body []byte, contentType string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, *Document, error) {
 	decoded, cs := Decode(body, contentType)
+	if r := runPass(decoded, pageURL, header, opt); r != nil {
+		return r.ex, cs, &Document{Decoded: decoded, Facts: r.facts}, nil
+	}
+	fallbackPages.Add(1)
+	return parseTree(decoded, cs, pageURL, header, opt)
+}
+
+// parseTree is ParseDocument by html.Parse: the reference the one pass
+// is compared with, and the path of the pages it falls back on.
+func parseTree(decoded []byte, cs string, pageURL *url.URL, header http.Header, opt Options) (audit.Extraction, string, *Document, error) {
 	root, err := html.Parse(bytes.NewReader(decoded))
 	if err != nil {
 		return audit.Extraction{URL: pageURL.String()}, cs, nil, fmt.Errorf("parse html: %w", err)

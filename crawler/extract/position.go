@@ -259,7 +259,12 @@ func Locate(src []byte, links []audit.Link) {
 // the tree builder can move elements (a table's foster parenting), so a
 // link not found after the previous match is searched from the start.
 func Offsets(src []byte, links []audit.Link) []int {
-	tags := scanTags(src, len(links))
+	return matchOffsets(src, scanTags(src, len(links)), links)
+}
+
+// matchOffsets is Offsets with the URLs of src's start tags already
+// listed (scanTags, or the one pass's tokens).
+func matchOffsets(src []byte, tags []tagAt, links []audit.Link) []int {
 	out := make([]int, len(links))
 	cursor := 0
 	var fb *fallback // built on the first link not found in order

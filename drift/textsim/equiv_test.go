@@ -140,7 +140,7 @@ func writeTextRef(b *strings.Builder, root *html.Node, keepForms bool) {
 			continue
 		case html.ElementNode:
 			if n != root {
-				if skipAlways[n.DataAtom] || skipBoilerplate[n.DataAtom] || hidden(n) {
+				if skipAlways(n.DataAtom) || skipBoilerplate(n.DataAtom) || hidden(n) {
 					continue
 				}
 				if n.DataAtom == atom.Form && !keepForms {
@@ -156,7 +156,7 @@ func writeTextRef(b *strings.Builder, root *html.Node, keepForms bool) {
 				b.WriteByte(' ')
 				continue
 			}
-			if !inline[n.DataAtom] {
+			if !inline(n.DataAtom) {
 				b.WriteByte(' ')
 				stack = append(stack, frame{n: n, exit: true})
 			}

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/linkrot/linkrot/internal/pagefacts"
 )
 
 // MainText returns the visible text of an HTML document's main content,
@@ -77,6 +79,21 @@ func EachMainWordBytes(doc *html.Node, yield func(w []byte)) {
 		*bp = text[:0]
 		rawTextPool.Put(bp)
 	}
+}
+
+// EachRawWordBytes calls yield with each word of the raw text raw (a
+// main text before white space is collapsed, such as pagefacts.Facts'
+// MainText), in order, as EachMainWordBytes does for a tree: w is valid
+// only until yield returns. raw's words may be lower-cased in place.
+func EachRawWordBytes(raw []byte, yield func(w []byte)) {
+	var scratch []byte
+	eachWordSpan(raw, func(start, end int, lower bool) {
+		w := raw[start:end]
+		if !lower {
+			w, scratch = lowerWord(w, scratch)
+		}
+		yield(w)
+	})
 }
 
 // lowerWord returns strings.ToLower of the word w (a word of
@@ -176,7 +193,7 @@ func contentRoots(doc *html.Node) []*html.Node {
 					body = n
 				}
 			}
-			if skipAlways[n.DataAtom] {
+			if skipAlways(n.DataAtom) {
 				continue
 			}
 		}
@@ -194,28 +211,14 @@ func contentRoots(doc *html.Node) []*html.Node {
 	return []*html.Node{doc}
 }
 
-// skipAlways are elements whose content is never page text.
-var skipAlways = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Select: true, atom.Head: true, atom.Iframe: true,
-	atom.Object: true, atom.Textarea: true,
-}
-
-// skipBoilerplate are the page-chrome elements skipped below the root.
-var skipBoilerplate = map[atom.Atom]bool{
-	atom.Nav: true, atom.Header: true, atom.Footer: true, atom.Aside: true,
-}
-
-// inline are elements whose text runs on with its neighbours.
-var inline = map[atom.Atom]bool{
-	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true,
-	atom.Cite: true, atom.Code: true, atom.Data: true, atom.Dfn: true, atom.Em: true,
-	atom.Font: true, atom.I: true, atom.Kbd: true, atom.Mark: true, atom.Q: true,
-	atom.S: true, atom.Samp: true, atom.Small: true, atom.Span: true, atom.Strong: true,
-	atom.Sub: true, atom.Sup: true, atom.Time: true, atom.U: true, atom.Var: true,
-	atom.Wbr: true, atom.Strike: true, atom.Tt: true, atom.Big: true, atom.Label: true,
-	atom.Ins: true, atom.Del: true,
-}
+// The element rules (which elements are always skipped, which are page
+// chrome, which run inline) are package pagefacts', shared with the
+// crawler's one pass that computes the same main text without a tree.
+var (
+	skipAlways      = pagefacts.SkipAlways
+	skipBoilerplate = pagefacts.SkipBoilerplate
+	inline          = pagefacts.Inline
+)
 
 func hidden(n *html.Node) bool {
 	for _, a := range n.Attr {
@@ -251,7 +254,7 @@ func writeText(b textWriter, root *html.Node) {
 			continue
 		case html.ElementNode:
 			if n != root {
-				if skipAlways[n.DataAtom] || skipBoilerplate[n.DataAtom] || hidden(n) {
+				if skipAlways(n.DataAtom) || skipBoilerplate(n.DataAtom) || hidden(n) {
 					continue
 				}
 				if n.DataAtom == atom.Form {
@@ -269,7 +272,7 @@ func writeText(b textWriter, root *html.Node) {
 				b.WriteByte(' ')
 				continue
 			}
-			if !inline[n.DataAtom] {
+			if !inline(n.DataAtom) {
 				b.WriteByte(' ')
 				stack = append(stack, frame{n: n, exit: true})
 			}
@@ -298,7 +301,7 @@ func textLen(n *html.Node, limit int) int {
 			total += len(strings.TrimSpace(n.Data))
 			continue
 		case html.ElementNode:
-			if skipAlways[n.DataAtom] {
+			if skipAlways(n.DataAtom) {
 				continue
 			}
 		}
@@ -397,9 +400,9 @@ func tokenText(htmlBody []byte) string {
 			switch {
 			case tt == html.SelfClosingTagToken || voidElement[a]:
 				b.WriteByte(' ')
-			case skipAlways[a] || skipBoilerplate[a] || a == atom.Form || isHidden:
+			case skipAlways(a) || skipBoilerplate(a) || a == atom.Form || isHidden:
 				skipName, depth = string(name), 1
-			case !inline[a]:
+			case !inline(a):
 				b.WriteByte(' ')
 			}
 		case html.EndTagToken:
@@ -412,7 +415,7 @@ func tokenText(htmlBody []byte) string {
 				}
 				continue
 			}
-			if !inline[atom.Lookup(name)] {
+			if !inline(atom.Lookup(name)) {
 				b.WriteByte(' ')
 			}
 		}
