@@ -528,36 +528,10 @@ func rawAttrs(raw []byte, spans []attrSpan) ([]attrSpan, bool) {
 				return spans, false
 			}
 		}
-		for i < len(raw) && isSpace(raw[i]) {
-			i++
-		}
-		vs, ve := i, i
-		if i < len(raw) && raw[i] == '=' {
-			i++
-			for i < len(raw) && isSpace(raw[i]) {
-				i++
-			}
-			if i < len(raw) && (raw[i] == '"' || raw[i] == '\'') {
-				q := raw[i]
-				i++
-				vs = i
-				for i < len(raw) && raw[i] != q {
-					i++
-				}
-				ve = i
-				if i < len(raw) {
-					i++
-				}
-			} else {
-				vs = i
-				for i < len(raw) && !isSpace(raw[i]) && raw[i] != '>' {
-					i++
-				}
-				ve = i
-			}
-			if bytes.IndexByte(raw[vs:ve], '&') >= 0 || bytes.IndexByte(raw[vs:ve], '\r') >= 0 {
-				return spans, false
-			}
+		var vs, ve int
+		vs, ve, i = attrValue(raw, i)
+		if bytes.IndexByte(raw[vs:ve], '&') >= 0 || bytes.IndexByte(raw[vs:ve], '\r') >= 0 {
+			return spans, false
 		}
 		// A repeated name is dropped: the first wins, as the tokenizer
 		// keeps it.

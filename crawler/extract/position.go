@@ -431,34 +431,8 @@ func scanTag(tags []tagAt, src []byte, start, end int) []tagAt {
 			i++
 		}
 		name := raw[ns:i]
-		for i < len(raw) && isSpace(raw[i]) {
-			i++
-		}
-		vs, ve := i, i
-		if i < len(raw) && raw[i] == '=' {
-			i++
-			for i < len(raw) && isSpace(raw[i]) {
-				i++
-			}
-			if i < len(raw) && (raw[i] == '"' || raw[i] == '\'') {
-				q := raw[i]
-				i++
-				vs = i
-				for i < len(raw) && raw[i] != q {
-					i++
-				}
-				ve = i
-				if i < len(raw) {
-					i++
-				}
-			} else {
-				vs = i
-				for i < len(raw) && !isSpace(raw[i]) && raw[i] != '>' {
-					i++
-				}
-				ve = i
-			}
-		}
+		var vs, ve int
+		vs, ve, i = attrValue(raw, i)
 		// The first of duplicate attributes wins.
 		for k, a := range spec.attrs {
 			if !spans[k].has && equalLower(name, a.name) {

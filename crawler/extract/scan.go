@@ -470,3 +470,40 @@ func commentEnd(src []byte, p int) int {
 	}
 	return -1
 }
+
+// attrValue reads the optional "= value" that follows an attribute's name
+// in the raw start tag raw, from i (just after the name), as the
+// tokenizer reads it: it returns the bounds of the value (vs == ve when
+// there is none, or it is empty) and where the next attribute may begin.
+// The value is raw: quotes removed, character references not decoded.
+func attrValue(raw []byte, i int) (vs, ve, next int) {
+	for i < len(raw) && isSpace(raw[i]) {
+		i++
+	}
+	vs, ve = i, i
+	if i < len(raw) && raw[i] == '=' {
+		i++
+		for i < len(raw) && isSpace(raw[i]) {
+			i++
+		}
+		if i < len(raw) && (raw[i] == '"' || raw[i] == '\'') {
+			q := raw[i]
+			i++
+			vs = i
+			for i < len(raw) && raw[i] != q {
+				i++
+			}
+			ve = i
+			if i < len(raw) {
+				i++
+			}
+		} else {
+			vs = i
+			for i < len(raw) && !isSpace(raw[i]) && raw[i] != '>' {
+				i++
+			}
+			ve = i
+		}
+	}
+	return vs, ve, i
+}
