@@ -107,10 +107,10 @@ func parseTree(decoded []byte, cs string, pageURL *url.URL, header http.Header, 
 	return ex, cs, &Document{Decoded: decoded, Root: root}, nil
 }
 
-// Page extracts links, robustness data, identifiers and pwids from a parsed
-// HTML document served at pageURL with the given response header fields.
-// It never fails: broken values become diagnostics.
-func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) audit.Extraction {
+// newExtractor returns the extractor of a page served at pageURL, before
+// its <base> (if any) is read: the tree walk and the one pass start from
+// it.
+func newExtractor(pageURL *url.URL, opt Options) *extractor {
 	opt = opt.withDefaults()
 	x := &extractor{
 		opt: opt,
@@ -128,6 +128,14 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	}
 	x.docRes = resolverFor(pageURL)
 	x.res = x.docRes
+	return x
+}
+
+// Page extracts links, robustness data, identifiers and pwids from a parsed
+// HTML document served at pageURL with the given response header fields.
+// It never fails: broken values become diagnostics.
+func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) audit.Extraction {
+	x := newExtractor(pageURL, opt)
 	x.findBase(root)
 	x.ex.Base = x.baseHref
 	x.headerLinks(header)

@@ -211,22 +211,7 @@ type pass struct {
 
 func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options) *pass {
 	opt = opt.withDefaults()
-	x := &extractor{
-		opt: opt,
-		ex: audit.Extraction{
-			URL:         pageURL.String(),
-			Identifiers: []audit.Identifier{},
-			PWIDs:       []audit.PWID{},
-			Diagnostics: []audit.Diagnostic{},
-			Links:       []audit.Link{},
-			Parsed:      true,
-		},
-		pageURL:  pageURL,
-		base:     pageURL,
-		baseHref: pageURL.String(),
-	}
-	x.docRes = resolverFor(pageURL)
-	x.res = x.docRes
+	x := newExtractor(pageURL, opt)
 	x.ex.Base = x.baseHref
 	x.headerLinks(header)
 	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src))}
