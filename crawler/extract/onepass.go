@@ -728,30 +728,10 @@ func (p *pass) inBody(a atom.Atom, name string) {
 		p.insert(a, name, p.attrs)
 		p.formOpen = true
 	case atom.Li:
-		for i := len(p.stack) - 1; i >= 0; i-- {
-			n := p.stack[i]
-			if n.a == atom.Li {
-				p.popUntil(i)
-				break
-			}
-			if special(n) && n.a != atom.Address && n.a != atom.Div && n.a != atom.P {
-				break
-			}
-		}
-		p.closePInButtonScope()
+		p.closeItem(func(b atom.Atom) bool { return b == atom.Li })
 		p.insert(a, name, p.attrs)
 	case atom.Dd, atom.Dt:
-		for i := len(p.stack) - 1; i >= 0; i-- {
-			n := p.stack[i]
-			if n.a == atom.Dd || n.a == atom.Dt {
-				p.popUntil(i)
-				break
-			}
-			if special(n) && n.a != atom.Address && n.a != atom.Div && n.a != atom.P {
-				break
-			}
-		}
-		p.closePInButtonScope()
+		p.closeItem(func(b atom.Atom) bool { return b == atom.Dd || b == atom.Dt })
 		p.insert(a, name, p.attrs)
 	case atom.Button:
 		if p.inScope(atom.Button, nil) {
@@ -1242,6 +1222,24 @@ func (p *pass) impliedEnds(except atom.Atom) {
 			return
 		}
 	}
+}
+
+// closeItem is the in-body rule for a start tag of li, dd or dt: the
+// nearest open element that same accepts is closed (with what is open
+// inside it), unless a special element other than address, div and p
+// comes first; then a p in button scope is closed.
+func (p *pass) closeItem(same func(atom.Atom) bool) {
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		n := p.stack[i]
+		if same(n.a) {
+			p.popUntil(i)
+			break
+		}
+		if special(n) && n.a != atom.Address && n.a != atom.Div && n.a != atom.P {
+			break
+		}
+	}
+	p.closePInButtonScope()
 }
 
 func (p *pass) closePInButtonScope() {
