@@ -158,10 +158,11 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 // target whose check in the run is neither ok nor redirected, and the
 // links with a #fragment of the other checked targets for which keep
 // reports true (nil keeps them all). keep sees the check and the
-// fragment only: the fragment links of a run are read from an index
-// first, and only those kept are read whole, so that a documentation
-// tree's tens of thousands of fragments that name an anchor cost an index
-// scan. Links come grouped by target, in target ID order, a target's
+// fragment only, and is asked once per target and fragment (however many
+// links carry it): the run's pairs are read from run_fragments, and only
+// the links of the kept pairs are read whole, so that a documentation
+// tree's tens of thousands of #anchor links that name an anchor cost a
+// few thousand small rows. Links come grouped by target, in target ID order, a target's
 // links in link ID order (the order of pages and positions in which the
 // writer stored them). Links whose target has no check are left out. An
 // unknown run yields an error wrapping audit.ErrNotFound.
@@ -181,7 +182,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		checks, err := aside(ctx, selectCheckSQL+`
 			FROM checks c JOIN targets t ON t.id = c.target_id
 			WHERE c.run_id = $1 AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
-				SELECT 1 FROM links l WHERE l.run_id = $2 AND l.target_id = c.target_id AND l.fragment <> ''))
+				SELECT 1 FROM run_fragments rf WHERE rf.run_id = $2 AND rf.target_id = c.target_id))
 			ORDER BY c.target_id`, runID, runID)
 		if err != nil {
 			return err
@@ -229,71 +230,80 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			brokenNext = &r
 			return err
 		}
-		// The fragment links, from the partial index links_fragment
-		// (0014) alone.
-		// A link without a target (its URL did not parse) has no check:
-		// InvalidURLLinks hands it over.
+		// The run's (target, fragment) pairs, from run_fragments (0019):
+		// keep decides once per pair, and only the links of the kept
+		// pairs are read whole. (A link without a target, whose URL did
+		// not parse, has no check: InvalidURLLinks hands it over.)
 		frags, err := tx.QueryContext(ctx, `
-			SELECT l.target_id, l.id, l.fragment FROM links l
-			WHERE l.run_id = $1 AND l.fragment <> '' AND l.target_id IS NOT NULL
-			ORDER BY l.target_id NULLS FIRST, l.id`, runID)
+			SELECT target_id, fragment FROM run_fragments
+			WHERE run_id = $1 ORDER BY target_id, fragment`, runID)
 		if err != nil {
 			return err
 		}
 		defer frags.Close()
-		type fragLink struct {
-			target, id int64
-			fragment   string
+		type fragPair struct {
+			target   int64
+			fragment string
 		}
-		var fragNext *fragLink
+		var fragNext *fragPair
 		nextFrag := func() error {
 			fragNext = nil
 			if !frags.Next() {
 				return frags.Err()
 			}
-			var f fragLink
-			if err := frags.Scan(&f.target, &f.id, &f.fragment); err != nil {
+			var f fragPair
+			if err := frags.Scan(&f.target, &f.fragment); err != nil {
 				return err
 			}
 			fragNext = &f
 			return nil
 		}
-		// Kept fragment links are read whole in batches, in the order
-		// they were kept (target, then link).
+		// Kept pairs are read whole a target at a time, in target order,
+		// a target's links in link order.
 		var (
-			kept       []int64                    // link IDs
+			kept       []fragPair                 // in target order
 			keptChecks = map[int64]*audit.Check{} // by target ID
 		)
 		flushKept := func() error {
-			if len(kept) == 0 {
-				return nil
-			}
-			rows, err := aside(ctx, `
-				SELECT `+findingLinkColumns+`
-				FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-				WHERE l.id IN `+db.idListSQL(1)+`
-				ORDER BY l.target_id NULLS FIRST, l.id`, idList(kept))
-			if err != nil {
-				return err
-			}
-			// Read before fn is called: fn may read too, and on
-			// PostgreSQL each open result set holds a connection.
-			refs := make([]audit.LinkRef, 0, len(kept))
-			for rows.Next() {
-				r, err := scanFindingLink(rows)
+			for lo := 0; lo < len(kept); {
+				target := kept[lo].target
+				hi := lo
+				var fragments []string
+				for ; hi < len(kept) && kept[hi].target == target; hi++ {
+					fragments = append(fragments, kept[hi].fragment)
+				}
+				list, err := json.Marshal(fragments)
 				if err != nil {
-					rows.Close()
 					return err
 				}
-				refs = append(refs, r)
-			}
-			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-				return err
-			}
-			for _, r := range refs {
-				if err := fn(r, keptChecks[r.TargetID]); err != nil {
+				rows, err := aside(ctx, `
+					SELECT `+findingLinkColumns+`
+					FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
+					WHERE l.target_id = $1 AND +l.run_id = $2 AND l.fragment IN `+db.textListSQL(3)+`
+					ORDER BY l.id`, target, runID, string(list))
+				if err != nil {
 					return err
 				}
+				// Read before fn is called: fn may read too, and on
+				// PostgreSQL each open result set holds a connection.
+				var refs []audit.LinkRef
+				for rows.Next() {
+					r, err := scanFindingLink(rows)
+					if err != nil {
+						rows.Close()
+						return err
+					}
+					refs = append(refs, r)
+				}
+				if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+					return err
+				}
+				for _, r := range refs {
+					if err := fn(r, keptChecks[target]); err != nil {
+						return err
+					}
+				}
+				lo = hi
 			}
 			kept = kept[:0]
 			clear(keptChecks)
@@ -340,7 +350,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 				// A broken target's fragment links came whole above.
 				if c != nil && (c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected) &&
 					(keep == nil || keep(c, fragNext.fragment)) {
-					kept, keptChecks[target] = append(kept, fragNext.id), c
+					kept, keptChecks[target] = append(kept, *fragNext), c
 				}
 				if err := nextFrag(); err != nil {
 					return err

@@ -38,6 +38,15 @@ func (db *DB) idListSQL(n int) string {
 	return `(SELECT value FROM json_each($` + strconv.Itoa(n) + `))`
 }
 
+// textListSQL is idListSQL for a JSON array of strings in parameter n: a
+// subquery of its elements as text.
+func (db *DB) textListSQL(n int) string {
+	if db.dialect == dialectPostgres {
+		return `(SELECT j.value FROM json_array_elements_text(CAST($` + strconv.Itoa(n) + ` AS json)) AS j(value))`
+	}
+	return `(SELECT value FROM json_each($` + strconv.Itoa(n) + `))`
+}
+
 //go:embed migrations/postgres/*.sql
 var pgMigrationFiles embed.FS
 
@@ -100,7 +109,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool, e Engines) (*D
 			pool.Close()
 			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
 		}
-		db.write, db.read, db.compact = pool, pool, true
+		db.write, db.read, db.compact, db.fragments = pool, pool, true, true
 		return db, nil
 	}
 
@@ -126,7 +135,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool, e Engines) (*D
 		db.write.Close()
 		return nil, err
 	}
-	db.compact = true
+	db.compact, db.fragments = true, true
 	if db.read, err = e.Postgres.Pool(dsn, true); err != nil {
 		db.write.Close()
 		return nil, err

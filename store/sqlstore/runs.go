@@ -94,6 +94,9 @@ func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 		return fmt.Errorf("create run: %w", err)
 	}
 	r.ID = id
+	// A SQLite rowid of a deleted run can come back: what the writer
+	// remembers of a run's fragments is not this one's.
+	db.fragSeen.forget(id)
 	r.Status = audit.RunRunning
 	r.FinishedAt = time.Time{}
 	r.Error = ""

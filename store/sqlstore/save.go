@@ -127,6 +127,9 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 			return nil, err
 		}
 	}
+	if err := s.writeFragments(ctx, tx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -181,6 +184,9 @@ type saver struct {
 	// links).
 	insLinks    map[int]*sql.Stmt
 	linkArgsBuf []any
+	// frags are the batch's distinct (target, #fragment) pairs, for
+	// run_fragments (fragments.go).
+	frags map[fragKey]struct{}
 }
 
 // saverRows are the tables of saver's rowStmts, in the order of
@@ -276,7 +282,13 @@ type targetOf struct {
 // publish shares the targets the committed transaction created with later
 // batches.
 func (s *saver) publish() {
-	if s == nil || s.shared == nil {
+	if s == nil {
+		return
+	}
+	if len(s.frags) > 0 {
+		s.db.fragSeen.add(s.runID, s.frags)
+	}
+	if s.shared == nil {
 		return
 	}
 	for _, norm := range s.created {
@@ -532,6 +544,7 @@ func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int,
 	}
 	target := t.id
 	_, fragment, _ := strings.Cut(l.Href, "#")
+	s.noteFragment(target, fragment)
 	href, rawHref := l.Href, l.RawHref
 	var form int
 	if s.compact {

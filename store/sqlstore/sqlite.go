@@ -56,7 +56,13 @@ type DB struct {
 	// compact: the schema has migration 0008 (interned URLs) and rows are
 	// written in its form. Open sets it; only tests that build a DB by hand
 	// on an older schema leave it false.
-	compact   bool
+	compact bool
+	// fragments: the schema has run_fragments (0019) and the writer adds
+	// a batch's (target, #fragment) pairs to it. Open sets it; only tests
+	// that build a DB by hand on an older schema leave it false.
+	fragments bool
+	// fragSeen: the pairs committed batches added to run_fragments.
+	fragSeen  fragmentsSeen
 	targetIDs *lru.Cache[string, int64]
 	// stmts are the writer's statements prepared once (SQLite; see
 	// prepareWriter), by SQL text; read-only once Open has returned.
@@ -127,7 +133,7 @@ func OpenWith(ctx context.Context, path string, e Engines) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db.compact = true
+	db.compact, db.fragments = true, true
 	if err := db.prepareWriter(ctx); err != nil {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)

@@ -31,7 +31,8 @@ func MustOpen(tb testing.TB) *DB {
 
 // openAtVersion opens a store at path whose schema is migrated to version
 // n only, as linkrot n wrote it (compact: the links' and findings' interned
-// URL form, 0008 on); the caller closes its write and read pools.
+// URL form, 0008 on; run_fragments from 0019 on); the caller closes its
+// write and read pools.
 func openAtVersion(tb testing.TB, path string, n int, compact bool) *DB {
 	tb.Helper()
 	ctx := context.Background()
@@ -49,7 +50,7 @@ func openAtVersion(tb testing.TB, path string, n int, compact bool) *DB {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &DB{path: path, write: write, read: read, compact: compact}
+	return &DB{path: path, write: write, read: read, compact: compact, fragments: n >= 19}
 }
 
 // mustCreateRun creates a run and returns its ID.

@@ -85,7 +85,7 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 		t.Errorf("FindingLinks with keep =\n%v\nwant\n%v", kept, want)
 	}
 	if len(asked) != 3+700 {
-		t.Errorf("keep asked %d times, want once per fragment link of the ok target (703)", len(asked))
+		t.Errorf("keep asked %d times, want once per fragment of the ok target (703)", len(asked))
 	}
 	for _, a := range asked {
 		if a[:len(ok)] != ok {
@@ -100,5 +100,78 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 	if all[0].href != ok+"#a" || all[1].href != ok+"#b" || all[2].href != ok+"#c" ||
 		all[3].href != ok+"#m0" || all[702].href != ok+"#m699" || all[703].href != gone+"#x" {
 		t.Errorf("FindingLinks without keep: order %v ... %v", all[:4], all[700:])
+	}
+}
+
+// testFindingLinks_RepeatedFragments checks a fragment repeated on many
+// pages and in several batches: keep is asked once per target and
+// fragment, however many links carry it, in two runs alike (a pair of one
+// run is not the other's); every link of a kept pair is read whole, in
+// link order across the kept fragments of a target, and no link of a pair
+// keep turned down.
+func testFindingLinks_RepeatedFragments(t *testing.T, open Opener) {
+	ctx := context.Background()
+	db := open(t)
+	const (
+		a = "https://example.org/a"
+		b = "https://example.org/b"
+	)
+	link := func(href string) audit.Link {
+		return audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: href}
+	}
+	page := func(u string, hrefs ...string) *audit.Page {
+		p := &audit.Page{Extraction: audit.Extraction{URL: u}, Status: 200}
+		for _, h := range hrefs {
+			p.Links = append(p.Links, link(h))
+		}
+		return p
+	}
+	type got struct{ page, href string }
+	for run := range 2 {
+		runID := mustCreateRun(t, db)
+		// Three batches; #x and #y of a interleave differently on each
+		// page, #same is everywhere.
+		mustSave(t, db, runID,
+			page("https://example.org/p1", a+"#x", a+"#same", a+"#y", b+"#same", a+"#x"),
+			page("https://example.org/p2", a+"#y", a+"#same", a+"#x"))
+		mustSave(t, db, runID, page("https://example.org/p3", a+"#same", b+"#same", a+"#y"))
+		mustSave(t, db, runID, page("https://example.org/p4", a+"#x", a+"#same"))
+		if missing, err := db.SaveChecksByURL(ctx, []audit.Check{
+			{RunID: runID, URL: a, Verdict: audit.VerdictOK, Status: 200},
+			{RunID: runID, URL: b, Verdict: audit.VerdictRedirected, Status: 200},
+		}); err != nil || len(missing) != 0 {
+			t.Fatalf("run %d: SaveChecksByURL: %v, %d missing", run, err, len(missing))
+		}
+		asked := map[string]int{}
+		var out []got
+		err := db.FindingLinks(ctx, runID, func(c *audit.Check, fragment string) bool {
+			asked[c.URL+"#"+fragment]++
+			return fragment == "x" || fragment == "y"
+		}, func(l audit.LinkRef, c *audit.Check) error {
+			if l.TargetID != c.TargetID {
+				t.Errorf("run %d: link %d of target %d came with the check of target %d", run, l.LinkID, l.TargetID, c.TargetID)
+			}
+			out = append(out, got{l.PageURL, l.Href})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAsked := map[string]int{a + "#x": 1, a + "#y": 1, a + "#same": 1, b + "#same": 1}
+		if !reflect.DeepEqual(asked, wantAsked) {
+			t.Errorf("run %d: keep asked %v, want each pair once: %v", run, asked, wantAsked)
+		}
+		want := []got{
+			{"https://example.org/p1", a + "#x"},
+			{"https://example.org/p1", a + "#y"},
+			{"https://example.org/p1", a + "#x"},
+			{"https://example.org/p2", a + "#y"},
+			{"https://example.org/p2", a + "#x"},
+			{"https://example.org/p3", a + "#y"},
+			{"https://example.org/p4", a + "#x"},
+		}
+		if !reflect.DeepEqual(out, want) {
+			t.Errorf("run %d: FindingLinks gave\n%v\nwant (link order, kept pairs only)\n%v", run, out, want)
+		}
 	}
 }

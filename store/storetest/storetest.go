@@ -26,6 +26,7 @@ func cases() []testCase {
 		{"EarlierFingerprints", testEarlierFingerprints},
 		{"EarlierFingerprints_NoFingerprintBefore", testEarlierFingerprintsNoFingerprintBefore},
 		{"FindingLinks_Keep", testFindingLinks_Keep},
+		{"FindingLinks_RepeatedFragments", testFindingLinks_RepeatedFragments},
 		{"FirstFingerprints", testFirstFingerprints},
 		{"History_Errors", testHistory_Errors},
 		{"PreviousChecks_Many", testPreviousChecks_Many},

@@ -1,0 +1,206 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/linkrot/linkrot/audit"
+)
+
+// fragmentPages are pages whose links repeat #fragments across pages and
+// targets, with a link that has a fragment but no target.
+func fragmentPages(prefix string) []*audit.Page {
+	link := func(href string) audit.Link {
+		return audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: "t"}
+	}
+	var pages []*audit.Page
+	for i := range 4 {
+		p := &audit.Page{Extraction: audit.Extraction{URL: fmt.Sprintf("https://example.org/%s%d", prefix, i)}, Status: 200}
+		for _, h := range []string{"https://example.org/a#x", "https://example.org/a#y", "https://example.org/a",
+			"https://example.org/b#x", "https://example.org/a#x", fmt.Sprintf("https://example.org/a#own%d", i%2)} {
+			p.Links = append(p.Links, link(h))
+		}
+		p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: "#top", RawHref: "#top"}) // no target
+		pages = append(pages, p)
+	}
+	return pages
+}
+
+// runFragments returns the rows of run_fragments as "run target#fragment"
+// (target by URL), in key order.
+func runFragments(t *testing.T, db *DB) []string {
+	t.Helper()
+	rows, err := db.read.Query(`SELECT rf.run_id, t.url, rf.fragment FROM run_fragments rf
+		JOIN targets t ON t.id = rf.target_id ORDER BY rf.run_id, rf.target_id, rf.fragment`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var (
+			run         int64
+			u, fragment string
+		)
+		if err := rows.Scan(&run, &u, &fragment); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%d %s#%s", run, u, fragment))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRunFragments_Writer(t *testing.T) { forEachBackend(t, testRunFragments_Writer) }
+
+// testRunFragments_Writer: the writer stores each (run, target, fragment)
+// once, across pages and batches, never for a link without a target; a
+// batch that fails stores none of its pairs.
+func testRunFragments_Writer(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	run1, run2 := mustCreateRun(t, db), mustCreateRun(t, db)
+	pages := fragmentPages("p")
+	mustSave(t, db, run1, pages[:1]...)
+	mustSave(t, db, run1, pages[1:]...)
+	mustSave(t, db, run2, pages[:2]...)
+	want := []string{
+		fmt.Sprintf("%d https://example.org/a#own0", run1), fmt.Sprintf("%d https://example.org/a#own1", run1),
+		fmt.Sprintf("%d https://example.org/a#x", run1), fmt.Sprintf("%d https://example.org/a#y", run1),
+		fmt.Sprintf("%d https://example.org/b#x", run1),
+		fmt.Sprintf("%d https://example.org/a#own0", run2), fmt.Sprintf("%d https://example.org/a#own1", run2),
+		fmt.Sprintf("%d https://example.org/a#x", run2), fmt.Sprintf("%d https://example.org/a#y", run2),
+		fmt.Sprintf("%d https://example.org/b#x", run2),
+	}
+	// Key order is target ID order: a was created before b.
+	if got := runFragments(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("run_fragments =\n%v\nwant\n%v", got, want)
+	}
+
+	// A batch that fails on its second page, after the first page's
+	// links and pairs were written in its transaction, leaves no pair
+	// behind.
+	bad := fragmentPages("q")[:2]
+	bad[0].Links = append(bad[0].Links, audit.Link{Element: "a", Attr: "href", Href: "https://example.org/c#new", RawHref: "https://example.org/c#new"})
+	bad[1].PWIDs = []audit.PWID{{Raw: "urn:pwid:x", Link: 99}} // no link 99: the page fails
+	if err := db.SavePages(ctx, run2, bad); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("SavePages of a page with a pwid of link 99: %v, want an out-of-range error", err)
+	}
+	if got := runFragments(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a failed batch run_fragments =\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestRunFragments_Migrate: migration 0019 fills run_fragments from the
+// links a version-18 file holds, drops links_fragment, and the findings
+// stage's reads give what they give on a file written at 19.
+//
+// SQLite-only: it builds a schema-18 SQLite file by hand.
+func TestRunFragments_Migrate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v18.db")
+	old := openAtVersion(t, path, 18, true)
+	r := &audit.Run{Mode: "site", Seeds: []string{"https://example.org/"}, Version: "v18"}
+	if err := old.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	mustSave(t, old, r.ID, fragmentPages("p")...)
+	if n := count(t, old, `SELECT count(*) FROM sqlite_master WHERE name = 'run_fragments'`); n != 0 {
+		t.Fatalf("a schema-18 file has run_fragments")
+	}
+	old.write.Close()
+	old.read.Close()
+
+	db := openClosed(t, path)
+	if n := count(t, db, `SELECT count(*) FROM sqlite_master WHERE name = 'links_fragment'`); n != 0 {
+		t.Errorf("links_fragment is still there after 0019")
+	}
+	fresh := openClosed(t, filepath.Join(dir, "v19.db"))
+	run := mustCreateRun(t, fresh)
+	mustSave(t, fresh, run, fragmentPages("p")...)
+	got, want := runFragments(t, db), runFragments(t, fresh)
+	if len(want) != 5 || !reflect.DeepEqual(got, want) {
+		t.Errorf("run_fragments after 0019 =\n%v\nwritten at 19\n%v", got, want)
+	}
+
+	read := func(db *DB, runID int64) []string {
+		if missing, err := db.SaveChecksByURL(ctx, []audit.Check{
+			{RunID: runID, URL: "https://example.org/a", Verdict: audit.VerdictOK, Status: 200},
+			{RunID: runID, URL: "https://example.org/b", Verdict: audit.VerdictGone, Status: 410},
+		}); err != nil || len(missing) != 0 {
+			t.Fatalf("SaveChecksByURL: %v, %d missing", err, len(missing))
+		}
+		var out []string
+		err := db.FindingLinks(ctx, runID, func(c *audit.Check, fragment string) bool {
+			return strings.HasPrefix(fragment, "own") || fragment == "y"
+		}, func(l audit.LinkRef, c *audit.Check) error {
+			out = append(out, l.PageURL+" "+l.Href+" "+string(c.Verdict))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got, want := read(db, r.ID), read(fresh, run); len(want) != 4*2+4 || !reflect.DeepEqual(got, want) {
+		t.Errorf("FindingLinks after 0019 =\n%v\nwritten at 19\n%v", got, want)
+	}
+}
+
+// TestRunFragments_Plans: the findings stage reads a run's pairs from
+// run_fragments' key and the links of a kept pair by target: no scan of
+// links.
+func TestRunFragments_Plans(t *testing.T) {
+	db := MustOpen(t)
+	for _, q := range []string{
+		`SELECT target_id, fragment FROM run_fragments WHERE run_id = 1 ORDER BY target_id, fragment`,
+		`SELECT l.id FROM links l WHERE l.target_id = 1 AND +l.run_id = 1 AND l.fragment IN (SELECT value FROM json_each('["x"]')) ORDER BY l.id`,
+		`SELECT 1 FROM checks c WHERE c.run_id = 1 AND EXISTS (SELECT 1 FROM run_fragments rf WHERE rf.run_id = 1 AND rf.target_id = c.target_id)`,
+	} {
+		rows, err := db.read.Query(`EXPLAIN QUERY PLAN ` + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, "; ")
+		if strings.Contains(joined, "SCAN l") || strings.Contains(joined, "SCAN links") || strings.Contains(joined, "SCAN run_fragments") ||
+			strings.Contains(joined, "USE TEMP B-TREE FOR ORDER BY") {
+			t.Errorf("plan of %s:\n%s", q, joined)
+		}
+	}
+}
+
+// TestRunFragments_ReusedRunID: a run deleted and another created under
+// its ID (SQLite reuses the largest rowid) gets its pairs written, though
+// the writer remembered the same pairs of the deleted run.
+func TestRunFragments_ReusedRunID(t *testing.T) {
+	db := MustOpen(t)
+	run := mustCreateRun(t, db)
+	mustSave(t, db, run, fragmentPages("p")...)
+	if _, err := db.write.Exec(`DELETE FROM runs WHERE id = $1`, run); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustCreateRun(t, db); again != run {
+		t.Skipf("SQLite gave run ID %d, not the deleted %d: nothing to test", again, run)
+	}
+	mustSave(t, db, run, fragmentPages("p")...)
+	if got := runFragments(t, db); len(got) != 5 {
+		t.Errorf("run_fragments of the new run = %v, want its 5 pairs", got)
+	}
+}
