@@ -16,7 +16,7 @@ import (
 // where values enter the driver. Raw bytes that are not text are bound
 // as []byte (BLOB, bytea) and left alone.
 func ValidText(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+	if IsValidText(s) {
 		return s
 	}
 	var b strings.Builder
@@ -34,3 +34,7 @@ func ValidText(s string) string {
 	}
 	return b.String()
 }
+
+// IsValidText reports whether ValidText leaves s as it is: s holds no NUL
+// and is valid UTF-8.
+func IsValidText(s string) bool { return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) }

@@ -38,6 +38,39 @@ func TestOpenDB_ValidText(t *testing.T) {
 	}
 }
 
+// TestOpenDB_BoundTypes: each kind of value the store binds is stored as
+// the default converter would store it, and a string of a named type is
+// made valid text too.
+func TestOpenDB_BoundTypes(t *testing.T) {
+	type label string
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Engine{}.OpenDB("file:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE t (i INTEGER, j INTEGER, f REAL, b INTEGER, n TEXT, l TEXT, u INTEGER, ok TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		int(-7), int64(1)<<40, 2.5, true, nil, label("x\xffy"), uint16(9), "plain"); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		i, j, b, u int64
+		f          float64
+		n          *string
+		l, ok      string
+	)
+	if err := db.QueryRowContext(ctx, `SELECT i, j, f, b, n, l, u, ok FROM t`).Scan(&i, &j, &f, &b, &n, &l, &u, &ok); err != nil {
+		t.Fatal(err)
+	}
+	if i != -7 || j != 1<<40 || f != 2.5 || b != 1 || n != nil || l != "x\uFFFDy" || u != 9 || ok != "plain" {
+		t.Errorf("stored %d %d %v %d %v %q %d %q", i, j, f, b, n, l, u, ok)
+	}
+}
+
 // TestIsBusy: a write refused because another connection holds the write
 // lock is busy; other errors are not.
 func TestIsBusy(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"time"
 
 	"github.com/linkrot/linkrot/store"
 	sqlitedriver "modernc.org/sqlite"
@@ -50,6 +51,21 @@ var (
 )
 
 func (c *textConn) CheckNamedValue(nv *driver.NamedValue) error {
+	// The writer binds hundreds of thousands of values a run: the usual
+	// types are taken as they are, without the default converter's
+	// reflection, and a valid string is not boxed again.
+	switch v := nv.Value.(type) {
+	case string:
+		if !store.IsValidText(v) {
+			nv.Value = store.ValidText(v)
+		}
+		return nil
+	case int:
+		nv.Value = int64(v)
+		return nil
+	case nil, int64, float64, bool, []byte, time.Time:
+		return nil
+	}
 	v, err := driver.DefaultParameterConverter.ConvertValue(nv.Value)
 	if err != nil {
 		return err
