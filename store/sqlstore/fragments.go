@@ -92,7 +92,8 @@ func (s *saver) noteFragment(target any, fragment string) {
 
 // writeFragments adds the batch's pairs the run does not have yet. They
 // go in key order: two writers of one run (PostgreSQL workers) then take
-// the rows' locks in the same order and cannot deadlock.
+// these rows' locks in the same order and cannot deadlock over them
+// (retryTx retries a batch that deadlocked over other rows).
 func (s *saver) writeFragments(ctx context.Context, tx *sql.Tx) error {
 	if len(s.frags) == 0 {
 		return nil
