@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +91,35 @@ func testEvidence_RoundTrip(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM page_evidence`); n != 0 {
 		t.Errorf("%d evidence rows left after the run was deleted", n)
+	}
+}
+
+// TestDeflateText_RoundTrip: the main text comes back as written through
+// the compressor and compress/flate's reader, whatever it holds (empty,
+// short, repetitive, random bytes, the largest stored), and a blob that
+// inflates past the largest stored text is refused.
+func TestDeflateText_RoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]byte, 100_000)
+	for i := range random {
+		random[i] = byte(rng.UintN(256))
+	}
+	for _, text := range []string{"", "a", "words words words", strings.Repeat("the same paragraph again. ", 4000),
+		string(random), strings.Repeat("x", maxStoredText)} {
+		blob, err := deflateText(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := inflateText(blob)
+		if err != nil || got != text {
+			t.Errorf("text of %d bytes came back as %d bytes (%v)", len(text), len(got), err)
+		}
+	}
+	blob, err := deflateText(strings.Repeat("y", maxStoredText+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inflateText(blob); err == nil {
+		t.Errorf("a blob inflating past %d bytes was read", maxStoredText)
 	}
 }
