@@ -138,6 +138,7 @@ type entry struct {
 	hidden     bool // the hidden attribute
 	hasChild   bool
 	formatting bool
+	info       elemInfo
 	// extraction
 	text     *linkText // innermost open link's text (nil outside links)
 	ownText  bool
@@ -445,8 +446,7 @@ func (p *pass) onStart(raw []byte) {
 	// TagAttr copies every name and value. Only the attributes a reader
 	// of the page looks at are kept, all of them for the elements whose
 	// links are extracted.
-	_, all := urlAttrs[a]
-	all = all || a == atom.Html
+	all := infoOf(a)&infoURL != 0 || a == atom.Html
 	p.attrs, p.nattrs = p.attrs[:0], 0
 	if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
 		p.spans = spans
@@ -772,7 +772,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 		}
 		p.insert(a, name, p.attrs)
 	default:
-		if closesP[a] {
+		if infoOf(a)&infoClosesP != 0 {
 			p.closePInButtonScope()
 		}
 		p.insert(a, name, p.attrs)
@@ -1096,7 +1096,7 @@ func (p *pass) endInBody(a atom.Atom, name string) {
 		p.bail()
 	case a == atom.Template:
 		p.bail()
-	case blockEnd[a]:
+	case infoOf(a)&infoBlockEnd != 0:
 		i := p.scopeIndex(a, nil)
 		if i < 0 {
 			return
@@ -1151,7 +1151,7 @@ func (p *pass) endInBody(a atom.Atom, name string) {
 			return
 		}
 		p.popUntil(i)
-	case formattingElems[a]:
+	case infoOf(a)&infoFormatting != 0:
 		if top := p.top(); top.a == a {
 			p.pop()
 			return
@@ -1293,7 +1293,7 @@ func (p *pass) onStack(a atom.Atom) bool {
 }
 
 func special(e *entry) bool {
-	return e.a != 0 && specialElems[e.a]
+	return e.info&infoSpecial != 0
 }
 
 var specialElems = func() map[atom.Atom]bool {
@@ -1468,17 +1468,3 @@ const (
 	flagSkipBoilerplate
 	flagInline
 )
-
-func flagsOf(a atom.Atom) elemFlags {
-	var f elemFlags
-	if pagefacts.SkipAlways(a) {
-		f |= flagSkipAlways
-	}
-	if pagefacts.SkipBoilerplate(a) {
-		f |= flagSkipBoilerplate
-	}
-	if pagefacts.Inline(a) {
-		f |= flagInline
-	}
-	return f
-}

@@ -37,8 +37,10 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			break
 		}
 	}
-	e.formatting = formattingElems[a]
-	e.flags = flagsOf(a)
+	info := infoOf(a)
+	e.info = info
+	e.formatting = info&infoFormatting != 0
+	e.flags = info.flags()
 	switch {
 	case a == atom.Td || a == atom.Th:
 		e.cell = true
@@ -62,13 +64,13 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			x.inTitle, e.title = true, true
 		}
 	}
-	if _, ok := urlAttrs[a]; ok {
+	if info&infoURL != 0 {
 		p.scratch = html.Node{Type: html.ElementNode, Data: name, DataAtom: a, Attr: attrs}
 		if idx := x.element(&p.scratch); idx >= 0 && !x.ex.Links[idx].Resource {
 			e.text, e.ownText = x.openText(idx), true
 		}
 	}
-	if blockElements[a] {
+	if info&infoBlock != 0 {
 		e.block = true
 		x.addPageText(" ")
 	}

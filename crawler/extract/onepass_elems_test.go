@@ -1,0 +1,70 @@
+package extract
+
+import (
+	"testing"
+
+	"golang.org/x/net/html/atom"
+
+	"github.com/linkrot/linkrot/internal/pagefacts"
+)
+
+// allAtoms returns every atom of the atom package, found by asking each
+// offset and length of its table (an atom is offset<<8 | length).
+func allAtoms() []atom.Atom {
+	var out []atom.Atom
+	for off := uint32(0); off < 1<<14; off++ {
+		for n := uint32(1); n < 1<<8; n++ {
+			a := atom.Atom(off<<8 | n)
+			s := a.String()
+			if s == "" {
+				break
+			}
+			if atom.Lookup([]byte(s)) == a {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// TestInfoOf checks the one table of the pass against the tables it
+// replaces, for every atom and for names that are no atom.
+func TestInfoOf(t *testing.T) {
+	atoms := allAtoms()
+	if len(atoms) < 300 {
+		t.Fatalf("found %d atoms, want the whole table", len(atoms))
+	}
+	for _, a := range append(atoms, 0) {
+		info := infoOf(a)
+		_, url := urlAttrs[a]
+		for _, c := range []struct {
+			name string
+			got  bool
+			want bool
+		}{
+			{"url", info&infoURL != 0, url},
+			{"formatting", info&infoFormatting != 0, formattingElems[a]},
+			{"block", info&infoBlock != 0, blockElements[a]},
+			{"closesP", info&infoClosesP != 0, closesP[a]},
+			{"blockEnd", info&infoBlockEnd != 0, blockEnd[a]},
+			{"special", info&infoSpecial != 0, a != 0 && specialElems[a]},
+			{"skipAlways", info.flags()&flagSkipAlways != 0, a != 0 && pagefacts.SkipAlways(a)},
+			{"skipBoilerplate", info.flags()&flagSkipBoilerplate != 0, a != 0 && pagefacts.SkipBoilerplate(a)},
+			{"inline", info.flags()&flagInline != 0, a != 0 && pagefacts.Inline(a)},
+		} {
+			if c.got != c.want {
+				t.Errorf("infoOf(%q) %s = %v, want %v", a.String(), c.name, c.got, c.want)
+			}
+		}
+	}
+	// Names sharing an offset of the atom table with a listed one.
+	for _, n := range []string{"abbr", "basefont", "listing", "foreignObject", "inputmode", "selected"} {
+		a := atom.Lookup([]byte(n))
+		if a == 0 {
+			continue
+		}
+		if got, want := infoOf(a)&infoURL != 0, urlAttrs[a] != nil; got != want {
+			t.Errorf("infoOf(%q) url = %v, want %v", n, got, want)
+		}
+	}
+}
