@@ -444,8 +444,8 @@ func (p *pass) onStart(raw []byte) {
 	// The attributes as the tokenizer reads them (TagAttr), read from the
 	// raw tag when no value needs decoding and no name lower-casing:
 	// TagAttr copies every name and value. Only the attributes a reader
-	// of the page looks at are kept, all of them for the elements whose
-	// links are extracted.
+	// of the page looks at are kept (passAttr), more of them for the
+	// elements whose links are extracted.
 	all := infoOf(a)&infoURL != 0 || a == atom.Html
 	p.attrs, p.nattrs = p.attrs[:0], 0
 	if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
@@ -471,14 +471,28 @@ func (p *pass) onStart(raw []byte) {
 // keep records an attribute of the start tag being read.
 func (p *pass) keep(all bool, k, v []byte) {
 	p.nattrs++
-	if !all {
-		switch string(k) {
-		case "hidden", "id", "data-adblockkey", "type":
-		default:
-			return
-		}
+	if !passAttr(all, k) {
+		return
 	}
 	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
+}
+
+// passAttr reports whether the pass keeps the attribute named k of a
+// start tag (all: of an element whose links are extracted, or html): the
+// attributes its readers look at, the extractor (element, addLink,
+// robust, mset, relTokens), the anchors (id, name of a), the soft-404
+// signals (data-adblockkey, src, data, http-equiv, content, href) and the
+// tree construction (hidden, type). The others (class, title, style,
+// ...) are not copied.
+func passAttr(all bool, k []byte) bool {
+	switch string(k) {
+	case "hidden", "id", "data-adblockkey", "type":
+		return true
+	case "href", "src", "srcset", "poster", "cite", "data", "content", "http-equiv", "name",
+		"mset", "alt", "rel", "data-originalurl", "data-versiondate", "data-versionurl":
+		return all
+	}
+	return false
 }
 
 // attrSpan is an attribute of a raw start tag: name raw[ks:ke], value

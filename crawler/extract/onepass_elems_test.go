@@ -68,3 +68,36 @@ func TestInfoOf(t *testing.T) {
 		}
 	}
 }
+
+// TestPassAttr: the pass keeps the attributes the extractor reads of an
+// element whose links are extracted (its URL attributes and the one that
+// enables them), and drops the others.
+func TestPassAttr(t *testing.T) {
+	for _, spec := range urlAttrs {
+		names := []string{}
+		for _, a := range spec.attrs {
+			names = append(names, a.name)
+		}
+		if spec.only != "" {
+			names = append(names, spec.only)
+		}
+		for _, n := range names {
+			if !passAttr(true, []byte(n)) {
+				t.Errorf("<%s %s> not kept", spec.element, n)
+			}
+		}
+	}
+	for _, c := range []struct {
+		all  bool
+		name string
+		want bool
+	}{
+		{false, "id", true}, {false, "hidden", true}, {false, "type", true}, {false, "data-adblockkey", true},
+		{false, "href", false}, {true, "href", true}, {true, "mset", true}, {true, "data-versionurl", true},
+		{true, "class", false}, {true, "title", false}, {false, "style", false}, {true, "HREF", false},
+	} {
+		if got := passAttr(c.all, []byte(c.name)); got != c.want {
+			t.Errorf("passAttr(%v, %q) = %v, want %v", c.all, c.name, got, c.want)
+		}
+	}
+}

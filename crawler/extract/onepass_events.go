@@ -352,12 +352,11 @@ func (p *pass) flush() {
 		link = top.text
 	}
 	if x.inTitle || !inHidden {
-		s := string(b)
 		if x.inTitle {
-			x.title.WriteString(s)
+			x.title.Write(b)
 		}
 		if !inHidden {
-			x.addPageText(s)
+			addPageText(x, b)
 			if x.pwidText {
 				p.bail() // the tree path builds the page text (see finish)
 				return
