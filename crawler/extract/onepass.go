@@ -214,8 +214,23 @@ func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options) *pas
 	opt = opt.withDefaults()
 	x := newExtractor(pageURL, opt)
 	x.ex.Base = x.baseHref
+	// The links and their tags are preallocated for the page's URL
+	// attributes as written in lower case: the slices grown by doubling
+	// allocated and copied each link half as much again.
+	n := min(linkEstimate(src), opt.MaxLinks)
+	if n > 0 {
+		x.ex.Links = make([]audit.Link, 0, n)
+	}
 	x.headerLinks(header)
-	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src))}
+	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src)),
+		tags: make([]tagAt, 0, n)}
+}
+
+// linkEstimate is how many links src may hold: its "href=" and "src="
+// (a count, not a parse: text and other attributes may hold them too,
+// and upper-case names are not counted).
+func linkEstimate(src []byte) int {
+	return bytes.Count(src, []byte("href=")) + bytes.Count(src, []byte("src="))
 }
 
 func (p *pass) run() bool {
@@ -240,9 +255,8 @@ func (p *pass) run() bool {
 		case html.DoctypeToken:
 			// Ignored by the tree builder but in the initial mode.
 		case html.StartTagToken, html.SelfClosingTagToken:
-			p.tags = scanTag(p.tags, p.src, off, off+len(raw))
 			p.selfClosing = tt == html.SelfClosingTagToken
-			p.onStart(p.src[off : off+len(raw)])
+			p.onStart(off, off+len(raw))
 		case html.EndTagToken:
 			a, name := p.tagName(p.src[off+2 : off+len(raw)])
 			p.onEnd(a, name)
@@ -439,8 +453,19 @@ func (p *pass) tagName(b []byte) (atom.Atom, string) {
 	return 0, string(lower)
 }
 
-func (p *pass) onStart(raw []byte) {
+// onStart reads the start tag src[start:end].
+func (p *pass) onStart(start, end int) {
+	raw := p.src[start:end]
 	a, name := p.tagName(raw[1:])
+	// The URLs of the tag, for the positions (scanTag, with the element
+	// known: the tag name is looked up once).
+	if isASCII(p.nameBuf) {
+		if infoOf(a)&infoURL != 0 {
+			p.tags = scanTagOf(p.tags, p.src, start, end, urlAttrs[a], 1+len(p.nameBuf))
+		}
+	} else {
+		p.tags = scanTag(p.tags, p.src, start, end)
+	}
 	// The attributes as the tokenizer reads them (TagAttr), read from the
 	// raw tag when no value needs decoding and no name lower-casing:
 	// TagAttr copies every name and value. Only the attributes a reader
