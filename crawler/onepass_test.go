@@ -43,6 +43,11 @@ func onePassSameOpt(body []byte, pageURL string, opt extract.Options) (fellBack 
 	if !reflect.DeepEqual(ex, tex) {
 		return false, fmt.Sprintf("extraction differs\npass %+v\ntree %+v", ex, tex)
 	}
+	// Facts reads the facts without the links (compared before Observe,
+	// which lower-cases the main text's words in place).
+	if f := extract.Facts(doc.Decoded); !reflect.DeepEqual(f, doc.Facts) {
+		return false, fmt.Sprintf("Facts differs from the pass's facts\nFacts %+v\npass  %+v", f, doc.Facts)
+	}
 	e := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts})
 	te := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: tdoc.Decoded, Doc: tdoc.Root})
 	if !reflect.DeepEqual(e, te) {
@@ -57,6 +62,15 @@ func onePassSameOpt(body []byte, pageURL string, opt extract.Options) (fellBack 
 			d = append(d, fmt.Sprintf("signals\npass %+v\ntree %+v", e.Signals, te.Signals))
 		}
 		return false, fmt.Sprintf("evidence differs: %s\npass %+v\ntree %+v", strings.Join(d, "\n"), *e, *te)
+	}
+	// A cap cutting the page in half: the prefix read by Facts (the
+	// crawler's Parsed.Read) or parsed into a tree.
+	if half := int64(len(body) / 2); half > 0 {
+		e := check.Observe(200, h, body, true, half, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts, Read: extract.Facts})
+		te := check.Observe(200, h, body, true, half, nil)
+		if !reflect.DeepEqual(e, te) {
+			return false, fmt.Sprintf("evidence of the first %d bytes differs\npass %+v\ntree %+v", half, *e, *te)
+		}
 	}
 	return false, ""
 }

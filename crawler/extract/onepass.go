@@ -70,15 +70,19 @@ func FallbackPages() int64 { return fallbackPages.Load() }
 const maxPassDepth = 400
 
 // Facts is the evidence the one pass reads of an HTML document that is
-// already decoded (a rendered Markdown page), or nil when the document
-// needs the tree (see the fallback rules above).
+// already decoded (a rendered Markdown page, the prefix of a page the
+// checker cuts at its body cap), or nil when the document needs the tree
+// (see the fallback rules above). The links are not extracted.
 func Facts(decoded []byte) *pagefacts.Facts {
-	u, _ := url.Parse("http://localhost/")
-	r := runPass(decoded, u, nil, Options{})
-	if r == nil {
+	if bytes.IndexByte(decoded, 0) >= 0 || hasBaseTag(decoded) {
 		return nil
 	}
-	return r.facts
+	u, _ := url.Parse("http://localhost/")
+	p := newPass(decoded, u, nil, Options{}, true)
+	if !p.run() {
+		return nil
+	}
+	return p.facts
 }
 
 // passResult is what the one pass read of a page.
@@ -93,7 +97,7 @@ func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) 
 	if bytes.IndexByte(decoded, 0) >= 0 || hasBaseTag(decoded) {
 		return nil
 	}
-	p := newPass(decoded, pageURL, header, opt)
+	p := newPass(decoded, pageURL, header, opt, false)
 	if !p.run() {
 		return nil
 	}
@@ -208,22 +212,27 @@ type pass struct {
 	capBuf   []*capture
 	sigSkip  int // depth of the element whose descendants pageSignals skips
 	pool     []*entry
+	// factsOnly: only the facts are read, not the links (Facts).
+	factsOnly bool
 }
 
-func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options) *pass {
+func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options, factsOnly bool) *pass {
 	opt = opt.withDefaults()
 	x := newExtractor(pageURL, opt)
 	x.ex.Base = x.baseHref
 	// The links and their tags are preallocated for the page's href
 	// attributes as written in lower case: the slices grown by doubling
 	// allocated and copied each link half as much again.
-	n := min(linkEstimate(src), opt.MaxLinks)
+	n := 0
+	if !factsOnly {
+		n = min(linkEstimate(src), opt.MaxLinks)
+	}
 	if n > 0 {
 		x.ex.Links = make([]audit.Link, 0, n)
 	}
 	x.headerLinks(header)
 	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src)),
-		tags: make([]tagAt, 0, n)}
+		tags: make([]tagAt, 0, n), factsOnly: factsOnly}
 }
 
 // linkEstimate is how many links src may hold: its "href=" (a count,
@@ -272,8 +281,10 @@ func (p *pass) finish() bool {
 	if x.pwidText {
 		return false // the tree path builds the page text
 	}
-	x.checkIdentifiers()
-	urls.RedactStrings(&x.ex)
+	if !p.factsOnly {
+		x.checkIdentifiers()
+		urls.RedactStrings(&x.ex)
+	}
 	// Positions: the start tags met, matched as Offsets matches them.
 	if len(x.ex.Links) > 0 {
 		ix := NewLineIndex(p.src)
@@ -460,7 +471,9 @@ func (p *pass) onStart(start, end int) {
 	a, name := p.tagName(raw[1:])
 	// The URLs of the tag, for the positions (scanTag, with the element
 	// known: the tag name is looked up once).
-	if isASCII(p.nameBuf) {
+	if p.factsOnly {
+		// No links.
+	} else if isASCII(p.nameBuf) {
 		if infoOf(a)&infoURL != 0 {
 			p.tags = scanTagOf(p.tags, p.src, start, end, urlAttrs[a], 1+len(p.nameBuf))
 		}

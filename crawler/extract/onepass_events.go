@@ -64,7 +64,7 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			x.inTitle, e.title = true, true
 		}
 	}
-	if info&infoURL != 0 {
+	if info&infoURL != 0 && !p.factsOnly {
 		p.scratch = html.Node{Type: html.ElementNode, Data: name, DataAtom: a, Attr: attrs}
 		if idx := x.element(&p.scratch); idx >= 0 && !x.ex.Links[idx].Resource {
 			e.text, e.ownText = x.openText(idx), true
