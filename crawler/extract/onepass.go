@@ -236,11 +236,13 @@ func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options, fact
 }
 
 // linkEstimate is how many links src may hold: its "href=" (a count,
-// not a parse: the text may hold it too; upper-case names and the rarer
-// src attributes are not counted: "s" is frequent in text, which makes
-// counting "src=" several times dearer).
+// not a parse: the text may hold it too) and a margin for the src
+// attributes and upper-case names, which are not counted ("s" is
+// frequent in text, which makes counting "src=" several times dearer);
+// one link past the estimate doubles the slice.
 func linkEstimate(src []byte) int {
-	return bytes.Count(src, []byte("href="))
+	n := bytes.Count(src, []byte("href="))
+	return n + n/8 + 16
 }
 
 func (p *pass) run() bool {
