@@ -155,18 +155,18 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			if e.hidden {
 				p.search = d
 			} else {
-				p.main = newCapture(d)
+				p.main = newCapture(d, p.textEstimate())
 				p.mainDone = true
 			}
 		case a == atom.Article:
 			p.search = d
 			if !e.hidden {
-				p.article = newCapture(d)
+				p.article = newCapture(d, 0)
 				p.articles = append(p.articles, p.article)
 			}
 		case a == atom.Body:
 			if p.body == nil {
-				p.body = newCapture(d)
+				p.body = newCapture(d, p.textEstimate())
 			}
 		case e.flags&flagSkipAlways != 0:
 			p.search = d
@@ -193,10 +193,21 @@ func (p *pass) caps() []*capture {
 	return p.capBuf
 }
 
-func newCapture(d int) *capture {
+// newCapture starts the capture of a root at depth d, its buffer sized
+// for size bytes of text.
+func newCapture(d, size int) *capture {
 	// writeText of the root: not skipped, not inline (main, article,
 	// body): a space before its text.
-	return &capture{depth: d, buf: []byte{' '}}
+	buf := make([]byte, 1, max(size, 16))
+	buf[0] = ' '
+	return &capture{depth: d, buf: buf}
+}
+
+// textEstimate is the size of the main text below the element just
+// opened: a third of the page's bytes left (its markup takes the rest
+// on documentation pages), so that the buffer grows seldom.
+func (p *pass) textEstimate() int {
+	return (len(p.src) - p.pos) / 3
 }
 
 // open is writeText meeting an element below the root at depth d.
