@@ -2,6 +2,7 @@ package audit
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"unicode"
 	"unicode/utf8"
@@ -28,8 +29,17 @@ func LineHash(line []byte) string {
 				i++
 				continue
 			}
-			// A run of ASCII field bytes is copied at once.
+			// A run of ASCII field bytes is copied at once; it is found
+			// eight bytes at a time while all of them are in 0x21..0x7f
+			// (no byte below 0x21, none with the high bit).
 			j := i + 1
+			for j+8 <= len(line) {
+				w := binary.LittleEndian.Uint64(line[j:])
+				if ((w-0x2121212121212121)|w)&0x8080808080808080 != 0 {
+					break
+				}
+				j += 8
+			}
 			for j < len(line) && line[j] < utf8.RuneSelf && asciiSpace[line[j]] == 0 {
 				j++
 			}
