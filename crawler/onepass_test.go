@@ -173,6 +173,9 @@ func TestOnePass_Fixtures(t *testing.T) {
 // elements and end tags, tables, SVG, forms, hidden subtrees, raw text,
 // templates, markup after </body>): none falls back.
 var onePassModelled = []string{
+	// "<base" that is no element: in a comment, a script, an attribute
+	// value, a title.
+	"<!-- <base href=http://other/> --><title><base href=t></title><a href=x title='<base href=y>'>x</a><script>s='<base href=z>'</script>",
 	"<!DOCTYPE html><html><head><title>T</title></head><body><main><h1>Hi</h1><p>a<a href=x>link <b>b</b></a></main></body></html>",
 	"<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>",
 	"<table><tr><td><a href=/a>A</a><td>b</table><table><colgroup><col><col></colgroup><tbody><tr><th>x</th></tr></tbody></table>",
@@ -195,10 +198,13 @@ var onePassModelled = []string{
 // onePassFallbacks are pages with a construct the pass leaves to the tree
 // (see docs/crawling.md): each falls back.
 var onePassFallbacks = []string{
-	"<p><b>unclosed<p>next",                    // reconstruction of formatting elements
-	"<a href=1><a href=2>x</a></a>",            // the adoption agency
-	"<table>text<a href=t>t</a></table>",       // foster parenting
-	"<base href=http://other/><a href=x>x</a>", // the base applies to earlier links
+	"<p><b>unclosed<p>next",                       // reconstruction of formatting elements
+	"<a href=1><a href=2>x</a></a>",               // the adoption agency
+	"<table>text<a href=t>t</a></table>",          // foster parenting
+	"<base href=http://other/><a href=x>x</a>",    // the base applies to earlier links
+	"<a href=x>x</a><p><BASE HREF=http://other/>", // also to the links before it
+	"<svg><base href=http://other/></svg><a href=x>x</a>",
+	"<template><base href=http://other/></template><a href=x>x</a>",
 	"text pwid:archive.org:2020-01-01T00:00:00Z:page:http://a/ here",
 	"<template><tr><td>x</td></tr></template>", // table parts in a template
 	"<div><template><b>x</template></div>",     // a formatting element closed by </template>

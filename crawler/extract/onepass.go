@@ -50,8 +50,8 @@ import (
 //     in a template) or <button>, a </form> that is not the current node,
 //     and in a <select> anything but option, optgroup, text and comments;
 //   - NUL bytes (the tree builder drops or replaces them by context);
-//   - a <base> element (the base URL applies to every link of the page,
-//     also those before it in the source);
+//   - a <base> start tag (the base URL applies to every link of the
+//     page, also those before it in the source);
 //   - text that cites a pwid (the pwid scan reads the page text a second
 //     time);
 //   - more than maxPassDepth open elements (html.Parse refuses 512).
@@ -74,7 +74,7 @@ const maxPassDepth = 400
 // checker cuts at its body cap), or nil when the document needs the tree
 // (see the fallback rules above). The links are not extracted.
 func Facts(decoded []byte) *pagefacts.Facts {
-	if bytes.IndexByte(decoded, 0) >= 0 || hasBaseTag(decoded) {
+	if bytes.IndexByte(decoded, 0) >= 0 {
 		return nil
 	}
 	u, _ := url.Parse("http://localhost/")
@@ -94,7 +94,7 @@ type passResult struct {
 // onePass reads decoded (served at pageURL with header) in one pass, or
 // returns nil when the page must be read with html.Parse.
 func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) *passResult {
-	if bytes.IndexByte(decoded, 0) >= 0 || hasBaseTag(decoded) {
+	if bytes.IndexByte(decoded, 0) >= 0 {
 		return nil
 	}
 	p := newPass(decoded, pageURL, header, opt, false)
@@ -102,26 +102,6 @@ func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) 
 		return nil
 	}
 	return &passResult{ex: p.x.ex, facts: p.facts}
-}
-
-// hasBaseTag reports whether src holds "<base" followed by a character
-// that ends a tag name, in any case.
-func hasBaseTag(src []byte) bool {
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '<')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-		if i+4 <= len(src) && equalFoldASCII(src[i:i+4], "base") {
-			if i+4 == len(src) {
-				return true
-			}
-			if c := src[i+4]; isSpace(c) || c == '/' || c == '>' {
-				return true
-			}
-		}
-	}
 }
 
 // pass modes: where the tree builder is.
@@ -471,6 +451,14 @@ func (p *pass) tagName(b []byte) (atom.Atom, string) {
 func (p *pass) onStart(start, end int) {
 	raw := p.src[start:end]
 	a, name := p.tagName(raw[1:])
+	if a == atom.Base {
+		// Wherever it is (in the head, the body, a template, SVG): the
+		// base URL applies to every link of the page, also those before
+		// it. A "<base" in text, a comment or an attribute is no
+		// element, in the tree either.
+		p.bail()
+		return
+	}
 	// The URLs of the tag, for the positions (scanTag, with the element
 	// known: the tag name is looked up once).
 	if p.factsOnly {
