@@ -250,7 +250,13 @@ func (p *pass) run() bool {
 			p.selfClosing = tt == html.SelfClosingTagToken
 			p.onStart(off, off+len(raw))
 		case html.EndTagToken:
-			a, name := p.tagName(p.src[off+2 : off+len(raw)])
+			var a atom.Atom
+			var name string
+			if top != nil && endsName(p.src[off+2:off+len(raw)], top.name) {
+				a, name = top.a, top.name // the current node's end tag
+			} else {
+				a, name = p.tagName(p.src[off+2 : off+len(raw)])
+			}
 			p.onEnd(a, name)
 		}
 	}
@@ -448,6 +454,29 @@ func (p *pass) tagName(b []byte) (atom.Atom, string) {
 }
 
 // onStart reads the start tag src[start:end].
+// endsName reports whether the tag name at the start of b (the raw tag
+// past "</") is name once ASCII is lower-cased, as tagName reads it.
+func endsName(b []byte, name string) bool {
+	if len(b) < len(name) {
+		return false
+	}
+	if len(b) > len(name) {
+		if c := b[len(name)]; !isSpace(c) && c != '/' && c != '>' {
+			return false
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *pass) onStart(start, end int) {
 	raw := p.src[start:end]
 	a, name := p.tagName(raw[1:])

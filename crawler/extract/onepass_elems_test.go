@@ -101,3 +101,21 @@ func TestPassAttr(t *testing.T) {
 		}
 	}
 }
+
+// TestEndsName: endsName agrees with tagName on whether an end tag names
+// an element.
+func TestEndsName(t *testing.T) {
+	p := &pass{}
+	for _, c := range []struct {
+		raw, name string
+	}{
+		{"p>", "p"}, {"P>", "p"}, {"p >", "p"}, {"p/>", "p"}, {"pre>", "p"}, {"p>", "pre"},
+		{"DiV\n>", "div"}, {"clipPath>", "clipPath"}, {"clippath>", "clipPath"}, {"x-Y>", "x-y"},
+		{"\u212a>", "k"}, {"é>", "é"}, {"a", "a"}, {">", "a"},
+	} {
+		_, name := p.tagName([]byte(c.raw))
+		if got, want := endsName([]byte(c.raw), c.name), name == c.name; got != want {
+			t.Errorf("endsName(%q, %q) = %v, tagName reads %q", c.raw, c.name, got, name)
+		}
+	}
+}

@@ -156,6 +156,7 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 				p.search = d
 			} else {
 				p.main = newCapture(d, p.textEstimate())
+				p.recaps()
 				p.mainDone = true
 			}
 		case a == atom.Article:
@@ -163,10 +164,12 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			if !e.hidden {
 				p.article = newCapture(d, 0)
 				p.articles = append(p.articles, p.article)
+				p.recaps()
 			}
 		case a == atom.Body:
 			if p.body == nil {
 				p.body = newCapture(d, p.textEstimate())
+				p.recaps()
 			}
 		case e.flags&flagSkipAlways != 0:
 			p.search = d
@@ -179,10 +182,15 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 func (p *pass) sigSkipAt() int { return p.sigSkip }
 
 // caps returns the captures being written.
-func (p *pass) caps() []*capture {
+func (p *pass) caps() []*capture { return p.capBuf }
+
+// recaps sets the captures being written after main, body or article
+// changed.
+func (p *pass) recaps() {
 	p.capBuf = p.capBuf[:0]
 	if p.main != nil {
-		return append(p.capBuf, p.main)
+		p.capBuf = append(p.capBuf, p.main)
+		return
 	}
 	if p.body != nil {
 		p.capBuf = append(p.capBuf, p.body)
@@ -190,7 +198,6 @@ func (p *pass) caps() []*capture {
 	if p.article != nil {
 		p.capBuf = append(p.capBuf, p.article)
 	}
-	return p.capBuf
 }
 
 // newCapture starts the capture of a root at depth d, its buffer sized
@@ -329,6 +336,7 @@ func (p *pass) pop() {
 	}
 	if p.article != nil && p.article.closed {
 		p.article = nil
+		p.recaps()
 	}
 	if p.search == d {
 		p.search = 0
