@@ -202,10 +202,12 @@ func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options, fact
 	x.ex.Base = x.baseHref
 	// The links and their tags are preallocated for the page's href
 	// attributes as written in lower case: the slices grown by doubling
-	// allocated and copied each link half as much again.
+	// allocated and copied each link half as much again. At most
+	// maxPrealloc: a page of "href=" text is no page of links, and beyond
+	// it the slices grow as before.
 	n := 0
 	if !factsOnly {
-		n = min(linkEstimate(src), opt.MaxLinks)
+		n = min(linkEstimate(src), opt.MaxLinks, maxPrealloc)
 	}
 	if n > 0 {
 		x.ex.Links = make([]audit.Link, 0, n)
@@ -214,6 +216,9 @@ func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options, fact
 	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src)),
 		tags: make([]tagAt, 0, n), factsOnly: factsOnly}
 }
+
+// maxPrealloc bounds the links preallocated for a page.
+const maxPrealloc = 4096
 
 // linkEstimate is how many links src may hold: its "href=" (a count,
 // not a parse: the text may hold it too) and a margin for the src
