@@ -458,7 +458,6 @@ func (p *pass) tagName(b []byte) (atom.Atom, string) {
 	return 0, string(lower)
 }
 
-// onStart reads the start tag src[start:end].
 // endsName reports whether the tag name at the start of b (the raw tag
 // past "</") is name once ASCII is lower-cased, as tagName reads it.
 func endsName(b []byte, name string) bool {
@@ -482,6 +481,7 @@ func endsName(b []byte, name string) bool {
 	return true
 }
 
+// onStart reads the start tag src[start:end].
 func (p *pass) onStart(start, end int) {
 	raw := p.src[start:end]
 	a, name := p.tagName(raw[1:])
