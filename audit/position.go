@@ -2,6 +2,7 @@ package audit
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"unicode"
 	"unicode/utf8"
@@ -22,14 +23,36 @@ func LineHash(line []byte) string {
 	gap := false // white space seen since the last field byte
 	for i := 0; i < len(line); {
 		c := line[i]
-		size := 1
-		space := asciiSpace[c] != 0
-		if c >= utf8.RuneSelf {
-			var r rune
-			r, size = utf8.DecodeRune(line[i:])
-			space = unicode.IsSpace(r)
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] != 0 {
+				gap = true
+				i++
+				continue
+			}
+			// A run of ASCII field bytes is copied at once; it is found
+			// eight bytes at a time while all of them are in 0x21..0x7f
+			// (no byte below 0x21, none with the high bit).
+			j := i + 1
+			for j+8 <= len(line) {
+				w := binary.LittleEndian.Uint64(line[j:])
+				if ((w-0x2121212121212121)|w)&0x8080808080808080 != 0 {
+					break
+				}
+				j += 8
+			}
+			for j < len(line) && line[j] < utf8.RuneSelf && asciiSpace[line[j]] == 0 {
+				j++
+			}
+			if gap && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			gap = false
+			b = append(b, line[i:j]...)
+			i = j
+			continue
 		}
-		if space {
+		r, size := utf8.DecodeRune(line[i:])
+		if unicode.IsSpace(r) {
 			gap = true
 		} else {
 			if gap && len(b) > 0 {

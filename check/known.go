@@ -184,8 +184,13 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		if facts != nil {
 			doc = nil
 		}
-	} else if d, err := html.Parse(bytes.NewReader(page)); err == nil {
-		doc = d
+	} else if parsed != nil && parsed.Read != nil {
+		facts = parsed.Read(page)
+	}
+	if doc == nil && facts == nil {
+		if d, err := html.Parse(bytes.NewReader(page)); err == nil {
+			doc = d
+		}
 	}
 	// The words of the main text: those of textsim.MainText(page).
 	eachWord := func(yield func(string)) {

@@ -29,7 +29,7 @@ func (cr *crawl) evidence(p *audit.Page, h http.Header, body []byte, doc *extrac
 	delete(orig, headerOrigContentType)
 	delete(orig, headerFile)
 	if doc != nil {
-		return cr.opts.Observe(p.Status, orig, body, !p.Truncated, &pagefacts.Parsed{Decoded: doc.Decoded, Doc: doc.Root, Facts: doc.Facts})
+		return cr.opts.Observe(p.Status, orig, body, !p.Truncated, &pagefacts.Parsed{Decoded: doc.Decoded, Doc: doc.Root, Facts: doc.Facts, Read: extract.Facts})
 	}
 	return cr.opts.Observe(p.Status, orig, body, !p.Truncated, nil)
 }

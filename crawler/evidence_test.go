@@ -1,10 +1,12 @@
 package crawler
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -90,5 +92,55 @@ func TestEvidence_Observe(t *testing.T) {
 	}
 	if e := (&crawl{Crawler: &Crawler{}}).evidence(p, h, body, doc); e != nil {
 		t.Errorf("no Observe: evidence %+v", e)
+	}
+}
+
+// TestEvidence_LongerThanCap: a page longer than the checker's body cap is
+// observed on its prefix; the prefix is read by the one pass (the
+// Parsed.Read the crawler offers), not parsed into a tree, and the
+// evidence is the one Observe records without the crawler's parse.
+func TestEvidence_LongerThanCap(t *testing.T) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/html")
+	h.Set(headerOrigContentType, "text/html; charset=utf-8")
+	var b strings.Builder
+	b.WriteString("<!doctype html><html><head><title>Long page</title></head><body><h1>Index</h1><main>")
+	for i := 0; b.Len() < 64<<10; i++ {
+		fmt.Fprintf(&b, "<p id=p%d>Entry %d of the index, <a href=\"/e/%d\">entry %d</a> and <em>more</em> words.</p>\n", i, i, i, i)
+	}
+	b.WriteString("</main></body></html>")
+	body := []byte(b.String())
+	u, _ := url.Parse("http://example.org/index.html")
+	_, _, doc, err := extract.ParseDocument(body, "text/html; charset=utf-8", u, h, extract.Options{})
+	if err != nil || doc.Facts == nil {
+		t.Fatalf("ParseDocument: %v, facts %v", err, doc != nil && doc.Facts != nil)
+	}
+	const maxBody = 20 << 10 // cuts the page inside an element
+	reads := 0
+	cr := &crawl{Crawler: &Crawler{opts: Options{Observe: func(status int, header http.Header, b []byte, complete bool, parsed *pagefacts.Parsed) *audit.PageEvidence {
+		read := parsed.Read
+		if read == nil {
+			t.Fatal("the crawler offers no Read")
+		}
+		parsed.Read = func(d []byte) *pagefacts.Facts {
+			reads++
+			if len(d) != maxBody {
+				t.Errorf("Read of %d bytes, want the %d of the cap", len(d), maxBody)
+			}
+			return read(d)
+		}
+		return check.Observe(status, header, b, complete, maxBody, parsed)
+	}}}}
+	got := cr.evidence(&audit.Page{Status: 200}, h, body, doc)
+	if reads != 1 {
+		t.Errorf("the prefix was read by the pass %d times, want 1", reads)
+	}
+	orig := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	want := check.Observe(200, orig, body, true, maxBody, nil) // html.Parse of the prefix
+	if got == nil || want == nil || !got.BodyTruncated || got.Words == 0 {
+		t.Fatalf("evidence %+v, want %+v", got, want)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("evidence by the pass\n%+v\nwant (by the tree)\n%+v", got, want)
 	}
 }

@@ -43,6 +43,11 @@ func onePassSameOpt(body []byte, pageURL string, opt extract.Options) (fellBack 
 	if !reflect.DeepEqual(ex, tex) {
 		return false, fmt.Sprintf("extraction differs\npass %+v\ntree %+v", ex, tex)
 	}
+	// Facts reads the facts without the links (compared before Observe,
+	// which lower-cases the main text's words in place).
+	if f := extract.Facts(doc.Decoded); !reflect.DeepEqual(f, doc.Facts) {
+		return false, fmt.Sprintf("Facts differs from the pass's facts\nFacts %+v\npass  %+v", f, doc.Facts)
+	}
 	e := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts})
 	te := check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: tdoc.Decoded, Doc: tdoc.Root})
 	if !reflect.DeepEqual(e, te) {
@@ -57,6 +62,15 @@ func onePassSameOpt(body []byte, pageURL string, opt extract.Options) (fellBack 
 			d = append(d, fmt.Sprintf("signals\npass %+v\ntree %+v", e.Signals, te.Signals))
 		}
 		return false, fmt.Sprintf("evidence differs: %s\npass %+v\ntree %+v", strings.Join(d, "\n"), *e, *te)
+	}
+	// A cap cutting the page in half: the prefix read by Facts (the
+	// crawler's Parsed.Read) or parsed into a tree.
+	if half := int64(len(body) / 2); half > 0 {
+		e := check.Observe(200, h, body, true, half, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts, Read: extract.Facts})
+		te := check.Observe(200, h, body, true, half, nil)
+		if !reflect.DeepEqual(e, te) {
+			return false, fmt.Sprintf("evidence of the first %d bytes differs\npass %+v\ntree %+v", half, *e, *te)
+		}
 	}
 	return false, ""
 }
@@ -159,6 +173,9 @@ func TestOnePass_Fixtures(t *testing.T) {
 // elements and end tags, tables, SVG, forms, hidden subtrees, raw text,
 // templates, markup after </body>): none falls back.
 var onePassModelled = []string{
+	// "<base" that is no element: in a comment, a script, an attribute
+	// value, a title.
+	"<!-- <base href=http://other/> --><title><base href=t></title><a href=x title='<base href=y>'>x</a><script>s='<base href=z>'</script>",
 	"<!DOCTYPE html><html><head><title>T</title></head><body><main><h1>Hi</h1><p>a<a href=x>link <b>b</b></a></main></body></html>",
 	"<p>one<p>two<ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>",
 	"<table><tr><td><a href=/a>A</a><td>b</table><table><colgroup><col><col></colgroup><tbody><tr><th>x</th></tr></tbody></table>",
@@ -181,10 +198,13 @@ var onePassModelled = []string{
 // onePassFallbacks are pages with a construct the pass leaves to the tree
 // (see docs/crawling.md): each falls back.
 var onePassFallbacks = []string{
-	"<p><b>unclosed<p>next",                    // reconstruction of formatting elements
-	"<a href=1><a href=2>x</a></a>",            // the adoption agency
-	"<table>text<a href=t>t</a></table>",       // foster parenting
-	"<base href=http://other/><a href=x>x</a>", // the base applies to earlier links
+	"<p><b>unclosed<p>next",                       // reconstruction of formatting elements
+	"<a href=1><a href=2>x</a></a>",               // the adoption agency
+	"<table>text<a href=t>t</a></table>",          // foster parenting
+	"<base href=http://other/><a href=x>x</a>",    // the base applies to earlier links
+	"<a href=x>x</a><p><BASE HREF=http://other/>", // also to the links before it
+	"<svg><base href=http://other/></svg><a href=x>x</a>",
+	"<template><base href=http://other/></template><a href=x>x</a>",
 	"text pwid:archive.org:2020-01-01T00:00:00Z:page:http://a/ here",
 	"<template><tr><td>x</td></tr></template>", // table parts in a template
 	"<div><template><b>x</template></div>",     // a formatting element closed by </template>

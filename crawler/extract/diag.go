@@ -220,7 +220,7 @@ func nextToken(s string, i int) (span, bool) {
 
 // hasPrefixFold reports whether s begins with prefix, ignoring ASCII case.
 // prefix must be lower-case ASCII.
-func hasPrefixFold(s, prefix string) bool {
+func hasPrefixFold[T string | []byte](s T, prefix string) bool {
 	if len(s) < len(prefix) {
 		return false
 	}

@@ -318,23 +318,27 @@ var blockElements = map[atom.Atom]bool{
 // addPageText appends visible text to the text searched for pwid URIs,
 // bounded by MaxTextScan: in pageText when the walk is textOnly, else
 // only to its measure (textLen, textTail, pwidText).
-func (x *extractor) addPageText(s string) {
+func (x *extractor) addPageText(s string) { addPageText(x, s) }
+
+// addPageText is the method for text as a string (the tree's) or as bytes
+// (the one pass's, not copied to a string).
+func addPageText[T string | []byte](x *extractor, s T) {
 	if x.textLen >= x.opt.MaxTextScan {
 		return
 	}
 	x.textLen += len(s)
 	if x.textOnly {
-		x.pageText.WriteString(s)
+		x.pageText.WriteString(string(s))
 		return
 	}
-	if x.pwidText || s == "" {
+	if x.pwidText || len(s) == 0 {
 		return
 	}
 	// "pwid:" across the end of the text so far and s, or in s.
 	var edge [8]byte
 	k := copy(edge[:], x.textTail[:])
 	k += copy(edge[k:], s)
-	x.pwidText = containsFold(string(edge[:k]), "pwid:") || containsFold(s, "pwid:")
+	x.pwidText = containsFold(edge[:k], "pwid:") || containsFold(s, "pwid:")
 	if len(s) >= len(x.textTail) {
 		copy(x.textTail[:], s[len(s)-len(x.textTail):])
 	} else {
@@ -705,7 +709,7 @@ func relTokens(n *html.Node) []string {
 // the Kelvin and long s signs: substr must hold neither). A substr that
 // ends in a byte other than a letter is searched from that byte's
 // occurrences (IndexByte), not byte by byte.
-func containsFold(s, substr string) bool {
+func containsFold[T string | []byte](s T, substr string) bool {
 	m := len(substr)
 	if m == 0 {
 		return true
@@ -720,7 +724,7 @@ func containsFold(s, substr string) bool {
 		return false
 	}
 	for i := m - 1; i < len(s); {
-		j := strings.IndexByte(s[i:], last)
+		j := indexByte(s[i:], last)
 		if j < 0 {
 			return false
 		}
@@ -731,6 +735,17 @@ func containsFold(s, substr string) bool {
 		i++
 	}
 	return false
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte.
+func indexByte[T string | []byte](s T, c byte) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.IndexByte(v, c)
+	case []byte:
+		return bytes.IndexByte(v, c)
+	}
+	panic("unreachable")
 }
 
 // isPWID reports whether s starts with "pwid:" or "urn:pwid:" once

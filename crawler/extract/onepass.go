@@ -50,8 +50,8 @@ import (
 //     in a template) or <button>, a </form> that is not the current node,
 //     and in a <select> anything but option, optgroup, text and comments;
 //   - NUL bytes (the tree builder drops or replaces them by context);
-//   - a <base> element (the base URL applies to every link of the page,
-//     also those before it in the source);
+//   - a <base> start tag (the base URL applies to every link of the
+//     page, also those before it in the source);
 //   - text that cites a pwid (the pwid scan reads the page text a second
 //     time);
 //   - more than maxPassDepth open elements (html.Parse refuses 512).
@@ -70,15 +70,19 @@ func FallbackPages() int64 { return fallbackPages.Load() }
 const maxPassDepth = 400
 
 // Facts is the evidence the one pass reads of an HTML document that is
-// already decoded (a rendered Markdown page), or nil when the document
-// needs the tree (see the fallback rules above).
+// already decoded (a rendered Markdown page, the prefix of a page the
+// checker cuts at its body cap), or nil when the document needs the tree
+// (see the fallback rules above). The links are not extracted.
 func Facts(decoded []byte) *pagefacts.Facts {
-	u, _ := url.Parse("http://localhost/")
-	r := runPass(decoded, u, nil, Options{})
-	if r == nil {
+	if bytes.IndexByte(decoded, 0) >= 0 {
 		return nil
 	}
-	return r.facts
+	u, _ := url.Parse("http://localhost/")
+	p := newPass(decoded, u, nil, Options{}, true)
+	if !p.run() {
+		return nil
+	}
+	return p.facts
 }
 
 // passResult is what the one pass read of a page.
@@ -90,34 +94,14 @@ type passResult struct {
 // onePass reads decoded (served at pageURL with header) in one pass, or
 // returns nil when the page must be read with html.Parse.
 func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) *passResult {
-	if bytes.IndexByte(decoded, 0) >= 0 || hasBaseTag(decoded) {
+	if bytes.IndexByte(decoded, 0) >= 0 {
 		return nil
 	}
-	p := newPass(decoded, pageURL, header, opt)
+	p := newPass(decoded, pageURL, header, opt, false)
 	if !p.run() {
 		return nil
 	}
 	return &passResult{ex: p.x.ex, facts: p.facts}
-}
-
-// hasBaseTag reports whether src holds "<base" followed by a character
-// that ends a tag name, in any case.
-func hasBaseTag(src []byte) bool {
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '<')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-		if i+4 <= len(src) && equalFoldASCII(src[i:i+4], "base") {
-			if i+4 == len(src) {
-				return true
-			}
-			if c := src[i+4]; isSpace(c) || c == '/' || c == '>' {
-				return true
-			}
-		}
-	}
 }
 
 // pass modes: where the tree builder is.
@@ -138,6 +122,7 @@ type entry struct {
 	hidden     bool // the hidden attribute
 	hasChild   bool
 	formatting bool
+	info       elemInfo
 	// extraction
 	text     *linkText // innermost open link's text (nil outside links)
 	ownText  bool
@@ -207,14 +192,42 @@ type pass struct {
 	capBuf   []*capture
 	sigSkip  int // depth of the element whose descendants pageSignals skips
 	pool     []*entry
+	// factsOnly: only the facts are read, not the links (Facts).
+	factsOnly bool
 }
 
-func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options) *pass {
+func newPass(src []byte, pageURL *url.URL, header http.Header, opt Options, factsOnly bool) *pass {
 	opt = opt.withDefaults()
 	x := newExtractor(pageURL, opt)
 	x.ex.Base = x.baseHref
+	// The links and their tags are preallocated for the page's href
+	// attributes as written in lower case: the slices grown by doubling
+	// allocated and copied each link half as much again. At most
+	// maxPrealloc: a page of "href=" text is no page of links, and beyond
+	// it the slices grow as before.
+	n := 0
+	if !factsOnly {
+		n = min(linkEstimate(src), opt.MaxLinks, maxPrealloc)
+	}
+	if n > 0 {
+		x.ex.Links = make([]audit.Link, 0, n)
+	}
 	x.headerLinks(header)
-	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src))}
+	return &pass{src: src, x: x, opt: opt, facts: &pagefacts.Facts{}, z: html.NewTokenizer(bytes.NewReader(src)),
+		tags: make([]tagAt, 0, n), factsOnly: factsOnly}
+}
+
+// maxPrealloc bounds the links preallocated for a page.
+const maxPrealloc = 4096
+
+// linkEstimate is how many links src may hold: its "href=" (a count,
+// not a parse: the text may hold it too) and a margin for the src
+// attributes and upper-case names, which are not counted ("s" is
+// frequent in text, which makes counting "src=" several times dearer);
+// one link past the estimate doubles the slice.
+func linkEstimate(src []byte) int {
+	n := bytes.Count(src, []byte("href="))
+	return n + n/8 + 16
 }
 
 func (p *pass) run() bool {
@@ -239,11 +252,16 @@ func (p *pass) run() bool {
 		case html.DoctypeToken:
 			// Ignored by the tree builder but in the initial mode.
 		case html.StartTagToken, html.SelfClosingTagToken:
-			p.tags = scanTag(p.tags, p.src, off, off+len(raw))
 			p.selfClosing = tt == html.SelfClosingTagToken
-			p.onStart(p.src[off : off+len(raw)])
+			p.onStart(off, off+len(raw))
 		case html.EndTagToken:
-			a, name := p.tagName(p.src[off+2 : off+len(raw)])
+			var a atom.Atom
+			var name string
+			if top != nil && endsName(p.src[off+2:off+len(raw)], top.name) {
+				a, name = top.a, top.name // the current node's end tag
+			} else {
+				a, name = p.tagName(p.src[off+2 : off+len(raw)])
+			}
 			p.onEnd(a, name)
 		}
 	}
@@ -256,8 +274,10 @@ func (p *pass) finish() bool {
 	if x.pwidText {
 		return false // the tree path builds the page text
 	}
-	x.checkIdentifiers()
-	urls.RedactStrings(&x.ex)
+	if !p.factsOnly {
+		x.checkIdentifiers()
+		urls.RedactStrings(&x.ex)
+	}
 	// Positions: the start tags met, matched as Offsets matches them.
 	if len(x.ex.Links) > 0 {
 		ix := NewLineIndex(p.src)
@@ -438,15 +458,58 @@ func (p *pass) tagName(b []byte) (atom.Atom, string) {
 	return 0, string(lower)
 }
 
-func (p *pass) onStart(raw []byte) {
+// endsName reports whether the tag name at the start of b (the raw tag
+// past "</") is name once ASCII is lower-cased, as tagName reads it.
+func endsName(b []byte, name string) bool {
+	if len(b) < len(name) {
+		return false
+	}
+	if len(b) > len(name) {
+		if c := b[len(name)]; !isSpace(c) && c != '/' && c != '>' {
+			return false
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// onStart reads the start tag src[start:end].
+func (p *pass) onStart(start, end int) {
+	raw := p.src[start:end]
 	a, name := p.tagName(raw[1:])
+	if a == atom.Base {
+		// Wherever it is (in the head, the body, a template, SVG): the
+		// base URL applies to every link of the page, also those before
+		// it. A "<base" in text, a comment or an attribute is no
+		// element, in the tree either.
+		p.bail()
+		return
+	}
+	// The URLs of the tag, for the positions (scanTag, with the element
+	// known: the tag name is looked up once).
+	if p.factsOnly {
+		// No links.
+	} else if isASCII(p.nameBuf) {
+		if infoOf(a)&infoURL != 0 {
+			p.tags = scanTagOf(p.tags, p.src, start, end, urlAttrs[a], 1+len(p.nameBuf))
+		}
+	} else {
+		p.tags = scanTag(p.tags, p.src, start, end)
+	}
 	// The attributes as the tokenizer reads them (TagAttr), read from the
 	// raw tag when no value needs decoding and no name lower-casing:
 	// TagAttr copies every name and value. Only the attributes a reader
-	// of the page looks at are kept, all of them for the elements whose
-	// links are extracted.
-	_, all := urlAttrs[a]
-	all = all || a == atom.Html
+	// of the page looks at are kept (passAttr), more of them for the
+	// elements whose links are extracted.
+	all := infoOf(a)&infoURL != 0 || a == atom.Html
 	p.attrs, p.nattrs = p.attrs[:0], 0
 	if spans, ok := rawAttrs(raw, p.spans[:0]); ok {
 		p.spans = spans
@@ -471,14 +534,28 @@ func (p *pass) onStart(raw []byte) {
 // keep records an attribute of the start tag being read.
 func (p *pass) keep(all bool, k, v []byte) {
 	p.nattrs++
-	if !all {
-		switch string(k) {
-		case "hidden", "id", "data-adblockkey", "type":
-		default:
-			return
-		}
+	if !passAttr(all, k) {
+		return
 	}
 	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
+}
+
+// passAttr reports whether the pass keeps the attribute named k of a
+// start tag (all: of an element whose links are extracted, or html): the
+// attributes its readers look at, the extractor (element, addLink,
+// robust, mset, relTokens), the anchors (id, name of a), the soft-404
+// signals (data-adblockkey, src, data, http-equiv, content, href) and the
+// tree construction (hidden, type). The others (class, title, style,
+// ...) are not copied.
+func passAttr(all bool, k []byte) bool {
+	switch string(k) {
+	case "hidden", "id", "data-adblockkey", "type":
+		return true
+	case "href", "src", "srcset", "poster", "cite", "data", "content", "http-equiv", "name",
+		"mset", "alt", "rel", "data-originalurl", "data-versiondate", "data-versionurl":
+		return all
+	}
+	return false
 }
 
 // attrSpan is an attribute of a raw start tag: name raw[ks:ke], value
@@ -772,7 +849,7 @@ func (p *pass) inBody(a atom.Atom, name string) {
 		}
 		p.insert(a, name, p.attrs)
 	default:
-		if closesP[a] {
+		if infoOf(a)&infoClosesP != 0 {
 			p.closePInButtonScope()
 		}
 		p.insert(a, name, p.attrs)
@@ -1096,7 +1173,7 @@ func (p *pass) endInBody(a atom.Atom, name string) {
 		p.bail()
 	case a == atom.Template:
 		p.bail()
-	case blockEnd[a]:
+	case infoOf(a)&infoBlockEnd != 0:
 		i := p.scopeIndex(a, nil)
 		if i < 0 {
 			return
@@ -1151,7 +1228,7 @@ func (p *pass) endInBody(a atom.Atom, name string) {
 			return
 		}
 		p.popUntil(i)
-	case formattingElems[a]:
+	case infoOf(a)&infoFormatting != 0:
 		if top := p.top(); top.a == a {
 			p.pop()
 			return
@@ -1293,7 +1370,7 @@ func (p *pass) onStack(a atom.Atom) bool {
 }
 
 func special(e *entry) bool {
-	return e.a != 0 && specialElems[e.a]
+	return e.info&infoSpecial != 0
 }
 
 var specialElems = func() map[atom.Atom]bool {
@@ -1468,17 +1545,3 @@ const (
 	flagSkipBoilerplate
 	flagInline
 )
-
-func flagsOf(a atom.Atom) elemFlags {
-	var f elemFlags
-	if pagefacts.SkipAlways(a) {
-		f |= flagSkipAlways
-	}
-	if pagefacts.SkipBoilerplate(a) {
-		f |= flagSkipBoilerplate
-	}
-	if pagefacts.Inline(a) {
-		f |= flagInline
-	}
-	return f
-}

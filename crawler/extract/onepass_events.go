@@ -37,8 +37,10 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			break
 		}
 	}
-	e.formatting = formattingElems[a]
-	e.flags = flagsOf(a)
+	info := infoOf(a)
+	e.info = info
+	e.formatting = info&infoFormatting != 0
+	e.flags = info.flags()
 	switch {
 	case a == atom.Td || a == atom.Th:
 		e.cell = true
@@ -62,13 +64,13 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			x.inTitle, e.title = true, true
 		}
 	}
-	if _, ok := urlAttrs[a]; ok {
+	if info&infoURL != 0 && !p.factsOnly {
 		p.scratch = html.Node{Type: html.ElementNode, Data: name, DataAtom: a, Attr: attrs}
 		if idx := x.element(&p.scratch); idx >= 0 && !x.ex.Links[idx].Resource {
 			e.text, e.ownText = x.openText(idx), true
 		}
 	}
-	if blockElements[a] {
+	if info&infoBlock != 0 {
 		e.block = true
 		x.addPageText(" ")
 	}
@@ -153,18 +155,21 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 			if e.hidden {
 				p.search = d
 			} else {
-				p.main = newCapture(d)
+				p.main = newCapture(d, p.textEstimate())
+				p.recaps()
 				p.mainDone = true
 			}
 		case a == atom.Article:
 			p.search = d
 			if !e.hidden {
-				p.article = newCapture(d)
+				p.article = newCapture(d, 0)
 				p.articles = append(p.articles, p.article)
+				p.recaps()
 			}
 		case a == atom.Body:
 			if p.body == nil {
-				p.body = newCapture(d)
+				p.body = newCapture(d, p.textEstimate())
+				p.recaps()
 			}
 		case e.flags&flagSkipAlways != 0:
 			p.search = d
@@ -177,10 +182,15 @@ func (p *pass) insert(a atom.Atom, name string, attrs []html.Attribute) {
 func (p *pass) sigSkipAt() int { return p.sigSkip }
 
 // caps returns the captures being written.
-func (p *pass) caps() []*capture {
+func (p *pass) caps() []*capture { return p.capBuf }
+
+// recaps sets the captures being written after main, body or article
+// changed.
+func (p *pass) recaps() {
 	p.capBuf = p.capBuf[:0]
 	if p.main != nil {
-		return append(p.capBuf, p.main)
+		p.capBuf = append(p.capBuf, p.main)
+		return
 	}
 	if p.body != nil {
 		p.capBuf = append(p.capBuf, p.body)
@@ -188,13 +198,23 @@ func (p *pass) caps() []*capture {
 	if p.article != nil {
 		p.capBuf = append(p.capBuf, p.article)
 	}
-	return p.capBuf
 }
 
-func newCapture(d int) *capture {
+// newCapture starts the capture of a root at depth d, its buffer sized
+// for size bytes of text.
+func newCapture(d, size int) *capture {
 	// writeText of the root: not skipped, not inline (main, article,
 	// body): a space before its text.
-	return &capture{depth: d, buf: []byte{' '}}
+	buf := make([]byte, 1, max(size, 16))
+	buf[0] = ' '
+	return &capture{depth: d, buf: buf}
+}
+
+// textEstimate is the size of the main text below the element just
+// opened: a third of the page's bytes left (its markup takes the rest
+// on documentation pages), so that the buffer grows seldom.
+func (p *pass) textEstimate() int {
+	return (len(p.src) - p.pos) / 3
 }
 
 // open is writeText meeting an element below the root at depth d.
@@ -316,6 +336,7 @@ func (p *pass) pop() {
 	}
 	if p.article != nil && p.article.closed {
 		p.article = nil
+		p.recaps()
 	}
 	if p.search == d {
 		p.search = 0
@@ -350,12 +371,11 @@ func (p *pass) flush() {
 		link = top.text
 	}
 	if x.inTitle || !inHidden {
-		s := string(b)
 		if x.inTitle {
-			x.title.WriteString(s)
+			x.title.Write(b)
 		}
 		if !inHidden {
-			x.addPageText(s)
+			addPageText(x, b)
 			if x.pwidText {
 				p.bail() // the tree path builds the page text (see finish)
 				return

@@ -410,6 +410,13 @@ func scanTag(tags []tagAt, src []byte, start, end int) []tagAt {
 	if !ok {
 		return tags
 	}
+	return scanTagOf(tags, src, start, end, spec, i)
+}
+
+// scanTagOf is scanTag of a start tag of the element spec, whose
+// attributes start at src[start+i:].
+func scanTagOf(tags []tagAt, src []byte, start, end int, spec *elementSpec, i int) []tagAt {
+	raw := src[start:end]
 	type span struct {
 		vs, ve int
 		has    bool

@@ -208,3 +208,43 @@ func BenchmarkOffsetsUnmatched(b *testing.B) {
 		}
 	}
 }
+
+// TestLineIndex_LineHashCache: Place hashes each line once however many
+// links it holds (the last line hashed and the long lines are kept), and
+// every link's LineHash is audit.LineHash of its line's text: links on
+// one line, on different lines, CR LF and lone CR line ends, a last line
+// without a newline, a long line placed again after another line, and
+// offsets placed out of order.
+func TestLineIndex_LineHashCache(t *testing.T) {
+	long := strings.Repeat("<a href=x>word</a>   \t", 20) // longer than longLine
+	for _, tc := range []struct {
+		name string
+		src  string
+		offs []int // placed in this order
+	}{
+		{"one line", `<p><a href="a">a</a> <a href="b">b</a>  <a href="c">c</a>`, []int{3, 21, 40}},
+		{"lines", "<a href=a>\n  <a href=b>\n\t<a href=c>", []int{0, 13, 26}},
+		{"crlf", "<a href=a>\r\n <a href=b>  x\r\n<a href=c>\r\n", []int{0, 13, 29}},
+		{"lone cr", "<a href=a>\r<a href=b>\r\r <a href=c>", []int{0, 11, 24}},
+		{"last line without newline", "x\n  y  <a href=a> z", []int{7, 2}},
+		{"long line again", long + "\nshort <a>\n" + long, []int{0, 40, len(long) + 7, 5, len(long) + 12, 100}},
+		{"out of order", "a\nb <a>\nc <a> <a>\nd", []int{13, 4, 11, 2, 17}},
+		{"unicode space", "a\u00a0 b\u2003<a>\nc", []int{7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := NewLineIndex([]byte(tc.src))
+			for _, off := range tc.offs {
+				var l audit.Link
+				ix.Place(&l, off)
+				line, _ := NewLineIndex([]byte(tc.src)).Position(off)
+				if l.Line != line {
+					t.Errorf("offset %d: line %d, want %d", off, l.Line, line)
+				}
+				text := ix.LineText(line)
+				if want := audit.LineHash(text); l.LineHash != want {
+					t.Errorf("offset %d (line %d %q): LineHash %s, want %s", off, line, text, l.LineHash, want)
+				}
+			}
+		})
+	}
+}

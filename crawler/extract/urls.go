@@ -111,8 +111,18 @@ func hasLonePercent(s string) bool {
 	return false
 }
 
-// isIPv4 reports whether h is a dotted-decimal IPv4 address.
+// isIPv4 reports whether h is a dotted-decimal IPv4 address. A host
+// holding anything but digits and dots is not one: netip.ParseAddr is
+// not asked, since it allocates an error for every host name.
 func isIPv4(h string) bool {
+	if h == "" {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; c != '.' && (c < '0' || c > '9') {
+			return false
+		}
+	}
 	a, err := netip.ParseAddr(h)
 	return err == nil && a.Is4()
 }

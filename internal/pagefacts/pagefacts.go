@@ -21,6 +21,11 @@ type Parsed struct {
 	Decoded []byte
 	Doc     *html.Node
 	Facts   *Facts
+	// Read, when not nil, reads another decoded document (the prefix of
+	// a page longer than the checker's body cap) the way Facts was read,
+	// or returns nil when that document needs the tree: the checker then
+	// parses it with html.Parse, which costs more.
+	Read func(decoded []byte) *Facts
 }
 
 // Facts is the evidence input the one pass read from a page, equal to
