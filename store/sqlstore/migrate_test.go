@@ -9,12 +9,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/store"
 )
 
@@ -319,5 +322,95 @@ func TestOpen_Errors(t *testing.T) {
 	}
 	if !strings.HasPrefix(err.Error(), "open store: ") {
 		t.Errorf("error %q lacks the operation", err)
+	}
+}
+
+// TestMigrate_FragmentPairs: migration 0019 rebuilds links_fragment of a
+// database written at version 18 with the fragment as its last column,
+// still partial, and FindingLinks gives the same links before and after.
+//
+// SQLite-only: the PostgreSQL text of 0019 changes nothing (see it).
+func TestMigrate_FragmentPairs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "linkrot.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := mustCreateRun(t, db)
+	const ok = "https://example.org/ok"
+	var links []audit.Link
+	for i := range 30 {
+		href := ok
+		if i%3 != 0 {
+			href += fmt.Sprintf("#f%d", i%4)
+		}
+		links = append(links, audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href})
+	}
+	mustSave(t, db, runID, &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p", Links: links}, Status: 200})
+	if missing, err := db.SaveChecksByURL(ctx, []audit.Check{{RunID: runID, URL: ok, Verdict: audit.VerdictOK, Status: 200}}); err != nil || len(missing) != 0 {
+		t.Fatalf("SaveChecksByURL: %v, %d missing", err, len(missing))
+	}
+	read := func(db *DB) (ids []int64) {
+		t.Helper()
+		err := db.FindingLinks(ctx, runID, func(c *audit.Check, fragment string) bool { return fragment != "f2" },
+			func(l audit.LinkRef, c *audit.Check) error {
+				ids = append(ids, l.LinkID)
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	want := read(db)
+	if len(want) != 15 {
+		t.Fatalf("FindingLinks gave %d links, want 15", len(want))
+	}
+	// Version 18: 0014's index.
+	if _, err := db.write.Exec(`DROP INDEX links_fragment`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.Exec(`CREATE INDEX links_fragment ON links (run_id, target_id) WHERE fragment <> ''`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.Exec(`PRAGMA user_version = 18`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := userVersion(t, db.write); got != latestVersion() {
+		t.Errorf("user_version = %d, want %d", got, latestVersion())
+	}
+	var cols []string
+	rows, err := db.read.Query(`SELECT name FROM pragma_index_info('links_fragment') ORDER BY seqno`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	var partial int
+	if err := db.read.QueryRow(`SELECT partial FROM pragma_index_list('links') WHERE name = 'links_fragment'`).Scan(&partial); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cols, ",") != "run_id,target_id,fragment" || partial != 1 {
+		t.Errorf("links_fragment on (%s), partial %d; want (run_id,target_id,fragment), partial", strings.Join(cols, ","), partial)
+	}
+	if got := read(db); !slices.Equal(got, want) {
+		t.Errorf("after the migration FindingLinks gave %v, want %v", got, want)
+	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
 	}
 }
