@@ -11,6 +11,10 @@ import (
 // FindingsStore is what deriving findings needs. *sqlstore.DB implements
 // it.
 type FindingsStore interface {
+	// FindingLinks streams the run's links that can give a finding or a
+	// link-maintenance record, grouped by target in target order, asking
+	// keep once per (target, fragment) pair of an ok or redirected
+	// target (sqlstore.DB.FindingLinks has the contract).
 	FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error
 	// InvalidURLLinks streams the run's links whose URL did not parse,
 	// which have no target and so no check, each with the diagnostic
@@ -85,7 +89,8 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		cur *audit.Check
 		at  *judged
 		// The targets of the links kept (see keep) until they are handed
-		// over: FindingLinks hands them over in batches.
+		// over: FindingLinks hands them over in batches, after it has
+		// asked about the pairs of later targets.
 		kept = map[*audit.Check]*judged{}
 	)
 	target := func(c *audit.Check, fragment string) (want bool, set map[string]bool) {
@@ -109,7 +114,10 @@ func deriveFindings(ctx context.Context, cfg Config, store FindingsStore, counts
 		return true, at.set
 	}
 	// A fragment link of a target that is ok gives something only when
-	// its fragment names no anchor: only those are read whole.
+	// its fragment names no anchor: only those are read whole. keep is
+	// asked once per (target, fragment) pair, however many links repeat
+	// it, so it judges the pair as a link to a page (the most a link can
+	// give); the element of each link it keeps is judged below.
 	keep := func(c *audit.Check, fragment string) bool {
 		want, set := target(c, fragment)
 		fs, fix := audit.LinkFindings(run.ID, audit.LinkUse{Fragment: fragment, WantFragment: want}, c, set)

@@ -152,6 +152,9 @@ func TestRunFragments_Migrate(t *testing.T) {
 	if got, want := read(db, r.ID), read(fresh, run); len(want) != 4*2+4 || !reflect.DeepEqual(got, want) {
 		t.Errorf("FindingLinks after 0019 =\n%v\nwritten at 19\n%v", got, want)
 	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestRunFragments_Plans: the findings stage reads a run's pairs from

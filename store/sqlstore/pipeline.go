@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // This file holds what the streaming pipeline (package linkrot) reads and
@@ -155,22 +159,32 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 
 // FindingLinks streams the links of a run that can give a finding or a
 // link-maintenance record, each with its target's check: every link of a
-// target whose check in the run is neither ok nor redirected, and the
-// links with a #fragment of the other checked targets for which keep
-// reports true (nil keeps them all). keep sees the check and the
-// fragment only, and is asked once per target and fragment (however many
-// links carry it): the run's pairs are read from run_fragments, and only
-// the links of the kept pairs are read whole, so that a documentation
-// tree's tens of thousands of #anchor links that name an anchor cost a
-// few thousand small rows. Links come grouped by target, in target ID order, a target's
-// links in link ID order (the order of pages and positions in which the
-// writer stored them). Links whose target has no check are left out. An
-// unknown run yields an error wrapping audit.ErrNotFound.
+// target whose check is broken (audit.Verdict.Broken) or moved, and the
+// links with a #fragment of the targets whose check is ok or redirected
+// whose (target, fragment) pair keep keeps (nil keeps them all). The
+// links of targets with any other verdict (skipped, blocked,
+// rate-limited, refused: linkrot could not tell) give nothing and are
+// left out, as are links whose target has no check.
+//
+// keep is asked once per distinct (target, fragment) pair of the run, in
+// target order, with the check and the fragment only, so its answer must
+// depend on them alone; every link of a kept pair is given. A
+// documentation tree links to the same anchors of the same pages again
+// and again (Sphinx: a tenth as many distinct pairs as fragment links),
+// and most fragments name an anchor: the pairs are read from
+// run_fragments, where the writer stored each once, the links of a kept
+// pair found by their target, and only those links read whole.
+//
+// Links come grouped by target, in target ID order, a target's links in
+// link ID order (the order of pages and positions in which the writer
+// stored them). The memory held is bounded by the link IDs of one
+// target's kept pairs, not by the run. An unknown run yields an error
+// wrapping audit.ErrNotFound.
 func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.Check, fragment string) bool, fn func(audit.LinkRef, *audit.Check) error) error {
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		// Three statements are read side by side, merged by target: the
 		// checks of the targets that can give something, the whole links
-		// of the broken ones, and the fragment links. On PostgreSQL the
+		// of the broken ones, and the fragment pairs. On PostgreSQL the
 		// first two (and the reads of kept links) run on other
 		// connections of the read pool: one connection cannot interleave
 		// result sets (the run's checks and links are written before this
@@ -179,11 +193,7 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		if db.dialect == dialectPostgres {
 			aside = db.read.QueryContext
 		}
-		checks, err := aside(ctx, selectCheckSQL+`
-			FROM checks c JOIN targets t ON t.id = c.target_id
-			WHERE c.run_id = $1 AND (c.verdict NOT IN ('ok', 'redirected') OR EXISTS (
-				SELECT 1 FROM run_fragments rf WHERE rf.run_id = $2 AND rf.target_id = c.target_id))
-			ORDER BY c.target_id`, runID, runID)
+		checks, err := aside(ctx, findingChecksSQL, runID, runID)
 		if err != nil {
 			return err
 		}
@@ -205,17 +215,9 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			}
 			return next, nil
 		}
-		// The links of the targets whose check is not ok, driven by those
-		// checks (CROSS JOIN keeps SQLite's loop order, "+l.run_id" keeps
-		// it from scanning the run's links by links_run_id): the index
-		// links_target_id gives them in link order.
-		broken, err := aside(ctx, `
-			SELECT `+findingLinkColumns+`
-			FROM checks c CROSS JOIN links l
-			JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-			WHERE c.run_id = $1 AND c.verdict NOT IN ('ok', 'redirected')
-				AND l.target_id = c.target_id AND +l.run_id = c.run_id
-			ORDER BY c.target_id, l.id`, runID)
+		// The links of the broken and moved targets, in target and link
+		// order.
+		broken, err := aside(ctx, findingBrokenSQL, runID)
 		if err != nil {
 			return err
 		}
@@ -230,63 +232,45 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 			brokenNext = &r
 			return err
 		}
-		// The run's (target, fragment) pairs, from run_fragments (0019):
-		// keep decides once per pair, and only the links of the kept
-		// pairs are read whole. (A link without a target, whose URL did
-		// not parse, has no check: InvalidURLLinks hands it over.)
-		frags, err := tx.QueryContext(ctx, `
-			SELECT target_id, fragment FROM run_fragments
-			WHERE run_id = $1 ORDER BY target_id, fragment`, runID)
+		// The distinct (target, fragment) pairs, from run_fragments
+		// (0019), in target order. A link without a target (its URL did
+		// not parse) has no check: InvalidURLLinks hands it over.
+		pairs, err := tx.QueryContext(ctx, findingPairsSQL, runID)
 		if err != nil {
 			return err
 		}
-		defer frags.Close()
-		type fragPair struct {
-			target   int64
-			fragment string
-		}
-		var fragNext *fragPair
-		nextFrag := func() error {
-			fragNext = nil
-			if !frags.Next() {
-				return frags.Err()
-			}
-			var f fragPair
-			if err := frags.Scan(&f.target, &f.fragment); err != nil {
-				return err
-			}
-			fragNext = &f
-			return nil
-		}
-		// Kept pairs are read whole a target at a time, in target order,
-		// a target's links in link order.
+		defer pairs.Close()
 		var (
-			kept       []fragPair                 // in target order
+			havePair   bool // a pair is read ahead
+			pairTarget int64
+			pairFrag   string
+		)
+		nextPair := func() error {
+			if havePair = pairs.Next(); !havePair {
+				return pairs.Err()
+			}
+			return pairs.Scan(&pairTarget, &pairFrag)
+		}
+		// The kept links are read whole in batches, in the order they
+		// were kept (target, then link).
+		var (
+			kept       []int64                    // link IDs
 			keptChecks = map[int64]*audit.Check{} // by target ID
 		)
 		flushKept := func() error {
-			for lo := 0; lo < len(kept); {
-				target := kept[lo].target
-				hi := lo
-				var fragments []string
-				for ; hi < len(kept) && kept[hi].target == target; hi++ {
-					fragments = append(fragments, kept[hi].fragment)
-				}
-				list, err := json.Marshal(fragments)
-				if err != nil {
-					return err
-				}
+			for i := 0; i < len(kept); i += keptBatch {
+				batch := kept[i:min(i+keptBatch, len(kept))]
 				rows, err := aside(ctx, `
 					SELECT `+findingLinkColumns+`
 					FROM links l JOIN pages p ON p.id = l.page_id`+linkTargetJoin+`
-					WHERE l.target_id = $1 AND +l.run_id = $2 AND l.fragment IN `+db.textListSQL(3)+`
-					ORDER BY l.id`, target, runID, string(list))
+					WHERE l.id IN `+db.idListSQL(1)+`
+					ORDER BY l.target_id NULLS FIRST, l.id`, idList(batch))
 				if err != nil {
 					return err
 				}
 				// Read before fn is called: fn may read too, and on
 				// PostgreSQL each open result set holds a connection.
-				var refs []audit.LinkRef
+				refs := make([]audit.LinkRef, 0, len(batch))
 				for rows.Next() {
 					r, err := scanFindingLink(rows)
 					if err != nil {
@@ -299,11 +283,10 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 					return err
 				}
 				for _, r := range refs {
-					if err := fn(r, keptChecks[target]); err != nil {
+					if err := fn(r, keptChecks[r.TargetID]); err != nil {
 						return err
 					}
 				}
-				lo = hi
 			}
 			kept = kept[:0]
 			clear(keptChecks)
@@ -312,24 +295,26 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		if err := nextBroken(); err != nil {
 			return err
 		}
-		if err := nextFrag(); err != nil {
+		if err := nextPair(); err != nil {
 			return err
 		}
-		for brokenNext != nil || fragNext != nil {
+		var keptFrags []string // of the current target
+		for brokenNext != nil || havePair {
 			var target int64
 			switch {
 			case brokenNext == nil:
-				target = fragNext.target
-			case fragNext == nil:
+				target = pairTarget
+			case !havePair:
 				target = brokenNext.TargetID
 			default:
-				target = min(brokenNext.TargetID, fragNext.target)
+				target = min(brokenNext.TargetID, pairTarget)
 			}
 			c, err := checkOf(target)
 			if err != nil {
 				return err
 			}
-			if c != nil && c.Verdict != audit.VerdictOK && c.Verdict != audit.VerdictRedirected {
+			judged := c != nil && (c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected)
+			if c != nil && !judged {
 				// In target order: the kept links of targets before it
 				// first.
 				if err := flushKept(); err != nil {
@@ -346,17 +331,24 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 					return err
 				}
 			}
-			for fragNext != nil && fragNext.target == target {
+			keptFrags = keptFrags[:0]
+			for havePair && pairTarget == target {
 				// A broken target's fragment links came whole above.
-				if c != nil && (c.Verdict == audit.VerdictOK || c.Verdict == audit.VerdictRedirected) &&
-					(keep == nil || keep(c, fragNext.fragment)) {
-					kept, keptChecks[target] = append(kept, *fragNext), c
+				if judged && (keep == nil || keep(c, pairFrag)) {
+					keptFrags = append(keptFrags, pairFrag)
 				}
-				if err := nextFrag(); err != nil {
+				if err := nextPair(); err != nil {
 					return err
 				}
 			}
-			if len(kept) >= 512 {
+			if len(keptFrags) > 0 {
+				ids, err := db.fragmentLinkIDs(ctx, aside, runID, target, keptFrags)
+				if err != nil {
+					return err
+				}
+				kept, keptChecks[target] = append(kept, ids...), c
+			}
+			if len(kept) >= keptBatch {
 				if err := flushKept(); err != nil {
 					return err
 				}
@@ -368,6 +360,135 @@ func (db *DB) FindingLinks(ctx context.Context, runID int64, keep func(c *audit.
 		return fmt.Errorf("finding links of run %d: %w", runID, err)
 	}
 	return nil
+}
+
+// The statements of FindingLinks (TestFindingLinks_Plan reads their
+// SQLite plans).
+var (
+	// findingChecksSQL reads the checks of the targets that can give
+	// something: those whose every link is read, and those whose fragment
+	// links are judged (run_fragments tells which have any).
+	findingChecksSQL = selectCheckSQL + `
+		FROM checks c JOIN targets t ON t.id = c.target_id
+		WHERE c.run_id = $1 AND (c.verdict IN ` + wholeVerdictsSQL + ` OR c.verdict IN ('ok', 'redirected') AND EXISTS (
+			SELECT 1 FROM run_fragments rf WHERE rf.run_id = $2 AND rf.target_id = c.target_id))
+		ORDER BY c.target_id`
+	// findingBrokenSQL reads the links of the broken and moved targets,
+	// driven by their checks (CROSS JOIN keeps SQLite's loop order,
+	// "+l.run_id" keeps it from scanning the run's links by
+	// links_run_id): the index links_target_id gives them in link order.
+	findingBrokenSQL = `
+		SELECT ` + findingLinkColumns + `
+		FROM checks c CROSS JOIN links l
+		JOIN pages p ON p.id = l.page_id` + linkTargetJoin + `
+		WHERE c.run_id = $1 AND c.verdict IN ` + wholeVerdictsSQL + `
+			AND l.target_id = c.target_id AND +l.run_id = c.run_id
+		ORDER BY c.target_id, l.id`
+)
+
+// findingPairsSQL reads the distinct (target, fragment) pairs of a run's
+// links, in target order, from run_fragments (0019): the writer stored
+// each once. (The order of a target's fragments does not matter.)
+const findingPairsSQL = `
+	SELECT target_id, fragment FROM run_fragments
+	WHERE run_id = $1 ORDER BY target_id`
+
+// fragmentLinkIDsSQL reads the IDs of a run's ($1) links to a target ($2)
+// whose fragment is one of n ($3, ...): the target's links from
+// links_target_id ("+l.run_id" keeps SQLite from scanning the run's links
+// by links_run_id instead), their fragments compared.
+func fragmentLinkIDsSQL(n int) string {
+	return `
+		SELECT l.id FROM links l
+		WHERE l.target_id = $2 AND +l.run_id = $1 AND l.fragment IN (` + params(3, n) + `)`
+}
+
+// keptBatch is how many kept links FindingLinks reads whole in one
+// statement.
+const keptBatch = 512
+
+// wholeVerdictsSQL lists, as SQL, the verdicts whose every link
+// FindingLinks gives: those that are a finding whatever the link
+// (audit.Verdict.Broken) and moved (a maintenance record). They are the
+// package's constants, quoted as SQL string literals.
+var wholeVerdictsSQL = func() string {
+	var vs []string
+	for _, v := range audit.Verdicts {
+		if v.Broken() || v == audit.VerdictMoved {
+			vs = append(vs, "'"+strings.ReplaceAll(string(v), "'", "''")+"'")
+		}
+	}
+	return "(" + strings.Join(vs, ", ") + ")"
+}()
+
+// fragmentLinkIDs returns, in ID order, the IDs of the run's links to
+// target whose fragment is one of frags (distinct, not empty): found by
+// the index links_target_id, a few hundred fragments a statement. A
+// fragment that is not valid text (store.ValidText; an older SQLite file
+// may hold one) cannot be bound as it is stored: the target's fragment
+// links are then read and compared here.
+func (db *DB) fragmentLinkIDs(ctx context.Context, query func(context.Context, string, ...any) (*sql.Rows, error), runID, target int64, frags []string) ([]int64, error) {
+	var (
+		ids     []int64
+		bound   []any
+		invalid map[string]bool
+	)
+	for _, f := range frags {
+		if store.ValidText(f) != f {
+			if invalid == nil {
+				invalid = map[string]bool{}
+			}
+			invalid[f] = true
+			continue
+		}
+		bound = append(bound, f)
+	}
+	const chunk = 200
+	for len(bound) > 0 {
+		part := bound[:min(chunk, len(bound))]
+		bound = bound[len(part):]
+		rows, err := query(ctx, fragmentLinkIDsSQL(len(part)), append([]any{runID, target}, part...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+	}
+	if invalid != nil {
+		rows, err := query(ctx, `
+			SELECT l.id, l.fragment FROM links l
+			WHERE l.target_id = $2 AND +l.run_id = $1 AND l.fragment <> ''`, runID, target)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var (
+				id   int64
+				frag string
+			)
+			if err := rows.Scan(&id, &frag); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if invalid[frag] {
+				ids = append(ids, id)
+			}
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // findingLinkColumns are the columns of a link FindingLinks gives
@@ -446,12 +567,16 @@ func (db *DB) HasChecksBefore(ctx context.Context, runID int64) (bool, error) {
 // page whose own URL is the target targetURL (normalized). A target that
 // is no page of the run with evidence yields an error wrapping
 // audit.ErrNotFound. It is safe for concurrent use.
+//
+// The findings stage asks it once per target whose fragments it judges:
+// its statement is prepared once (parsing it anew each time cost more
+// than running it).
 func (db *DB) PageAnchors(ctx context.Context, runID int64, targetURL string) ([]string, error) {
 	var raw string
-	err := db.read.QueryRowContext(ctx, `
-		SELECT e.anchors FROM page_evidence e JOIN pages p ON p.id = e.page_id
-		WHERE p.run_id = $1 AND p.target_id = (SELECT id FROM targets WHERE url = $2)
-		ORDER BY p.id LIMIT 1`, runID, targetURL).Scan(&raw)
+	st, err := db.anchorsStmt.get(ctx, db.read, pageAnchorsSQL)
+	if err == nil {
+		err = st.QueryRowContext(ctx, runID, targetURL).Scan(&raw)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		err = audit.ErrNotFound
 	}
@@ -466,6 +591,52 @@ func (db *DB) PageAnchors(ctx context.Context, runID int64, targetURL string) ([
 		anchors = []string{}
 	}
 	return anchors, nil
+}
+
+// pageAnchorsSQL is PageAnchors' statement.
+const pageAnchorsSQL = `
+	SELECT e.anchors FROM page_evidence e JOIN pages p ON p.id = e.page_id
+	WHERE p.run_id = $1 AND p.target_id = (SELECT id FROM targets WHERE url = $2)
+	ORDER BY p.id LIMIT 1`
+
+// readStmt is a statement of a pool prepared on first use and kept until
+// close. It is safe for concurrent use.
+type readStmt struct {
+	mu     sync.Mutex
+	st     *sql.Stmt
+	closed bool
+}
+
+// get returns the statement, preparing query on pool the first time (a
+// failed prepare is tried again next time).
+func (r *readStmt) get(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st != nil {
+		return r.st, nil
+	}
+	if r.closed {
+		return nil, errors.New("sql: database is closed")
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	r.st = st
+	return st, nil
+}
+
+// close closes the statement, if it was prepared; get fails after it.
+func (r *readStmt) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.st == nil {
+		return nil
+	}
+	err := r.st.Close()
+	r.st = nil
+	return err
 }
 
 // PageResponse returns what a run's crawl got for the page whose own URL

@@ -38,15 +38,6 @@ func (db *DB) idListSQL(n int) string {
 	return `(SELECT value FROM json_each($` + strconv.Itoa(n) + `))`
 }
 
-// textListSQL is idListSQL for a JSON array of strings in parameter n: a
-// subquery of its elements as text.
-func (db *DB) textListSQL(n int) string {
-	if db.dialect == dialectPostgres {
-		return `(SELECT j.value FROM json_array_elements_text(CAST($` + strconv.Itoa(n) + ` AS json)) AS j(value))`
-	}
-	return `(SELECT value FROM json_each($` + strconv.Itoa(n) + `))`
-}
-
 //go:embed migrations/postgres/*.sql
 var pgMigrationFiles embed.FS
 

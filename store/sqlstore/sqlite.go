@@ -76,6 +76,9 @@ type DB struct {
 	// statement on SQLite too (tests: the rows multi-row INSERTs must
 	// equal).
 	rowByRow bool
+	// anchorsStmt is PageAnchors' statement, prepared on the read pool
+	// on first use (pipeline.go).
+	anchorsStmt readStmt
 }
 
 // OpenWith opens the SQLite database at path on e.SQLite, creating the
@@ -166,6 +169,7 @@ func OpenWith(ctx context.Context, path string, e Engines) (*DB, error) {
 func (db *DB) Close() error {
 	var errs []error
 	db.closeStmts()
+	errs = append(errs, db.anchorsStmt.close())
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}

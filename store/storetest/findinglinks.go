@@ -10,9 +10,12 @@ import (
 )
 
 // testFindingLinks_Keep checks which links FindingLinks reads whole: all
-// those of a broken target (with or without a fragment, keep never asked),
-// the fragment links of an ok target that keep keeps (nil keeps all), in
-// target then link order, none of a target without a check; and that
+// those of a broken or moved target (with or without a fragment, keep
+// never asked), the fragment links of an ok target whose (target,
+// fragment) pair keep keeps (nil keeps all), every link of a kept pair
+// however often a page repeats it, in target then link order; none of a
+// target without a check or whose check cannot give anything (skipped);
+// that keep is asked once per distinct pair, not per link; and that
 // batches of kept links (more than one read of them) keep that order.
 func testFindingLinks_Keep(t *testing.T, open Opener) {
 	ctx := context.Background()
@@ -22,15 +25,18 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 		ok      = "https://example.org/ok"
 		gone    = "https://example.org/gone"
 		nocheck = "https://example.org/nocheck"
+		moved   = "https://example.org/moved"
+		skipped = "https://example.org/skipped"
 	)
 	link := func(href string) audit.Link {
 		return audit.Link{Element: "a", Attr: "href", Href: href, RawHref: href, Text: href}
 	}
 	p1 := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p1", Links: []audit.Link{
 		link(ok + "#a"), link(ok + "#b"), link(ok), link(gone + "#x"), link(gone), link(nocheck + "#z"),
+		link(moved + "#q"), link(skipped + "#s"), link(ok + "#b"), link(skipped),
 	}}, Status: 200}
 	p2 := &audit.Page{Extraction: audit.Extraction{URL: "https://example.org/p2", Links: []audit.Link{
-		link(ok + "#c"), link(gone),
+		link(ok + "#c"), link(gone), link(ok + "#b"), link(moved), link(ok + "#a"), link(skipped + "#s"),
 	}}, Status: 200}
 	// Many kept links: they are read whole in more than one batch.
 	var many []audit.Link
@@ -42,6 +48,8 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 	if missing, err := db.SaveChecksByURL(ctx, []audit.Check{
 		{RunID: runID, URL: ok, Verdict: audit.VerdictOK, Status: 200},
 		{RunID: runID, URL: gone, Verdict: audit.VerdictGone, Status: 410},
+		{RunID: runID, URL: moved, Verdict: audit.VerdictMoved, Status: 200, Replacement: "https://example.org/new"},
+		{RunID: runID, URL: skipped, Verdict: audit.VerdictSkipped},
 	}); err != nil || len(missing) != 0 {
 		t.Fatalf("SaveChecksByURL: %v, %d missing", err, len(missing))
 	}
@@ -54,8 +62,8 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 			if l.TargetID != c.TargetID {
 				t.Errorf("link %d of target %d came with the check of target %d", l.LinkID, l.TargetID, c.TargetID)
 			}
-			if l.TargetID == lastTarget && l.LinkID <= lastLink {
-				t.Errorf("link %d after link %d of the same target", l.LinkID, lastLink)
+			if l.TargetID < lastTarget || l.TargetID == lastTarget && l.LinkID <= lastLink {
+				t.Errorf("link %d of target %d after link %d of target %d", l.LinkID, l.TargetID, lastLink, lastTarget)
 			}
 			lastTarget, lastLink = l.TargetID, l.LinkID
 			out = append(out, got{l.PageURL, l.Href, string(c.Verdict)})
@@ -66,40 +74,79 @@ func testFindingLinks_Keep(t *testing.T, open Opener) {
 		}
 		return out
 	}
+	// The targets in the order FindingLinks gives them: by ID.
+	targets, err := db.Targets(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, tr := range targets {
+		order = append(order, tr.URL)
+	}
+	byTarget := func(links map[string][]got) (out []got) {
+		for _, u := range order {
+			out = append(out, links[u]...)
+		}
+		return out
+	}
 
 	var asked []string
 	kept := read(func(c *audit.Check, fragment string) bool {
 		asked = append(asked, c.URL+"#"+fragment)
 		return fragment == "b" || fragment == "c" || fragment == "m3" || fragment == "m699"
 	})
-	want := []got{
-		{"https://example.org/p1", ok + "#b", "ok"},
-		{"https://example.org/p2", ok + "#c", "ok"},
-		{"https://example.org/p3", ok + "#m3", "ok"},
-		{"https://example.org/p3", ok + "#m699", "ok"},
-		{"https://example.org/p1", gone + "#x", "gone"},
-		{"https://example.org/p1", gone, "gone"},
-		{"https://example.org/p2", gone, "gone"},
-	}
+	const (
+		page1 = "https://example.org/p1"
+		page2 = "https://example.org/p2"
+		page3 = "https://example.org/p3"
+	)
+	want := byTarget(map[string][]got{
+		ok: {
+			{page1, ok + "#b", "ok"}, {page1, ok + "#b", "ok"},
+			{page2, ok + "#c", "ok"}, {page2, ok + "#b", "ok"},
+			{page3, ok + "#m3", "ok"}, {page3, ok + "#m699", "ok"},
+		},
+		gone:  {{page1, gone + "#x", "gone"}, {page1, gone, "gone"}, {page2, gone, "gone"}},
+		moved: {{page1, moved + "#q", "moved"}, {page2, moved, "moved"}},
+	})
 	if !reflect.DeepEqual(kept, want) {
 		t.Errorf("FindingLinks with keep =\n%v\nwant\n%v", kept, want)
 	}
 	if len(asked) != 3+700 {
-		t.Errorf("keep asked %d times, want once per fragment of the ok target (703)", len(asked))
+		t.Errorf("keep asked %d times, want once per distinct fragment of the ok target (703): %v", len(asked), asked[:min(len(asked), 10)])
 	}
+	seen := map[string]bool{}
 	for _, a := range asked {
 		if a[:len(ok)] != ok {
 			t.Errorf("keep asked about %s: only the ok target's fragments are asked", a)
 		}
+		if seen[a] {
+			t.Errorf("keep asked about %s twice", a)
+		}
+		seen[a] = true
 	}
 
 	all := read(nil)
-	if len(all) != 3+700+3 {
-		t.Fatalf("FindingLinks without keep gave %d links, want 706", len(all))
+	okLinks := []got{{page1, ok + "#a", "ok"}, {page1, ok + "#b", "ok"}, {page1, ok + "#b", "ok"},
+		{page2, ok + "#c", "ok"}, {page2, ok + "#b", "ok"}, {page2, ok + "#a", "ok"}}
+	for i := range 700 {
+		okLinks = append(okLinks, got{page3, fmt.Sprintf("%s#m%d", ok, i), "ok"})
 	}
-	if all[0].href != ok+"#a" || all[1].href != ok+"#b" || all[2].href != ok+"#c" ||
-		all[3].href != ok+"#m0" || all[702].href != ok+"#m699" || all[703].href != gone+"#x" {
-		t.Errorf("FindingLinks without keep: order %v ... %v", all[:4], all[700:])
+	wantAll := byTarget(map[string][]got{
+		ok:    okLinks,
+		gone:  {{page1, gone + "#x", "gone"}, {page1, gone, "gone"}, {page2, gone, "gone"}},
+		moved: {{page1, moved + "#q", "moved"}, {page2, moved, "moved"}},
+	})
+	if len(all) != 6+700+3+2 {
+		t.Fatalf("FindingLinks without keep gave %d links, want 711", len(all))
+	}
+	if !reflect.DeepEqual(all, wantAll) {
+		for i := range all {
+			if all[i] != wantAll[i] {
+				t.Errorf("FindingLinks without keep: link %d is %v, want %v", i, all[i], wantAll[i])
+				break
+			}
+		}
 	}
 }
 
