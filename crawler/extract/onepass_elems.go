@@ -74,29 +74,17 @@ func buildInfoTable() []infoSlot {
 	for a := range urlAttrs {
 		m[a] |= infoURL
 	}
-	for a, ok := range formattingElems {
-		if ok {
-			m[a] |= infoFormatting
-		}
-	}
-	for a, ok := range blockElements {
-		if ok {
-			m[a] |= infoBlock
-		}
-	}
-	for a, ok := range closesP {
-		if ok {
-			m[a] |= infoClosesP
-		}
-	}
-	for a, ok := range blockEnd {
-		if ok {
-			m[a] |= infoBlockEnd
-		}
-	}
-	for a, ok := range specialElems {
-		if ok {
-			m[a] |= infoSpecial
+	for _, set := range []struct {
+		elems map[atom.Atom]bool
+		bit   elemInfo
+	}{
+		{formattingElems, infoFormatting}, {blockElements, infoBlock}, {closesP, infoClosesP},
+		{blockEnd, infoBlockEnd}, {specialElems, infoSpecial},
+	} {
+		for a, ok := range set.elems {
+			if ok {
+				m[a] |= set.bit
+			}
 		}
 	}
 	for _, a := range pagefactsElems {

@@ -157,38 +157,6 @@ func TestRunFragments_Migrate(t *testing.T) {
 	}
 }
 
-// TestRunFragments_Plans: the findings stage reads a run's pairs from
-// run_fragments' key and the links of a kept pair by target: no scan of
-// links.
-func TestRunFragments_Plans(t *testing.T) {
-	db := MustOpen(t)
-	for _, q := range []string{
-		`SELECT target_id, fragment FROM run_fragments WHERE run_id = 1 ORDER BY target_id, fragment`,
-		`SELECT l.id FROM links l WHERE l.target_id = 1 AND +l.run_id = 1 AND l.fragment IN (SELECT value FROM json_each('["x"]')) ORDER BY l.id`,
-		`SELECT 1 FROM checks c WHERE c.run_id = 1 AND EXISTS (SELECT 1 FROM run_fragments rf WHERE rf.run_id = 1 AND rf.target_id = c.target_id)`,
-	} {
-		rows, err := db.read.Query(`EXPLAIN QUERY PLAN ` + q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		joined := strings.Join(plan, "; ")
-		if strings.Contains(joined, "SCAN l") || strings.Contains(joined, "SCAN links") || strings.Contains(joined, "SCAN run_fragments") ||
-			strings.Contains(joined, "USE TEMP B-TREE FOR ORDER BY") {
-			t.Errorf("plan of %s:\n%s", q, joined)
-		}
-	}
-}
-
 // TestRunFragments_ReusedRunID: a run deleted and another created under
 // its ID (SQLite reuses the largest rowid) gets its pairs written, though
 // the writer remembered the same pairs of the deleted run.
