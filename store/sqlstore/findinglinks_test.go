@@ -130,7 +130,7 @@ func TestFindingLinks_InvalidTextFragment(t *testing.T) {
 // length (a URL may have 64,000 bytes); a link with a long fragment that
 // does not compress is stored, and FindingLinks judges and gives it. On
 // both engines: a PostgreSQL index entry is limited to a few kilobytes,
-// which is why its links_fragment index does not hold the fragment.
+// which is why run_fragments is unique there by the fragment's MD5.
 func TestFindingLinks_LongFragment(t *testing.T) { forEachBackend(t, testFindingLinks_LongFragment) }
 
 func testFindingLinks_LongFragment(t *testing.T) {
