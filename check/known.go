@@ -192,16 +192,10 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 			doc = d
 		}
 	}
-	// The words of the main text: those of textsim.MainText(page).
+	// The words of the main text: those of textsim.MainText(page), URL
+	// passwords redacted (mainWords).
 	eachWord := func(yield func(string)) {
-		switch {
-		case facts != nil:
-			textsim.EachRawWordBytes(facts.MainText, func(w []byte) { yield(string(w)) })
-		case doc != nil:
-			textsim.EachMainWord(doc, yield)
-		default:
-			textsim.EachWord(textsim.MainText(page), yield) // its token scan of what the parser refuses
-		}
+		mainWords(facts, doc, page, func(w []byte) { yield(string(w)) })
 	}
 	fp := pageFingerprint{sha256: hex.EncodeToString(sum[:])}
 	if keepText {
@@ -229,14 +223,7 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 			}
 			b = append(b, w...)
 		}
-		switch {
-		case facts != nil:
-			textsim.EachRawWordBytes(facts.MainText, add) // none allocated
-		case doc != nil:
-			textsim.EachMainWordBytes(doc, add) // the words of EachMainWord, none allocated
-		default:
-			eachWord(func(w string) { add([]byte(w)) })
-		}
+		mainWords(facts, doc, page, add)
 		fp.simhash, fp.text = sh.Sum(), string(b)
 		*bp = b
 		textBufPool.Put(bp)
@@ -261,6 +248,35 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		}
 	}
 	return fp
+}
+
+// mainWords calls yield with each word of the page's main text, read
+// from facts (the crawler's one pass), else from doc, else from page
+// itself (its token scan of what the parser refuses), with URL passwords
+// redacted (urls.RedactText): a page may show a URL with its password as
+// text ("https://user:pw@host/"), and the words are hashed and kept (the
+// stored text). The redaction works on the collapsed main text, which is
+// the same on every path, and only when it holds an "@"; no word is
+// allocated on its own (w is valid only during yield).
+func mainWords(facts *pagefacts.Facts, doc *html.Node, page []byte, yield func(w []byte)) {
+	var text string
+	switch {
+	case facts != nil:
+		if bytes.IndexByte(facts.MainText, '@') < 0 {
+			textsim.EachRawWordBytes(facts.MainText, yield)
+			return
+		}
+		text = textsim.CollapseRaw(facts.MainText)
+	case doc != nil:
+		text = textsim.MainTextOf(doc)
+	default:
+		text = textsim.MainText(page)
+	}
+	if strings.IndexByte(text, '@') >= 0 {
+		text = urls.RedactText(text)
+	}
+	// The collapsed text's words are its raw text's (textsim.CollapseRaw).
+	textsim.EachRawWordBytes([]byte(text), yield)
 }
 
 // textBufPool holds the buffers fingerprintPage joins main texts in (at

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
 	"github.com/linkrot/linkrot/crawler/extract"
 )
@@ -264,4 +266,41 @@ func FuzzOnePass(f *testing.F) {
 			t.Fatalf("with %+v: %s", small, diff)
 		}
 	})
+}
+
+// TestOnePass_PasswordInText: a page showing URLs with a password as its
+// text (in a link's text, in a paragraph, across an inline element, in
+// main) gives the same evidence by the one pass and by the tree, and the
+// kept words hold none of the passwords, on every path (the checker's own
+// parse too): the words are stored.
+func TestOnePass_PasswordInText(t *testing.T) {
+	body := []byte(`<!doctype html><title>t</title><main>
+<p><a href="https://user:s3cr3t@example.org/private">https://user:s3cr3t@example.org/private</a> and more words</p>
+<p>ftp://anon:pa55word@files.example/ <b>and</b> see me@example.org, @decorators, a@b</p>
+<p>http://<em>x</em>:hunter2@example.org/ inline</p>
+</main>`)
+	if fellBack, diff := onePassSame(body, "https://example.org/p"); fellBack || diff != "" {
+		t.Fatalf("fell back %v, diff %s", fellBack, diff)
+	}
+	h := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	u, _ := url.Parse("https://example.org/p")
+	_, _, doc, ok := extract.OnePass(body, h.Get("Content-Type"), u, h, extract.Options{})
+	if !ok {
+		t.Fatal("the pass fell back")
+	}
+	for name, e := range map[string]*audit.PageEvidence{
+		"pass":    check.Observe(200, h, body, true, 0, &check.ParsedHTML{Decoded: doc.Decoded, Facts: doc.Facts}),
+		"checker": check.Observe(200, h, body, true, 0, nil),
+	} {
+		for _, secret := range []string{"s3cr3t", "pa55word", "hunter2"} {
+			if strings.Contains(e.Text, secret) {
+				t.Errorf("%s: the kept words hold %q: %q", name, secret, e.Text)
+			}
+		}
+		for _, w := range []string{"user", "private", "more", "words", "anon", "decorators", "inline"} {
+			if !slices.Contains(strings.Fields(e.Text), w) {
+				t.Errorf("%s: the kept words lack %q: %q", name, w, e.Text)
+			}
+		}
+	}
 }

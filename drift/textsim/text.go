@@ -43,6 +43,12 @@ func MainText(htmlBody []byte) string {
 	return MainTextOf(doc)
 }
 
+// CollapseRaw is MainTextOf for a raw main text gathered another way (a
+// one-pass reading's, pagefacts.Facts.MainText): runs of white space
+// become one space, invalid UTF-8 becomes U+FFFD, and the ends are
+// trimmed. Its words are those of the raw text (EachRawWordBytes).
+func CollapseRaw(raw []byte) string { return collapse(string(raw)) }
+
 // MainTextOf is MainText of a document already parsed by html.Parse, for
 // callers that read the tree for other things too. The tree is not
 // modified.
