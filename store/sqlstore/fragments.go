@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -26,18 +27,30 @@ type fragKey struct {
 // fragmentsSeen is the DB's memory of the pairs committed batches wrote,
 // so that a batch skips the pairs earlier ones wrote (a documentation
 // tree repeats its #anchors on page after page) without asking the
-// database. It holds the pairs of one run, at most fragmentsSeenMax of
-// them, and forgets them all when full: a pair it forgot costs one
-// conflicting row. Pairs enter it only once their transaction has
-// committed (saver.publish), so a rolled-back pair is never skipped.
+// database. It holds the pairs of one run, copies of their fragments
+// (never a slice of a page's strings, which it would keep alive), at most
+// fragmentsSeenBytes of them, and forgets them all when full; a fragment
+// longer than fragmentSeenMaxLen is not remembered. A pair it does not
+// hold costs one conflicting row. Pairs enter it only once their
+// transaction has committed (saver.publish), so a rolled-back pair is
+// never skipped.
 type fragmentsSeen struct {
 	mu    sync.Mutex
 	runID int64
 	pairs map[fragKey]struct{}
+	bytes int // what pairs holds, counted as fragmentSeenCost
 }
 
-// fragmentsSeenMax bounds fragmentsSeen: some 5 MB of pairs.
-const fragmentsSeenMax = 1 << 16
+const (
+	// fragmentsSeenBytes bounds fragmentsSeen's memory.
+	fragmentsSeenBytes = 4 << 20
+	// fragmentSeenMaxLen is the longest fragment fragmentsSeen holds.
+	fragmentSeenMaxLen = 256
+)
+
+// fragmentSeenCost is what a pair costs fragmentsSeen: its fragment's
+// bytes and about as much again for the key and the map's slot.
+func fragmentSeenCost(k fragKey) int { return len(k.fragment) + 64 }
 
 // has reports whether a committed batch of run wrote k.
 func (f *fragmentsSeen) has(run int64, k fragKey) bool {
@@ -51,11 +64,22 @@ func (f *fragmentsSeen) has(run int64, k fragKey) bool {
 func (f *fragmentsSeen) add(run int64, pairs map[fragKey]struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.pairs == nil || f.runID != run || len(f.pairs)+len(pairs) > fragmentsSeenMax {
-		f.runID, f.pairs = run, make(map[fragKey]struct{}, len(pairs))
+	if f.pairs == nil || f.runID != run {
+		f.runID, f.pairs, f.bytes = run, make(map[fragKey]struct{}, len(pairs)), 0
 	}
 	for k := range pairs {
-		f.pairs[k] = struct{}{}
+		if len(k.fragment) > fragmentSeenMaxLen {
+			continue
+		}
+		if _, ok := f.pairs[k]; ok {
+			continue
+		}
+		if f.bytes+fragmentSeenCost(k) > fragmentsSeenBytes {
+			clear(f.pairs)
+			f.bytes = 0
+		}
+		f.pairs[fragKey{k.target, strings.Clone(k.fragment)}] = struct{}{}
+		f.bytes += fragmentSeenCost(k)
 	}
 }
 

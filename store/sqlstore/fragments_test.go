@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -173,5 +174,43 @@ func TestRunFragments_ReusedRunID(t *testing.T) {
 	mustSave(t, db, run, fragmentPages("p")...)
 	if got := runFragments(t, db); len(got) != 5 {
 		t.Errorf("run_fragments of the new run = %v, want its 5 pairs", got)
+	}
+}
+
+// TestFragmentsSeen_Bounded: the writer's memory of committed pairs holds
+// copies of the fragments, never more than fragmentsSeenBytes of them,
+// and no fragment longer than fragmentSeenMaxLen; it forgets another
+// run's pairs.
+func TestFragmentsSeen_Bounded(t *testing.T) {
+	var f fragmentsSeen
+	page := strings.Repeat("x", 1000) // a page's text, which a fragment may be a slice of
+	batch := map[fragKey]struct{}{{1, page[:10]}: {}, {2, page}: {}}
+	f.add(7, batch)
+	if !f.has(7, fragKey{1, strings.Repeat("x", 10)}) {
+		t.Error("a committed pair is not remembered")
+	}
+	if f.has(7, fragKey{2, page}) {
+		t.Errorf("a fragment of %d bytes is remembered", len(page))
+	}
+	if f.has(8, fragKey{1, page[:10]}) {
+		t.Error("a pair of run 7 is taken for run 8's")
+	}
+	for k := range f.pairs {
+		if unsafe.StringData(k.fragment) == unsafe.StringData(page) {
+			t.Error("the memory holds a slice of the page's string, not a copy")
+		}
+	}
+	for i := range 200_000 {
+		f.add(7, map[fragKey]struct{}{{int64(i), fmt.Sprintf("anchor-%d-%s", i, strings.Repeat("y", 200))}: {}})
+		if f.bytes > fragmentsSeenBytes {
+			t.Fatalf("after %d pairs the memory holds %d bytes, more than %d", i+1, f.bytes, fragmentsSeenBytes)
+		}
+	}
+	if len(f.pairs) == 0 {
+		t.Error("the memory is empty after 200,000 pairs: it forgets too much")
+	}
+	f.add(8, map[fragKey]struct{}{{1, "a"}: {}})
+	if len(f.pairs) != 1 || !f.has(8, fragKey{1, "a"}) {
+		t.Errorf("another run's pairs are kept: %d pairs", len(f.pairs))
 	}
 }
