@@ -92,9 +92,19 @@ func (f *fragmentsSeen) forget(run int64) {
 	}
 }
 
-// fragmentChunk is the row count of the multi-row INSERT of
-// run_fragments: 3 parameters per row, far below both engines' limits.
-const fragmentChunk = 128
+// fragmentChunks are the row counts of the multi-row INSERTs of
+// run_fragments that Open prepares (3 columns each), largest first.
+var fragmentChunks = []int{64, 16, 4, 1}
+
+// fragmentsSQL caches the text of those INSERTs (multiRowSQL).
+var fragmentsSQL = multiRowSQL{build: buildInsertFragmentsSQL}
+
+// buildInsertFragmentsSQL adds n rows to run_fragments, leaving out those
+// the run has.
+func buildInsertFragmentsSQL(n int, p *paramList) string {
+	return `INSERT INTO run_fragments (run_id, target_id, fragment) VALUES ` + p.rows(3, n) +
+		` ON CONFLICT DO NOTHING`
+}
 
 // noteFragment records that a link of the batch has target and fragment
 // (target nil: the link has none, and no check to hold the fragment
@@ -129,41 +139,22 @@ func (s *saver) writeFragments(ctx context.Context, tx *sql.Tx) error {
 	slices.SortFunc(keys, func(a, b fragKey) int {
 		return cmp.Or(cmp.Compare(a.target, b.target), cmp.Compare(a.fragment, b.fragment))
 	})
-	args := make([]any, 0, 3*fragmentChunk)
-	var full *sql.Stmt // the statement of fragmentChunk rows, prepared once
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	for lo := 0; lo < len(keys); lo += fragmentChunk {
-		chunk := keys[lo:min(lo+fragmentChunk, len(keys))]
+	args := make([]any, 0, 3*fragmentChunks[0])
+	for len(keys) > 0 {
+		n := rowsNext(fragmentChunks, len(keys))
 		args = args[:0]
-		for _, k := range chunk {
+		for _, k := range keys[:n] {
 			args = append(args, s.runID, k.target, k.fragment)
 		}
-		var err error
-		if len(chunk) == fragmentChunk {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, s.db.insertFragmentsSQL(fragmentChunk)); err != nil {
-					return fmt.Errorf("fragments of the batch: %w", err)
-				}
-			}
-			_, err = full.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, s.db.insertFragmentsSQL(len(chunk)), args...)
+		keys = keys[n:]
+		stmt, err := s.db.txStmt(ctx, tx, fragmentsSQL.in(s.db.paramStyle(), n))
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+			stmt.Close()
 		}
 		if err != nil {
 			return fmt.Errorf("fragments of the batch: %w", err)
 		}
 	}
 	return nil
-}
-
-// insertFragmentsSQL adds n rows to run_fragments, leaving out those the
-// run has.
-func (db *DB) insertFragmentsSQL(n int) string {
-	p := paramList{style: db.paramStyle()}
-	return `INSERT INTO run_fragments (run_id, target_id, fragment) VALUES ` + p.rows(3, n) +
-		` ON CONFLICT DO NOTHING`
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -412,13 +411,8 @@ const keptBatch = 512
 // (audit.Verdict.Broken) and moved (a maintenance record). They are the
 // package's constants, quoted as SQL string literals.
 var wholeVerdictsSQL = func() string {
-	var vs []string
-	for _, v := range audit.Verdicts {
-		if v.Broken() || v == audit.VerdictMoved {
-			vs = append(vs, "'"+strings.ReplaceAll(string(v), "'", "''")+"'")
-		}
-	}
-	return "(" + strings.Join(vs, ", ") + ")"
+	list, _ := verdictSet(func(v audit.Verdict) bool { return v.Broken() || v == audit.VerdictMoved })
+	return "(" + list + ")"
 }()
 
 // fragmentLinkIDs returns, in ID order, the IDs of the run's links to
@@ -434,7 +428,7 @@ func (db *DB) fragmentLinkIDs(ctx context.Context, query func(context.Context, s
 		invalid map[string]bool
 	)
 	for _, f := range frags {
-		if store.ValidText(f) != f {
+		if !store.IsValidText(f) {
 			if invalid == nil {
 				invalid = map[string]bool{}
 			}

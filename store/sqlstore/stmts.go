@@ -28,6 +28,9 @@ func writerSQL() []string {
 	for _, n := range targetChunks {
 		q = append(q, insertTargetsSQL(n))
 	}
+	for _, n := range fragmentChunks {
+		q = append(q, fragmentsSQL.in(anonymous, n))
+	}
 	return q
 }
 
