@@ -192,11 +192,6 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 			doc = d
 		}
 	}
-	// The words of the main text: those of textsim.MainText(page), URL
-	// passwords redacted (mainWords).
-	eachWord := func(yield func(string)) {
-		mainWords(facts, doc, page, func(w []byte) { yield(string(w)) })
-	}
 	fp := pageFingerprint{sha256: hex.EncodeToString(sum[:])}
 	if keepText {
 		// Streamed: textsim.Words and textsim.SimHash without the slice.
@@ -229,7 +224,7 @@ func fingerprintPage(body []byte, contentType string, withAnchors bool, parsed *
 		textBufPool.Put(bp)
 	} else {
 		fp.words = make([]string, 0, len(page)/16+1)
-		eachWord(func(w string) { fp.words = append(fp.words, w) })
+		mainWords(facts, doc, page, func(w []byte) { fp.words = append(fp.words, string(w)) })
 		fp.simhash, fp.count = textsim.SimHash(fp.words), len(fp.words)
 	}
 	if facts != nil {

@@ -76,14 +76,17 @@ func TestCollapseAndWords_SameAsReference(t *testing.T) {
 		if got, want := Words(s), wordsRef(s); !slices.Equal(got, want) {
 			t.Fatalf("Words(%q) = %q, want %q", s, got, want)
 		}
-		// EachMainWord splits the text before collapse.
+		// The one pass's raw main text is split before collapse.
 		if got, want := Words(s), Words(collapse(s)); !slices.Equal(got, want) {
 			t.Fatalf("Words(%q) = %q, but Words of it collapsed = %q", s, got, want)
 		}
 	}
 }
 
-func TestEachMainWord(t *testing.T) {
+// TestEachRawWordBytes_RawText: the words of a tree's raw main text
+// (what the one pass gathers, before collapse) are those of its collapsed
+// main text.
+func TestEachRawWordBytes_RawText(t *testing.T) {
 	for _, page := range []string{
 		"<main><p>Hello,\u00a0<b>WORLD</b>s</p>\xff\xfe<p>caf\u00e9 \u6f22\u5b57</p></main>",
 		"<body><nav>menu</nav><article>One two</article><article> three\u3000four</article>",
@@ -94,9 +97,9 @@ func TestEachMainWord(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		EachMainWord(doc, func(w string) { got = append(got, w) })
+		EachRawWordBytes([]byte(rawMainText(doc)), func(w []byte) { got = append(got, string(w)) })
 		if want := Words(MainTextOf(doc)); !slices.Equal(got, want) {
-			t.Errorf("%q: EachMainWord %q, Words(MainTextOf) %q", page, got, want)
+			t.Errorf("%q: EachRawWordBytes of the raw text %q, Words(MainTextOf) %q", page, got, want)
 		}
 	}
 }
@@ -215,19 +218,19 @@ func TestMainText_FormsSameAsReference(t *testing.T) {
 	}
 }
 
-// mainWordsBytes collects EachMainWordBytes's words (copied: each is
-// valid only during its call).
+// mainWordsBytes collects EachRawWordBytes's words of doc's collapsed
+// main text, as the checker takes them (copied: each is valid only during
+// its call).
 func mainWordsBytes(doc *html.Node) []string {
 	var out []string
-	EachMainWordBytes(doc, func(w []byte) { out = append(out, string(w)) })
+	EachRawWordBytes([]byte(MainTextOf(doc)), func(w []byte) { out = append(out, string(w)) })
 	return out
 }
 
-// TestEachMainWordBytes_SameAsEachMainWord: the words lower-cased in
-// place or in a scratch buffer are those of EachMainWord (strings.ToLower
-// of each), on pages of random text in every case and script, one after
-// the other (the buffers are reused).
-func TestEachMainWordBytes_SameAsEachMainWord(t *testing.T) {
+// TestEachRawWordBytes_SameAsWords: the words lower-cased in place or in
+// a scratch buffer are those of Words (strings.ToLower of each), on pages
+// of random text in every case and script, one after the other.
+func TestEachRawWordBytes_SameAsWords(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	tags := []string{"<p>", "</p>", "<b>", "</b>", "<main>", "<article>", "<nav>", "</nav>", "<br>", "<span>", "</span>"}
 	changed := 0
@@ -245,10 +248,9 @@ func TestEachMainWordBytes_SameAsEachMainWord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []string
-		EachMainWord(doc, func(w string) { want = append(want, w) })
+		want := Words(MainTextOf(doc))
 		if got := mainWordsBytes(doc); !slices.Equal(got, want) {
-			t.Fatalf("%q: EachMainWordBytes %q, EachMainWord %q", page, got, want)
+			t.Fatalf("%q: EachRawWordBytes %q, Words %q", page, got, want)
 		}
 		if mt := MainTextOf(doc); strings.ToLower(mt) != mt {
 			changed++

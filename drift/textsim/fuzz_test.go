@@ -46,7 +46,7 @@ func FuzzMainText(f *testing.F) {
 			t.Fatalf("MainTextOf(%q) = %q, reference %q", b, got, want)
 		}
 		if got, want := mainWordsBytes(doc), Words(MainTextOf(doc)); !slices.Equal(got, want) {
-			t.Fatalf("EachMainWordBytes(%q) = %q, Words(MainTextOf) %q", b, got, want)
+			t.Fatalf("EachRawWordBytes of MainTextOf(%q) = %q, Words %q", b, got, want)
 		}
 	})
 }

@@ -50,7 +50,7 @@ func EachWord(text string, yield func(string)) {
 // eachWordSpan calls yield with the offsets of each word of text, in
 // order, and whether text[start:end] is already its own lower case (when
 // false, it may be too). It is EachWord's scan, for strings and for byte
-// slices (EachMainWordBytes).
+// slices (EachRawWordBytes).
 func eachWordSpan[T string | []byte](text T, yield func(start, end int, lower bool)) {
 	start := -1
 	// lower: the word so far is ASCII without upper-case letters, so it is

@@ -3,7 +3,6 @@ package textsim
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,41 +55,12 @@ func MainTextOf(doc *html.Node) string {
 	return collapse(rawMainText(doc))
 }
 
-// EachMainWord calls yield with each word of MainTextOf(doc), in order
-// (see EachWord), without building the main text: the words do not
-// depend on how white space is collapsed or invalid bytes replaced, since
-// both only ever separate words.
-func EachMainWord(doc *html.Node, yield func(string)) {
-	EachWord(rawMainText(doc), yield)
-}
-
-// EachMainWordBytes calls yield with each word of MainTextOf(doc), in
-// order, as EachMainWord does, without allocating for each word: w is
-// valid only until yield returns (it is a view into a buffer reused for
-// the next words and the next document).
-func EachMainWordBytes(doc *html.Node, yield func(w []byte)) {
-	bp := rawTextPool.Get().(*[]byte)
-	tw := &byteWriter{b: (*bp)[:0]}
-	writeMainText(tw, doc)
-	text := tw.b
-	var scratch []byte
-	eachWordSpan(text, func(start, end int, lower bool) {
-		w := text[start:end]
-		if !lower {
-			w, scratch = lowerWord(w, scratch)
-		}
-		yield(w)
-	})
-	if cap(text) <= 1<<20 { // a rare huge page's buffer is not kept
-		*bp = text[:0]
-		rawTextPool.Put(bp)
-	}
-}
-
 // EachRawWordBytes calls yield with each word of the raw text raw (a
 // main text before white space is collapsed, such as pagefacts.Facts'
-// MainText), in order, as EachMainWordBytes does for a tree: w is valid
-// only until yield returns. raw's words may be lower-cased in place.
+// MainText, or a collapsed main text: the words do not depend on how white
+// space is collapsed or invalid bytes replaced, since both only ever
+// separate words), in order, without allocating for each word: w is
+// valid only until yield returns. raw's words may be lower-cased in place.
 func EachRawWordBytes(raw []byte, yield func(w []byte)) {
 	var scratch []byte
 	eachWordSpan(raw, func(start, end int, lower bool) {
@@ -130,30 +100,10 @@ func lowerWord(w, scratch []byte) (lw, s []byte) {
 	return scratch, scratch
 }
 
-// rawTextPool holds the buffers EachMainWordBytes writes main texts in.
-var rawTextPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, 16<<10)
-	return &b
-}}
-
-// textWriter is what writeText writes to: a strings.Builder, or a
-// byteWriter.
+// textWriter is what writeText writes to (a strings.Builder).
 type textWriter interface {
 	WriteString(s string) (int, error)
 	WriteByte(c byte) error
-}
-
-// byteWriter appends to a byte slice.
-type byteWriter struct{ b []byte }
-
-func (w *byteWriter) WriteString(s string) (int, error) {
-	w.b = append(w.b, s...)
-	return len(s), nil
-}
-
-func (w *byteWriter) WriteByte(c byte) error {
-	w.b = append(w.b, c)
-	return nil
 }
 
 // rawMainText is the main text of doc before collapse.
