@@ -12,9 +12,19 @@ import (
 
 // The archives stage works through a run in chunks of targets (by target
 // ID range), so that its memory grows with a chunk, not with the run: the
-// methods below read one chunk each, by indexed queries (links by
-// links_target_id, checks by their primary key (run_id, target_id)). A
+// methods below read one chunk each, by indexed queries (the run's targets
+// by run_targets' key, links by links_target_id, checks by their primary
+// key (run_id, target_id)). A
 // range [from, to] with to = 0 means the links without a target.
+
+// targetsAfterSQL reads TargetsAfter's targets of the run $1 after $2, at
+// most $3, in ID order, from run_targets' key.
+const targetsAfterSQL = `
+			SELECT t.id, t.url, t.host,
+				(SELECT count(*) FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)
+			FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+			WHERE rt.run_id = $1 AND rt.target_id > $2
+			ORDER BY rt.target_id LIMIT $3`
 
 // TargetsAfter returns up to limit targets linked from a run whose ID is
 // greater than after, in ID order, with the number of the run's links to
@@ -22,12 +32,7 @@ import (
 func (db *DB) TargetsAfter(ctx context.Context, runID, after int64, limit int) ([]audit.TargetRef, error) {
 	var refs []audit.TargetRef
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return eachRow(ctx, tx, `
-			SELECT t.id, t.url, t.host,
-				(SELECT count(*) FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)
-			FROM targets t
-			WHERE t.id > $2 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)
-			ORDER BY t.id LIMIT $3`, []any{runID, after, limit}, func(rows *sql.Rows) error {
+		return eachRow(ctx, tx, targetsAfterSQL, []any{runID, after, limit}, func(rows *sql.Rows) error {
 			var r audit.TargetRef
 			if err := rows.Scan(&r.ID, &r.URL, &r.Host, &r.LinkCount); err != nil {
 				return err
@@ -213,8 +218,8 @@ func (db *DB) ChecksOf(ctx context.Context, runID, from, to int64) ([]audit.Chec
 func (db *DB) TargetsFirstSeenOf(ctx context.Context, runID, from, to int64) (map[int64]time.Time, error) {
 	out := map[int64]time.Time{}
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
-		return eachRow(ctx, tx, `SELECT t.id, t.first_seen_at FROM targets t
-			WHERE t.id BETWEEN $2 AND $3 AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $1)`,
+		return eachRow(ctx, tx, `SELECT t.id, t.first_seen_at FROM run_targets rt JOIN targets t ON t.id = rt.target_id
+			WHERE rt.run_id = $1 AND rt.target_id BETWEEN $2 AND $3`,
 			[]any{runID, from, to}, instantsByID(out))
 	})
 	if err != nil {
@@ -314,7 +319,7 @@ func (db *DB) RunTargetIDs(ctx context.Context, runID int64, urls []string) (map
 			urls = urls[n:]
 			err := eachRow(ctx, tx, `SELECT t.id, t.url FROM targets t
 				WHERE t.url IN (`+params(1, n)+`)
-					AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id AND +l.run_id = $`+strconv.Itoa(n+1)+`)`,
+					AND EXISTS (SELECT 1 FROM run_targets rt WHERE rt.run_id = $`+strconv.Itoa(n+1)+` AND rt.target_id = t.id)`,
 				append(args, runID), func(rows *sql.Rows) error {
 					var (
 						id int64

@@ -636,7 +636,7 @@ func (db *DB) LinksFirstSeen(ctx context.Context, runID int64) (map[int64]time.T
 				FROM links l2
 				JOIN pages p2 ON p2.id = l2.page_id
 				JOIN runs r2 ON r2.id = l2.run_id
-				WHERE l2.target_id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)
+				WHERE l2.target_id IN (SELECT target_id FROM run_targets WHERE run_id = $1)
 					AND r2.started_at <= (SELECT started_at FROM runs WHERE id = $1)
 				GROUP BY p2.url, l2.target_id)
 			SELECT l.id, f.seen

@@ -141,7 +141,7 @@ func (db *DB) TargetLinks(ctx context.Context, targetID int64, limit int) ([]sto
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT l.run_id, l.id, p.url, l.element, l.text
 		FROM links l JOIN pages p ON p.id = l.page_id
-		WHERE l.target_id = $1 AND l.run_id = (SELECT max(run_id) FROM links WHERE target_id = $1)
+		WHERE l.target_id = $1 AND l.run_id = (SELECT max(run_id) FROM run_targets WHERE target_id = $1)
 		ORDER BY l.page_id, l.ord
 		LIMIT $2`, targetID, limit)
 	if err != nil {
@@ -312,7 +312,7 @@ func (db *DB) UnprotectedLinks(ctx context.Context, runIDs []int64) (map[int64]i
 // substring search differently), so '%' and '_' are plain characters.
 func (db *DB) SearchTargets(ctx context.Context, q string, limit int) ([]store.SearchHit, error) {
 	return db.search(ctx, "targets", `
-		SELECT t.id, t.url, coalesce((SELECT max(run_id) FROM links WHERE target_id = t.id), 0)
+		SELECT t.id, t.url, coalesce((SELECT max(run_id) FROM run_targets WHERE target_id = t.id), 0)
 		FROM targets t WHERE replace(lower(t.url), lower($1), '') <> lower(t.url)
 		ORDER BY t.url LIMIT $2`, q, limit)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // A run's #fragments are stored once per target and fragment in
@@ -24,72 +23,22 @@ type fragKey struct {
 	fragment string
 }
 
-// fragmentsSeen is the DB's memory of the pairs committed batches wrote,
-// so that a batch skips the pairs earlier ones wrote (a documentation
-// tree repeats its #anchors on page after page) without asking the
-// database. It holds the pairs of one run, copies of their fragments
-// (never a slice of a page's strings, which it would keep alive), at most
-// fragmentsSeenBytes of them, and forgets them all when full; a fragment
-// longer than fragmentSeenMaxLen is not remembered. A pair it does not
-// hold costs one conflicting row. Pairs enter it only once their
-// transaction has committed (saver.publish), so a rolled-back pair is
-// never skipped.
-type fragmentsSeen struct {
-	mu    sync.Mutex
-	runID int64
-	pairs map[fragKey]struct{}
-	bytes int // what pairs holds, counted as fragmentSeenCost
-}
+// fragmentsSeen is the DB's memory of the pairs committed batches wrote
+// (committedSet). It holds copies of the fragments (never a slice of a
+// page's strings, which it would keep alive), and no fragment longer than
+// fragmentSeenMaxLen.
+type fragmentsSeen = committedSet[fragKey]
 
-const (
-	// fragmentsSeenBytes bounds fragmentsSeen's memory.
-	fragmentsSeenBytes = 4 << 20
-	// fragmentSeenMaxLen is the longest fragment fragmentsSeen holds.
-	fragmentSeenMaxLen = 256
-)
+// fragmentSeenMaxLen is the longest fragment fragmentsSeen holds.
+const fragmentSeenMaxLen = 256
 
-// fragmentSeenCost is what a pair costs fragmentsSeen: its fragment's
-// bytes and about as much again for the key and the map's slot.
-func fragmentSeenCost(k fragKey) int { return len(k.fragment) + 64 }
-
-// has reports whether a committed batch of run wrote k.
-func (f *fragmentsSeen) has(run int64, k fragKey) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	_, ok := f.pairs[k]
-	return ok && f.runID == run
-}
-
-// add records the pairs of a committed batch of run.
-func (f *fragmentsSeen) add(run int64, pairs map[fragKey]struct{}) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.pairs == nil || f.runID != run {
-		f.runID, f.pairs, f.bytes = run, make(map[fragKey]struct{}, len(pairs)), 0
+// held keeps a copy of k's fragment, counting its bytes and about as much
+// again for the key and the map's slot (committable).
+func (k fragKey) held() (fragKey, int, bool) {
+	if len(k.fragment) > fragmentSeenMaxLen {
+		return fragKey{}, 0, false
 	}
-	for k := range pairs {
-		if len(k.fragment) > fragmentSeenMaxLen {
-			continue
-		}
-		if _, ok := f.pairs[k]; ok {
-			continue
-		}
-		if f.bytes+fragmentSeenCost(k) > fragmentsSeenBytes {
-			clear(f.pairs)
-			f.bytes = 0
-		}
-		f.pairs[fragKey{k.target, strings.Clone(k.fragment)}] = struct{}{}
-		f.bytes += fragmentSeenCost(k)
-	}
-}
-
-// forget drops what f holds of run.
-func (f *fragmentsSeen) forget(run int64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.runID == run {
-		f.pairs = nil
-	}
+	return fragKey{k.target, strings.Clone(k.fragment)}, len(k.fragment) + 64, true
 }
 
 // fragmentChunks are the row counts of the multi-row INSERTs of
@@ -114,14 +63,7 @@ func (s *saver) noteFragment(target any, fragment string) {
 	if !ok || fragment == "" || !s.db.fragments {
 		return
 	}
-	k := fragKey{id, fragment}
-	if _, ok := s.frags[k]; ok || s.db.fragSeen.has(s.runID, k) {
-		return
-	}
-	if s.frags == nil {
-		s.frags = make(map[fragKey]struct{})
-	}
-	s.frags[k] = struct{}{}
+	note(&s.frags, &s.db.fragSeen, s.runID, fragKey{id, fragment})
 }
 
 // writeFragments adds the batch's pairs the run does not have yet. They
@@ -139,21 +81,31 @@ func (s *saver) writeFragments(ctx context.Context, tx *sql.Tx) error {
 	slices.SortFunc(keys, func(a, b fragKey) int {
 		return cmp.Or(cmp.Compare(a.target, b.target), cmp.Compare(a.fragment, b.fragment))
 	})
-	args := make([]any, 0, 3*fragmentChunks[0])
-	for len(keys) > 0 {
-		n := rowsNext(fragmentChunks, len(keys))
+	return s.insertKeys(ctx, tx, &fragmentsSQL, fragmentChunks, 3, len(keys), func(args []any, i int) []any {
+		return append(args, s.runID, keys[i].target, keys[i].fragment)
+	}, "fragments of the batch")
+}
+
+// insertKeys writes n rows of arity parameters each by m's multi-row
+// statements (chunks: their row counts, largest first); row appends the
+// arguments of row i. what names the rows in an error.
+func (s *saver) insertKeys(ctx context.Context, tx *sql.Tx, m *multiRowSQL, chunks []int, arity, n int,
+	row func(args []any, i int) []any, what string) error {
+	args := make([]any, 0, arity*chunks[0])
+	for lo := 0; lo < n; {
+		k := rowsNext(chunks, n-lo)
 		args = args[:0]
-		for _, k := range keys[:n] {
-			args = append(args, s.runID, k.target, k.fragment)
+		for i := lo; i < lo+k; i++ {
+			args = row(args, i)
 		}
-		keys = keys[n:]
-		stmt, err := s.db.txStmt(ctx, tx, fragmentsSQL.in(s.db.paramStyle(), n))
+		lo += k
+		stmt, err := s.db.txStmt(ctx, tx, m.in(s.db.paramStyle(), k))
 		if err == nil {
 			_, err = stmt.ExecContext(ctx, args...)
 			stmt.Close()
 		}
 		if err != nil {
-			return fmt.Errorf("fragments of the batch: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	return nil

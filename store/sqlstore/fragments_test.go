@@ -178,7 +178,7 @@ func TestRunFragments_ReusedRunID(t *testing.T) {
 }
 
 // TestFragmentsSeen_Bounded: the writer's memory of committed pairs holds
-// copies of the fragments, never more than fragmentsSeenBytes of them,
+// copies of the fragments, never more than committedSetBytes of them,
 // and no fragment longer than fragmentSeenMaxLen; it forgets another
 // run's pairs.
 func TestFragmentsSeen_Bounded(t *testing.T) {
@@ -195,22 +195,22 @@ func TestFragmentsSeen_Bounded(t *testing.T) {
 	if f.has(8, fragKey{1, page[:10]}) {
 		t.Error("a pair of run 7 is taken for run 8's")
 	}
-	for k := range f.pairs {
+	for k := range f.keys {
 		if unsafe.StringData(k.fragment) == unsafe.StringData(page) {
 			t.Error("the memory holds a slice of the page's string, not a copy")
 		}
 	}
 	for i := range 200_000 {
 		f.add(7, map[fragKey]struct{}{{int64(i), fmt.Sprintf("anchor-%d-%s", i, strings.Repeat("y", 200))}: {}})
-		if f.bytes > fragmentsSeenBytes {
-			t.Fatalf("after %d pairs the memory holds %d bytes, more than %d", i+1, f.bytes, fragmentsSeenBytes)
+		if f.bytes > committedSetBytes {
+			t.Fatalf("after %d pairs the memory holds %d bytes, more than %d", i+1, f.bytes, committedSetBytes)
 		}
 	}
-	if len(f.pairs) == 0 {
+	if len(f.keys) == 0 {
 		t.Error("the memory is empty after 200,000 pairs: it forgets too much")
 	}
 	f.add(8, map[fragKey]struct{}{{1, "a"}: {}})
-	if len(f.pairs) != 1 || !f.has(8, fragKey{1, "a"}) {
-		t.Errorf("another run's pairs are kept: %d pairs", len(f.pairs))
+	if len(f.keys) != 1 || !f.has(8, fragKey{1, "a"}) {
+		t.Errorf("another run's pairs are kept: %d pairs", len(f.keys))
 	}
 }

@@ -87,7 +87,7 @@ func (db *DB) TargetStatuses(ctx context.Context, runID int64, perTarget int) ([
 	if perTarget <= 0 {
 		perTarget = noLimit
 	}
-	const linked = `(SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)`
+	const linked = `(SELECT target_id FROM run_targets WHERE run_id = $1)`
 	var out []audit.TargetStatus
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		byID := map[int64]int{}

@@ -512,7 +512,7 @@ func TestGeneratedSQL_ParamStyles(t *testing.T) {
 	dollar := regexp.MustCompile(`\$[0-9]+`)
 	for name, m := range map[string]*multiRowSQL{"links": &linksSQL, "plain links": &plainLinksSQL,
 		"checks": &checksSQL, "targets": &targetsSQL, "frontier": &frontierSQL, "history": &historySQL,
-		"fragments": &fragmentsSQL} {
+		"fragments": &fragmentsSQL, "run targets": &runTargetsSQL} {
 		for n := 1; n <= 64; n++ {
 			num, anon := m.in(numbered, n), m.in(anonymous, n)
 			got := dollar.FindAllString(num, -1)

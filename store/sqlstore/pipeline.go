@@ -120,7 +120,7 @@ func (db *DB) UncheckedTargets(ctx context.Context, runID int64, fn func(audit.T
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.id, t.url FROM targets t
-			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)
+			WHERE t.id IN (SELECT target_id FROM run_targets WHERE run_id = $1)
 			  AND NOT EXISTS (SELECT 1 FROM checks c WHERE c.run_id = $1 AND c.target_id = t.id)
 			ORDER BY t.url`, runID, func(rows *sql.Rows) error {
 			var r audit.TargetRef
@@ -142,7 +142,7 @@ func (db *DB) TargetURLs(ctx context.Context, runID int64, fn func(url string) e
 	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
 		return each(ctx, tx, `
 			SELECT t.url FROM targets t
-			WHERE t.id IN (SELECT target_id FROM links WHERE run_id = $1 AND target_id IS NOT NULL)`, runID, func(rows *sql.Rows) error {
+			WHERE t.id IN (SELECT target_id FROM run_targets WHERE run_id = $1)`, runID, func(rows *sql.Rows) error {
 			var u string
 			if err := rows.Scan(&u); err != nil {
 				return err

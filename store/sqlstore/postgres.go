@@ -100,7 +100,8 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool, e Engines) (*D
 			pool.Close()
 			return nil, fmt.Errorf("schema version %d is older than %d: open it once read-write (any linkrot command) to migrate it", v, latest)
 		}
-		db.write, db.read, db.compact, db.fragments = pool, pool, true, true
+		db.write, db.read = pool, pool
+		db.compact, db.fragments, db.runTargets = true, true, true
 		return db, nil
 	}
 
@@ -126,7 +127,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool, e Engines) (*D
 		db.write.Close()
 		return nil, err
 	}
-	db.compact, db.fragments = true, true
+	db.compact, db.fragments, db.runTargets = true, true, true
 	if db.read, err = e.Postgres.Pool(dsn, true); err != nil {
 		db.write.Close()
 		return nil, err

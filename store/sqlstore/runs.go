@@ -95,8 +95,9 @@ func (db *DB) CreateRun(ctx context.Context, r *audit.Run) error {
 	}
 	r.ID = id
 	// A SQLite rowid of a deleted run can come back: what the writer
-	// remembers of a run's fragments is not this one's.
+	// remembers of a run's fragments and targets is not this one's.
 	db.fragSeen.forget(id)
+	db.targetSeen.forget(id)
 	r.Status = audit.RunRunning
 	r.FinishedAt = time.Time{}
 	r.Error = ""
@@ -205,6 +206,26 @@ func (db *DB) LatestRun(ctx context.Context) (*audit.Run, error) {
 	return r, nil
 }
 
+// runStatsSQL counts what RunStats returns of the run $1. The links are
+// counted by indexes only (links_run_id, and the partial links_robust and
+// links_mset), the targets by run_targets: never by reading the run's
+// links.
+const runStatsSQL = `
+		SELECT
+			(SELECT count(*) FROM pages WHERE run_id = r.id),
+			(SELECT count(*) FROM pages WHERE run_id = r.id AND (status >= 400 OR fetch_error <> '')),
+			(SELECT count(*) FROM links WHERE run_id = r.id),
+			(SELECT count(*) FROM run_targets WHERE run_id = r.id),
+			(SELECT count(*) FROM links WHERE run_id = r.id AND has_robust = 1),
+			(SELECT count(*) FROM links WHERE run_id = r.id AND has_mset = 1),
+			(SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id WHERE l.run_id = r.id AND s.source <> 'pwid'),
+			(SELECT count(*) FROM identifiers i JOIN pages p ON p.id = i.page_id WHERE p.run_id = r.id),
+			(SELECT count(*) FROM pwids w JOIN pages p ON p.id = w.page_id WHERE p.run_id = r.id),
+			(SELECT count(*) FROM diagnostics WHERE run_id = r.id),
+			(SELECT count(*) FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = r.id)
+		FROM runs r
+		WHERE r.id = $1`
+
 // RunStats counts what a run recorded. Targets counts the distinct targets
 // its links point to; RobustLinks and MsetLinks count links carrying Robust
 // Links attributes and an mset attribute; Snapshots counts data-versionurl
@@ -214,21 +235,7 @@ func (db *DB) LatestRun(ctx context.Context) (*audit.Run, error) {
 // error. An unknown run yields an error wrapping audit.ErrNotFound.
 func (db *DB) RunStats(ctx context.Context, runID int64) (*audit.RunStats, error) {
 	var s audit.RunStats
-	// The run's links are counted in one pass (l), not one per count.
-	err := db.read.QueryRowContext(ctx, `
-		SELECT
-			(SELECT count(*) FROM pages WHERE run_id = r.id),
-			(SELECT count(*) FROM pages WHERE run_id = r.id AND (status >= 400 OR fetch_error <> '')),
-			l.n, l.targets, l.robust, l.mset,
-			(SELECT count(*) FROM snapshots s JOIN links l ON l.id = s.link_id WHERE l.run_id = r.id AND s.source <> 'pwid'),
-			(SELECT count(*) FROM identifiers i JOIN pages p ON p.id = i.page_id WHERE p.run_id = r.id),
-			(SELECT count(*) FROM pwids w JOIN pages p ON p.id = w.page_id WHERE p.run_id = r.id),
-			(SELECT count(*) FROM diagnostics WHERE run_id = r.id),
-			(SELECT count(*) FROM redirects d JOIN pages p ON p.id = d.page_id WHERE p.run_id = r.id)
-		FROM runs r, (SELECT count(*) AS n, count(DISTINCT target_id) AS targets,
-				count(*) FILTER (WHERE has_robust = 1) AS robust, count(*) FILTER (WHERE has_mset = 1) AS mset
-			FROM links WHERE run_id = $1) l
-		WHERE r.id = $1`, runID).Scan(
+	err := db.read.QueryRowContext(ctx, runStatsSQL, runID).Scan(
 		&s.Pages, &s.ErrorPages, &s.Links, &s.Targets, &s.RobustLinks, &s.MsetLinks,
 		&s.Snapshots, &s.Identifiers, &s.PWIDs, &s.Diagnostics, &s.Redirects)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -130,6 +130,9 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 	if err := s.writeFragments(ctx, tx); err != nil {
 		return nil, err
 	}
+	if err := s.writeRunTargets(ctx, tx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -187,6 +190,9 @@ type saver struct {
 	// frags are the batch's distinct (target, #fragment) pairs, for
 	// run_fragments (fragments.go).
 	frags map[fragKey]struct{}
+	// targets are the batch's distinct link targets, for run_targets
+	// (runtargets.go).
+	targets map[runTarget]struct{}
 }
 
 // saverRows are the tables of saver's rowStmts, in the order of
@@ -285,9 +291,8 @@ func (s *saver) publish() {
 	if s == nil {
 		return
 	}
-	if len(s.frags) > 0 {
-		s.db.fragSeen.add(s.runID, s.frags)
-	}
+	s.db.fragSeen.add(s.runID, s.frags)
+	s.db.targetSeen.add(s.runID, s.targets)
 	if s.shared == nil {
 		return
 	}
@@ -545,6 +550,7 @@ func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int,
 	target := t.id
 	_, fragment, _ := strings.Cut(l.Href, "#")
 	s.noteFragment(target, fragment)
+	s.noteTarget(target)
 	href, rawHref := l.Href, l.RawHref
 	var form int
 	if s.compact {

@@ -62,8 +62,14 @@ type DB struct {
 	// that build a DB by hand on an older schema leave it false.
 	fragments bool
 	// fragSeen: the pairs committed batches added to run_fragments.
-	fragSeen  fragmentsSeen
-	targetIDs *lru.Cache[string, int64]
+	fragSeen fragmentsSeen
+	// runTargets: the schema has run_targets (0020) and the writer adds a
+	// batch's targets to it. Open sets it; only tests that build a DB by
+	// hand on an older schema leave it false.
+	runTargets bool
+	// targetSeen: the targets committed batches added to run_targets.
+	targetSeen committedSet[runTarget]
+	targetIDs  *lru.Cache[string, int64]
 	// stmts are the writer's statements prepared once (SQLite; see
 	// prepareWriter), by SQL text; read-only once Open has returned.
 	stmts map[string]*sql.Stmt
@@ -136,7 +142,7 @@ func OpenWith(ctx context.Context, path string, e Engines) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db.compact, db.fragments = true, true
+	db.compact, db.fragments, db.runTargets = true, true, true
 	if err := db.prepareWriter(ctx); err != nil {
 		db.write.Close()
 		return nil, fmt.Errorf("open store: %w", err)

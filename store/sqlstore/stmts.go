@@ -31,6 +31,9 @@ func writerSQL() []string {
 	for _, n := range fragmentChunks {
 		q = append(q, fragmentsSQL.in(anonymous, n))
 	}
+	for _, n := range runTargetChunks {
+		q = append(q, runTargetsSQL.in(anonymous, n))
+	}
 	return q
 }
 

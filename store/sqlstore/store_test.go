@@ -50,7 +50,7 @@ func openAtVersion(tb testing.TB, path string, n int, compact bool) *DB {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &DB{path: path, write: write, read: read, compact: compact, fragments: n >= 19}
+	return &DB{path: path, write: write, read: read, compact: compact, fragments: n >= 19, runTargets: n >= 20}
 }
 
 // mustCreateRun creates a run and returns its ID.
