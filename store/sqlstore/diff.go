@@ -62,23 +62,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	pages := map[int64]int{}
-	err = db.readTx(ctx, to, func(tx *sql.Tx) error {
-		return each(ctx, tx, `SELECT target_id, count(DISTINCT page_id) FROM links
-			WHERE run_id = $1 AND target_id IS NOT NULL GROUP BY target_id`, to, func(rows *sql.Rows) error {
-			var id int64
-			var n int
-			if err := rows.Scan(&id, &n); err != nil {
-				return err
-			}
-			pages[id] = n
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("diff: pages of run %d: %w", to, err)
-	}
-	d := audit.DiffChecks(before, after, pages)
+	d := audit.DiffChecks(before, after, nil) // Pages: see pagesLinking, at the end
 	d.From, d.To = from, to
 
 	byTarget := make(map[int64]*audit.Check, len(after))
@@ -99,7 +83,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 			continue // recovered again, or no longer linked
 		}
 		d.NewlyConfirmed = append(d.NewlyConfirmed, audit.Change{TargetID: id, URL: c.URL, Verdict: c.Verdict,
-			Status: c.Status, Previous: prevVerdict[id], Pages: pages[id]})
+			Status: c.Status, Previous: prevVerdict[id]})
 	}
 	audit.SortChanges(d.NewlyConfirmed)
 
@@ -122,7 +106,7 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 				audit.DriftRank(bandsBefore[id]) >= audit.DriftRank(band) {
 				continue
 			}
-			ch := audit.Change{TargetID: id, Band: band, PreviousBand: bandsBefore[id], Pages: pages[id]}
+			ch := audit.Change{TargetID: id, Band: band, PreviousBand: bandsBefore[id]}
 			if c := byTarget[id]; c != nil {
 				ch.URL, ch.Verdict, ch.Status, ch.Previous = c.URL, c.Verdict, c.Status, prevVerdict[id]
 			} else if err := db.read.QueryRowContext(ctx, `SELECT url FROM targets WHERE id = $1`, id).Scan(&ch.URL); err != nil {
@@ -132,7 +116,65 @@ func (db *DB) Diff(ctx context.Context, from, to int64) (*audit.RunDiff, error) 
 		}
 		audit.SortChanges(d.NewlyDrifted)
 	}
+	lists := []*[]audit.Change{&d.NewBroken, &d.NewlyConfirmed, &d.Recovered, &d.NewlyMoved, &d.NewlyDrifted}
+	var ids []int64
+	for _, l := range lists {
+		for _, c := range *l {
+			ids = append(ids, c.TargetID)
+		}
+	}
+	pages, err := db.pagesLinking(ctx, to, ids)
+	if err != nil {
+		return nil, fmt.Errorf("diff: pages of run %d: %w", to, err)
+	}
+	for _, l := range lists {
+		for i := range *l {
+			(*l)[i].Pages = pages[(*l)[i].TargetID]
+		}
+	}
 	return &d, nil
+}
+
+// pagesByTargetMax is the most targets pagesLinking counts one by one;
+// beyond it, it counts them all in one pass over the run's links.
+var pagesByTargetMax = 64
+
+// pagesLinking returns the number of pages of a run that link to each of
+// the targets ids (those no page links to are missing). A diff names the
+// targets that changed, usually a handful of a run's thousands: those are
+// counted by links_target_id; many are counted in one pass over the run's
+// links.
+func (db *DB) pagesLinking(ctx context.Context, runID int64, ids []int64) (map[int64]int, error) {
+	pages := map[int64]int{}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) == 0 {
+		return pages, nil
+	}
+	scan := func(rows *sql.Rows) error {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		pages[id] = n
+		return nil
+	}
+	err := db.readTx(ctx, runID, func(tx *sql.Tx) error {
+		if len(ids) > pagesByTargetMax {
+			return each(ctx, tx, `SELECT target_id, count(DISTINCT page_id) FROM links
+				WHERE run_id = $1 AND target_id IS NOT NULL GROUP BY target_id`, runID, scan)
+		}
+		args := []any{runID}
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		// "+l.run_id" keeps SQLite on links_target_id.
+		return eachRow(ctx, tx, `SELECT l.target_id, count(DISTINCT l.page_id) FROM links l
+			WHERE l.target_id IN (`+params(2, len(ids))+`) AND +l.run_id = $1
+			GROUP BY l.target_id`, args, scan)
+	})
+	return pages, err
 }
 
 // diffChecks returns the checks of a run ordered by target URL (as

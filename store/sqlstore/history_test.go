@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -393,5 +394,78 @@ func TestHistory_ManyRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDiff_Pages: each change of a diff counts the pages of the newer run
+// linking to its target (a page linking twice counts once, the older
+// run's pages not at all), the same whether the targets are counted one by
+// one or in one pass over the run's links.
+func TestDiff_Pages(t *testing.T) { forEachBackend(t, testDiff_Pages) }
+
+func testDiff_Pages(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	const (
+		gone  = "https://example.org/gone"  // broken in run 2 only: new
+		moved = "https://example.org/moved" // moved in run 2 only: new
+		back  = "https://example.org/back"  // broken in run 1, ok in run 2: recovered
+	)
+	run := func(day int, pages map[string][]string, verdicts map[string]audit.Verdict) int64 {
+		at := histT0.Add(time.Duration(day) * 24 * time.Hour)
+		r := &audit.Run{StartedAt: at, Mode: "site", Seeds: []string{"https://example.org/"}, Version: "test"}
+		if err := db.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		for page, hrefs := range pages {
+			p := &audit.Page{Extraction: audit.Extraction{URL: page}, Status: 200}
+			for _, h := range hrefs {
+				p.Links = append(p.Links, audit.Link{Element: "a", Attr: "href", Href: h, RawHref: h})
+			}
+			mustSave(t, db, r.ID, p)
+		}
+		var checks []audit.Check
+		for u, v := range verdicts {
+			c := audit.Check{RunID: r.ID, URL: u, Verdict: v, Status: 200, CheckedAt: at.Add(time.Minute)}
+			if v.Broken() {
+				c.Status = 404
+			}
+			checks = append(checks, c)
+		}
+		if missing, err := db.SaveChecksByURL(ctx, checks); err != nil || len(missing) != 0 {
+			t.Fatalf("SaveChecksByURL: %v, %d missing", err, len(missing))
+		}
+		if err := db.FinishRun(ctx, r.ID, audit.RunComplete, at.Add(time.Hour), ""); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	run1 := run(0, map[string][]string{
+		"https://example.org/1": {gone, back, moved}, "https://example.org/2": {gone, back}, "https://example.org/3": {gone},
+	}, map[string]audit.Verdict{gone: audit.VerdictOK, back: audit.VerdictNotFound, moved: audit.VerdictOK})
+	run2 := run(1, map[string][]string{
+		"https://example.org/1": {gone, gone + "#again", back, moved}, "https://example.org/2": {gone},
+	}, map[string]audit.Verdict{gone: audit.VerdictNotFound, back: audit.VerdictOK, moved: audit.VerdictMoved})
+	summary := func(d *audit.RunDiff) string {
+		var b strings.Builder
+		for _, l := range [][]audit.Change{d.NewBroken, d.Recovered, d.NewlyMoved} {
+			for _, c := range l {
+				fmt.Fprintf(&b, "%s:%d ", c.URL, c.Pages)
+			}
+			b.WriteString("| ")
+		}
+		return b.String()
+	}
+	want := gone + ":2 | " + back + ":1 | " + moved + ":1 | "
+	defer func(n int) { pagesByTargetMax = n }(pagesByTargetMax)
+	for _, max := range []int{64, 0} {
+		pagesByTargetMax = max
+		d, err := db.Diff(ctx, run1, run2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := summary(d); got != want {
+			t.Errorf("counted one by one up to %d targets: diff = %s, want %s", max, got, want)
+		}
 	}
 }
