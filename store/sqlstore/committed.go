@@ -80,12 +80,23 @@ func (c *committedSet[K]) forget(run int64) {
 	}
 }
 
-// note adds k to batch (allocated on first use) unless batch or a
-// committed batch of run has it.
-func note[K committable[K]](batch *map[K]struct{}, seen *committedSet[K], run int64, k K) {
-	if _, ok := (*batch)[k]; ok || seen.has(run, k) {
-		return
+// missing returns the keys of batch that no committed batch of run wrote,
+// in no particular order.
+func (c *committedSet[K]) missing(run int64, batch map[K]struct{}) []K {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]K, 0, len(batch))
+	for k := range batch {
+		if _, ok := c.keys[k]; !ok || c.runID != run {
+			out = append(out, k)
+		}
 	}
+	return out
+}
+
+// note adds k to batch, allocated on first use. (A link costs one map
+// access: committed keys are left out per distinct key, by missing.)
+func note[K comparable](batch *map[K]struct{}, k K) {
 	if *batch == nil {
 		*batch = make(map[K]struct{})
 	}

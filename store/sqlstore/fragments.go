@@ -63,7 +63,7 @@ func (s *saver) noteFragment(target any, fragment string) {
 	if !ok || fragment == "" || !s.db.fragments {
 		return
 	}
-	note(&s.frags, &s.db.fragSeen, s.runID, fragKey{id, fragment})
+	note(&s.frags, fragKey{id, fragment})
 }
 
 // writeFragments adds the batch's pairs the run does not have yet. They
@@ -74,10 +74,7 @@ func (s *saver) writeFragments(ctx context.Context, tx *sql.Tx) error {
 	if len(s.frags) == 0 {
 		return nil
 	}
-	keys := make([]fragKey, 0, len(s.frags))
-	for k := range s.frags {
-		keys = append(keys, k)
-	}
+	keys := s.db.fragSeen.missing(s.runID, s.frags)
 	slices.SortFunc(keys, func(a, b fragKey) int {
 		return cmp.Or(cmp.Compare(a.target, b.target), cmp.Compare(a.fragment, b.fragment))
 	})

@@ -34,7 +34,7 @@ var runTargetsSQL = multiRowSQL{build: func(n int, p *paramList) string {
 // has none).
 func (s *saver) noteTarget(target any) {
 	if id, ok := target.(int64); ok && s.db.runTargets {
-		note(&s.targets, &s.db.targetSeen, s.runID, runTarget(id))
+		note(&s.targets, runTarget(id))
 	}
 }
 
@@ -44,10 +44,7 @@ func (s *saver) writeRunTargets(ctx context.Context, tx *sql.Tx) error {
 	if len(s.targets) == 0 {
 		return nil
 	}
-	ids := make([]runTarget, 0, len(s.targets))
-	for t := range s.targets {
-		ids = append(ids, t)
-	}
+	ids := s.db.targetSeen.missing(s.runID, s.targets)
 	slices.Sort(ids)
 	return s.insertKeys(ctx, tx, &runTargetsSQL, runTargetChunks, 2, len(ids), func(args []any, i int) []any {
 		return append(args, s.runID, int64(ids[i]))

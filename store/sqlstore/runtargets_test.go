@@ -265,6 +265,15 @@ func TestCommittedSet_Targets(t *testing.T) {
 	if !c.has(7, 1) || c.has(8, 1) || c.has(7, 3) {
 		t.Error("has: wrong answer for run 7's targets")
 	}
+	batch := map[runTarget]struct{}{1: {}, 2: {}, 5: {}}
+	if got := c.missing(7, batch); !reflect.DeepEqual(got, []runTarget{5}) {
+		t.Errorf("missing(7, 1 2 5) = %v, want [5]", got)
+	}
+	got := c.missing(8, batch)
+	slices.Sort(got)
+	if !reflect.DeepEqual(got, []runTarget{1, 2, 5}) {
+		t.Errorf("missing(8, 1 2 5) = %v, want all three: run 7's targets are not run 8's", got)
+	}
 	for i := range 1_000_000 {
 		c.add(7, map[runTarget]struct{}{runTarget(i): {}})
 		if c.bytes > committedSetBytes {
