@@ -13,6 +13,8 @@ import (
 
 	"github.com/linkrot/linkrot/audit"
 	"github.com/linkrot/linkrot/check"
+	"github.com/linkrot/linkrot/internal/cpuslot"
+	"github.com/linkrot/linkrot/store"
 	"github.com/linkrot/linkrot/urls"
 )
 
@@ -497,7 +499,12 @@ func (r *router) Add(p *audit.Page) {
 	// and before its final URL is registered: a lazy lookup of a
 	// registered page reads the page back from the store (see lookup).
 	// Outside the lock: when the writer is behind, only this thread waits
-	// for it here.
+	// for it here. What the store can do of the page's writing ahead is
+	// done here too, by this thread, in parallel with the others
+	// (store.PagePreparer): the writer is what every thread waits for.
+	if pp, ok := r.store.(store.PagePreparer); ok {
+		cpuslot.Do(func() { pp.PreparePage(p) })
+	}
 	r.w.Add(item{page: p})
 	r.mu.Lock()
 	defer r.mu.Unlock()

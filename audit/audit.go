@@ -77,6 +77,12 @@ type Page struct {
 	// Evidence is what a check of the page's URL needs of its response
 	// (nil when there was none, or it was not recorded).
 	Evidence *PageEvidence
+
+	// Prepared is what a store computed of the page ahead of saving it,
+	// on the goroutine that produced it (see store.PagePreparer), so that
+	// the run's single writer does less: nil when nothing was. Only that
+	// store reads it; it is never serialized.
+	Prepared any `json:"-"`
 }
 
 // IsHTML reports whether the page was parsed as HTML.

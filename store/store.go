@@ -106,6 +106,19 @@ type Notifications interface {
 	SaveNotification(ctx context.Context, n *audit.Notification) error
 }
 
+// PagePreparer is implemented by a store that can do part of the work of
+// saving a page ahead, on the goroutine that produced the page: a run has
+// one writer that every crawl thread and checker waits for when it falls
+// behind, and work done before the page reaches it is done in parallel.
+// PreparePage computes from the page alone what saving it needs (and may
+// rewrite the page as saving it would: URL passwords become "***"); the
+// page must not change after it until it is saved. Saving a page that was
+// not prepared, or whose preparation no longer matches it, does the same
+// work in the writer.
+type PagePreparer interface {
+	PreparePage(p *audit.Page)
+}
+
 // Store is the whole contract of a run database, as both adapters
 // implement it and store/storetest checks it: the pipeline's audit.Store,
 // the read models above, and the methods of the stages after the crawl

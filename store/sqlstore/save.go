@@ -100,13 +100,16 @@ func (db *DB) writePages(ctx context.Context, tx *sql.Tx, runID int64, pages []*
 		return nil, err
 	}
 	for i, p := range pages {
+		if p == nil {
+			return nil, fmt.Errorf("page %d of the batch is nil", i)
+		}
 		// Secrets never stored: URL passwords in anything the page
 		// carries (the crawler's URLs, redirect hops, evidence) become
 		// "***" (urls.RedactStrings; the extractor did it already for
-		// what it produced).
-		urls.RedactStrings(p)
-		if p == nil {
-			return nil, fmt.Errorf("page %d of the batch is nil", i)
+		// what it produced), here or, for a prepared page, by
+		// PreparePage.
+		if prepared(p) == nil {
+			urls.RedactStrings(p)
 		}
 	}
 	if s.pg == nil && !s.db.rowByRow {
@@ -488,7 +491,7 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 			return fmt.Errorf("redirect %d: %w", i, err)
 		}
 	}
-	if err := s.evidence(ctx, pageID, p.Evidence); err != nil {
+	if err := s.evidence(ctx, pageID, p, p.Evidence); err != nil {
 		return fmt.Errorf("evidence: %w", err)
 	}
 	linkIDs := make([]int64, len(p.Links))
