@@ -173,6 +173,13 @@ type extractor struct {
 	textOnly  bool
 	pageText  strings.Builder
 	truncated bool
+	// hrefs are the resolved hrefs of the page's raw URL values that
+	// resolved without a diagnostic (against res), texts the page's link
+	// texts: a page repeats both, and a repeat takes the string already
+	// made (nil until the first).
+	hrefs, texts map[string]string
+	// textBuf is the link text being collapsed, reused from link to link.
+	textBuf []byte
 }
 
 func (x *extractor) diag(field, code, format string, args ...any) {
@@ -207,6 +214,7 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
+	x.hrefs = nil // resolved against the base before
 	v = urls.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
@@ -245,9 +253,36 @@ func (x *extractor) openText(idx int) *linkText {
 
 // closeText sets the link's Text from t and keeps t's buffer for the next.
 func (x *extractor) closeText(t *linkText) {
-	x.ex.Links[t.idx].Text = collapseBytes(t.buf, x.opt.MaxTextLen)
+	x.ex.Links[t.idx].Text = x.linkText(t.buf)
 	t.buf = t.buf[:0]
 	x.freeTexts = append(x.freeTexts, t)
+}
+
+// linkText returns collapseBytes(b, MaxTextLen), as the string made for
+// the same text of an earlier link of the page if there is one.
+func (x *extractor) linkText(b []byte) string {
+	x.textBuf = appendCollapsed(x.textBuf[:0], b)
+	if len(x.textBuf) == 0 {
+		return ""
+	}
+	if utf8.RuneCount(x.textBuf) > x.opt.MaxTextLen {
+		return truncate(string(x.textBuf), x.opt.MaxTextLen)
+	}
+	return intern(&x.texts, x.textBuf)
+}
+
+// intern returns string(b), the string already in *m if there is one,
+// which it then holds (*m is made at the first).
+func intern(m *map[string]string, b []byte) string {
+	if s, ok := (*m)[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if *m == nil {
+		*m = make(map[string]string)
+	}
+	(*m)[s] = s
+	return s
 }
 
 // walk extracts n and its descendants; text is the innermost open link's
@@ -467,14 +502,26 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodePWIDInHref,
 			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", name, quote(trimmed))})
 		x.addPWID(&l, idx, trimmed, "href", name)
+	} else if href, ok := x.hrefs[raw]; ok {
+		// Resolved before, without a diagnostic (which urlDiags makes
+		// from raw and its URL only, whatever the attribute).
+		l.Href = href
+		hrefOK = true
 	} else if u, warnings, err := x.res.Resolve(raw); err != nil {
 		l.Href = trimmed
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodeInvalidURL,
 			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", name, quote(raw), errText(err))})
 	} else {
 		l.Href = u.String()
-		l.Diagnostics = append(l.Diagnostics, urlDiags(name, raw, u, warnings)...)
+		diags := urlDiags(name, raw, u, warnings)
+		l.Diagnostics = append(l.Diagnostics, diags...)
 		hrefOK = true
+		if len(diags) == 0 {
+			if x.hrefs == nil {
+				x.hrefs = make(map[string]string)
+			}
+			x.hrefs[raw] = l.Href
+		}
 	}
 	if n.DataAtom == atom.Img || n.DataAtom == atom.Input {
 		if alt, ok := attr(n, "alt"); ok {
@@ -769,17 +816,22 @@ func collapse(s string, max int) string {
 	return truncate(s, max)
 }
 
+// appendCollapsed appends the fields of b (those of strings.Fields)
+// joined by single spaces to dst.
+func appendCollapsed(dst, b []byte) []byte {
+	start := len(dst)
+	for f := range bytes.FieldsSeq(b) {
+		if len(dst) > start {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
 // collapseBytes is collapse(string(b), max) with one copy of b.
 func collapseBytes(b []byte, max int) string {
-	var sb strings.Builder
-	sb.Grow(len(b))
-	for f := range bytes.FieldsSeq(b) { // the fields of strings.Fields
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.Write(f)
-	}
-	return truncate(sb.String(), max)
+	return truncate(string(appendCollapsed(make([]byte, 0, len(b)), b)), max)
 }
 
 func truncate(s string, max int) string {

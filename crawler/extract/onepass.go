@@ -177,6 +177,7 @@ type pass struct {
 	nattrs      int              // how many attributes the start tag has
 	spans       []attrSpan
 	seen        map[string]bool
+	vals        map[string]string // the page's href, src and rel values (intern)
 	// signals
 	h1Count int
 	node    *strings.Builder // NodeText being read
@@ -537,7 +538,15 @@ func (p *pass) keep(all bool, k, v []byte) {
 	if !passAttr(all, k) {
 		return
 	}
-	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
+	val := ""
+	switch string(k) {
+	case "href", "src", "rel":
+		// Repeated on a page (python's docs: each href value about twice).
+		val = intern(&p.vals, v)
+	default:
+		val = string(v)
+	}
+	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: val})
 }
 
 // passAttr reports whether the pass keeps the attribute named k of a
