@@ -816,43 +816,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	// the page is recorded (see Frontier.Queue), then scheduled.
 	var next []*url.URL
 	if cr.follow && p.Parsed {
-		// A page links to the same URL again and again (python's docs: 7
-		// times on average, with other fragments): a repeat whose decision
-		// is known (repeats) is not parsed and decided again.
-		var repeats map[string]repeat
-		for _, l := range p.Links {
-			// Pages are followed (links, iframes, refreshes, cites); in a
-			// directory every checked target is a file to read.
-			if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
-				continue
-			}
-			rk, memo := repeatKey(l.Href)
-			memo = memo && cr.unit == nil
-			if memo {
-				if rep, ok := repeats[rk]; ok {
-					if rep == repeatOutOfScope {
-						cr.mu.Lock()
-						cr.stats.OutOfScope++
-						cr.mu.Unlock()
-					}
-					continue
-				}
-			}
-			u, err := parseURL(l.Href)
-			if err != nil {
-				continue
-			}
-			u, ok, rep := cr.admitOnce(u, r.Request.Depth+1, false, p.URL)
-			if ok {
-				next = append(next, u)
-			}
-			if memo && rep != repeatDecide {
-				if repeats == nil {
-					repeats = make(map[string]repeat)
-				}
-				repeats[rk] = rep
-			}
-		}
+		next = cr.follows(p, r.Request.Depth+1)
 	}
 	cr.queue(next, r.Request.Depth+1)
 	cr.record(p)
@@ -862,6 +826,49 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	for _, u := range next {
 		cr.schedule(u, r.Request.Depth+1)
 	}
+}
+
+// follows admits the pages page p links to (at depth) and returns them.
+func (cr *crawl) follows(p *audit.Page, depth int) []*url.URL {
+	var next []*url.URL
+	// A page links to the same URL again and again (python's docs: 7
+	// times on average, with other fragments): a repeat whose decision
+	// is known (repeats) is not parsed and decided again.
+	var repeats map[string]repeat
+	for _, l := range p.Links {
+		// Pages are followed (links, iframes, refreshes, cites); in a
+		// directory every checked target is a file to read.
+		if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
+			continue
+		}
+		rk, memo := repeatKey(l.Href)
+		memo = memo && cr.unit == nil
+		if memo {
+			if rep, ok := repeats[rk]; ok {
+				if rep == repeatOutOfScope {
+					cr.mu.Lock()
+					cr.stats.OutOfScope++
+					cr.mu.Unlock()
+				}
+				continue
+			}
+		}
+		u, err := parseURL(l.Href)
+		if err != nil {
+			continue
+		}
+		u, ok, rep := cr.admitOnce(u, depth, false, p.URL)
+		if ok {
+			next = append(next, u)
+		}
+		if memo && rep != repeatDecide {
+			if repeats == nil {
+				repeats = make(map[string]repeat)
+			}
+			repeats[rk] = rep
+		}
+	}
+	return next
 }
 
 // parse fills p from the body of r (h: its header): the links and
