@@ -174,10 +174,12 @@ type extractor struct {
 	pageText  strings.Builder
 	truncated bool
 	// hrefs are the resolved hrefs of the page's raw URL values that
-	// resolved without a diagnostic (against res), texts the page's link
-	// texts: a page repeats both, and a repeat takes the string already
-	// made (nil until the first).
-	hrefs, texts map[string]string
+	// resolved without a diagnostic (against res), bases the resolved
+	// URLs without fragment of those values with a fragment, by the
+	// value's part before its "#", texts the page's link texts: a page
+	// repeats them, and a repeat takes the string already made (nil
+	// until the first; see knownHref).
+	hrefs, bases, texts map[string]string
 	// textBuf is the link text being collapsed, reused from link to link.
 	textBuf []byte
 }
@@ -214,7 +216,7 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
-	x.hrefs = nil // resolved against the base before
+	x.hrefs, x.bases = nil, nil // resolved against the base before
 	v = urls.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
@@ -502,9 +504,7 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodePWIDInHref,
 			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", name, quote(trimmed))})
 		x.addPWID(&l, idx, trimmed, "href", name)
-	} else if href, ok := x.hrefs[raw]; ok {
-		// Resolved before, without a diagnostic (which urlDiags makes
-		// from raw and its URL only, whatever the attribute).
+	} else if href, ok := x.knownHref(raw); ok {
 		l.Href = href
 		hrefOK = true
 	} else if u, warnings, err := x.res.Resolve(raw); err != nil {
@@ -517,10 +517,7 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 		l.Diagnostics = append(l.Diagnostics, diags...)
 		hrefOK = true
 		if len(diags) == 0 {
-			if x.hrefs == nil {
-				x.hrefs = make(map[string]string)
-			}
-			x.hrefs[raw] = l.Href
+			x.knowHref(raw, l.Href, u)
 		}
 	}
 	if n.DataAtom == atom.Img || n.DataAtom == atom.Input {
@@ -541,6 +538,70 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 	}
 	x.ex.Links = append(x.ex.Links, l)
 	return idx
+}
+
+// knownHref returns what raw resolves to when the page resolved it
+// before without a diagnostic (which urlDiags makes from raw and its URL
+// only, whatever the attribute), or resolved another value with the same
+// part before a fragment when raw's fragment is one that resolving keeps
+// as written and adds no diagnostic to (plainFragment). The part before
+// the first "#" is read alike whatever follows it; what the URL parser
+// does to a whole value (trims its ends, drops tabs and newlines, refuses
+// a long one) the fragment then does not need.
+func (x *extractor) knownHref(raw string) (string, bool) {
+	if h, ok := x.hrefs[raw]; ok {
+		return h, true
+	}
+	rest, frag, found := strings.Cut(raw, "#")
+	if !found || len(raw) >= maxKnownRef || !plainFragment(frag) {
+		return "", false
+	}
+	base, ok := x.bases[rest]
+	if !ok {
+		return "", false
+	}
+	h := base + "#" + frag
+	x.hrefs[raw] = h
+	return h, true
+}
+
+// knowHref remembers that raw resolved to u (href: its String) without a
+// diagnostic.
+func (x *extractor) knowHref(raw, href string, u urls.URL) {
+	if x.hrefs == nil {
+		x.hrefs = make(map[string]string)
+	}
+	x.hrefs[raw] = href
+	if rest, _, found := strings.Cut(raw, "#"); found && len(raw) < maxKnownRef {
+		if x.bases == nil {
+			x.bases = make(map[string]string)
+		}
+		x.bases[rest] = u.Unfragmented()
+	}
+}
+
+// maxKnownRef bounds the values knownHref derives from another: the URL
+// parser judges the length of a longer one (urls.ParseURL's limits).
+const maxKnownRef = 512
+
+// plainFragment reports whether frag, not empty, holds only URL code
+// points that the URL Standard's fragment state keeps as written and
+// without a validation error: no percent sign, no second "#", nothing
+// percent-encoded, removed or trimmed.
+func plainFragment(frag string) bool {
+	if frag == "" {
+		return false
+	}
+	for i := 0; i < len(frag); i++ {
+		c := frag[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:@/?", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // robust reads the Robust Links attributes (robust-links spec, section 3).
