@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -145,6 +146,7 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	// Secrets never leave the extractor: URL passwords in raw values,
 	// resolved URLs, messages and text become "***".
 	urls.RedactStrings(&x.ex)
+	x.release()
 	return x.ex
 }
 
@@ -173,13 +175,9 @@ type extractor struct {
 	textOnly  bool
 	pageText  strings.Builder
 	truncated bool
-	// hrefs are the resolved hrefs of the page's raw URL values that
-	// resolved without a diagnostic (against res), bases the resolved
-	// URLs without fragment of those values with a fragment, by the
-	// value's part before its "#", texts the page's link texts: a page
-	// repeats them, and a repeat takes the string already made (nil
-	// until the first; see knownHref).
-	hrefs, bases, texts map[string]string
+	// memo is what the page repeats (nil until the first link; see
+	// memoOf and release).
+	memo *pageMemo
 	// textBuf is the link text being collapsed, reused from link to link.
 	textBuf []byte
 }
@@ -216,7 +214,10 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
-	x.hrefs, x.bases = nil, nil // resolved against the base before
+	if x.memo != nil { // resolved against the base before
+		clear(x.memo.hrefs)
+		clear(x.memo.bases)
+	}
 	v = urls.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
@@ -270,21 +271,60 @@ func (x *extractor) linkText(b []byte) string {
 	if utf8.RuneCount(x.textBuf) > x.opt.MaxTextLen {
 		return truncate(string(x.textBuf), x.opt.MaxTextLen)
 	}
-	return intern(&x.texts, x.textBuf)
-}
-
-// intern returns string(b), the string already in *m if there is one,
-// which it then holds (*m is made at the first).
-func intern(m *map[string]string, b []byte) string {
-	if s, ok := (*m)[string(b)]; ok {
+	texts := x.memoOf().texts
+	if s, ok := texts[string(x.textBuf)]; ok {
 		return s
 	}
-	s := string(b)
-	if *m == nil {
-		*m = make(map[string]string)
-	}
-	(*m)[s] = s
+	s := string(x.textBuf)
+	texts[s] = s
 	return s
+}
+
+// pageMemo is what an extractor remembers of the page's repeats, so that
+// a repeat takes the string already made: hrefs are the resolved hrefs
+// of the raw URL values that resolved without a diagnostic (against the
+// extractor's res), bases the resolved URLs without fragment of those
+// values with a fragment, by the value's part before its "#" (see
+// knownHref), texts the link texts.
+type pageMemo struct {
+	hrefs, bases, texts map[string]string
+}
+
+// memoPool keeps the maps of pages extracted for the next pages: grown
+// again for every page, they allocated more bytes than the strings
+// they save. A page's memo is cleared before another page takes it, so
+// that no string of a page outlives the page's links through it.
+var memoPool = sync.Pool{New: func() any {
+	return &pageMemo{hrefs: map[string]string{}, bases: map[string]string{}, texts: map[string]string{}}
+}}
+
+// maxPooledMemo bounds the entries of a memo kept for another page: the
+// maps of a page of many distinct links are left to the collector.
+const maxPooledMemo = 4096
+
+// memoOf returns the page's memo, taken from memoPool at the first use.
+func (x *extractor) memoOf() *pageMemo {
+	if x.memo == nil {
+		x.memo = memoPool.Get().(*pageMemo)
+	}
+	return x.memo
+}
+
+// release gives the page's memo back, cleared, once the page is
+// extracted; x does not use it again.
+func (x *extractor) release() {
+	m := x.memo
+	if m == nil {
+		return
+	}
+	x.memo = nil
+	if len(m.hrefs)+len(m.bases)+len(m.texts) > maxPooledMemo {
+		return
+	}
+	clear(m.hrefs)
+	clear(m.bases)
+	clear(m.texts)
+	memoPool.Put(m)
 }
 
 // walk extracts n and its descendants; text is the innermost open link's
@@ -549,34 +589,32 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 // does to a whole value (trims its ends, drops tabs and newlines, refuses
 // a long one) the fragment then does not need.
 func (x *extractor) knownHref(raw string) (string, bool) {
-	if h, ok := x.hrefs[raw]; ok {
+	if x.memo == nil {
+		return "", false
+	}
+	if h, ok := x.memo.hrefs[raw]; ok {
 		return h, true
 	}
 	rest, frag, found := strings.Cut(raw, "#")
 	if !found || len(raw) >= maxKnownRef || !plainFragment(frag) {
 		return "", false
 	}
-	base, ok := x.bases[rest]
+	base, ok := x.memo.bases[rest]
 	if !ok {
 		return "", false
 	}
 	h := base + "#" + frag
-	x.hrefs[raw] = h
+	x.memo.hrefs[raw] = h
 	return h, true
 }
 
 // knowHref remembers that raw resolved to u (href: its String) without a
 // diagnostic.
 func (x *extractor) knowHref(raw, href string, u urls.URL) {
-	if x.hrefs == nil {
-		x.hrefs = make(map[string]string)
-	}
-	x.hrefs[raw] = href
+	m := x.memoOf()
+	m.hrefs[raw] = href
 	if rest, _, found := strings.Cut(raw, "#"); found && len(raw) < maxKnownRef {
-		if x.bases == nil {
-			x.bases = make(map[string]string)
-		}
-		x.bases[rest] = u.Unfragmented()
+		m.bases[rest] = u.Unfragmented()
 	}
 }
 

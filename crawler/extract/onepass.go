@@ -98,7 +98,9 @@ func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) 
 		return nil
 	}
 	p := newPass(decoded, pageURL, header, opt, false)
-	if !p.run() {
+	ok := p.run()
+	p.x.release()
+	if !ok {
 		return nil
 	}
 	return &passResult{ex: p.x.ex, facts: p.facts}
@@ -177,7 +179,6 @@ type pass struct {
 	nattrs      int              // how many attributes the start tag has
 	spans       []attrSpan
 	seen        map[string]bool
-	vals        map[string]string // the page's href, src and rel values (intern)
 	// signals
 	h1Count int
 	node    *strings.Builder // NodeText being read
@@ -538,15 +539,7 @@ func (p *pass) keep(all bool, k, v []byte) {
 	if !passAttr(all, k) {
 		return
 	}
-	val := ""
-	switch string(k) {
-	case "href", "src", "rel":
-		// Repeated on a page (python's docs: each href value about twice).
-		val = intern(&p.vals, v)
-	default:
-		val = string(v)
-	}
-	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: val})
+	p.attrs = append(p.attrs, html.Attribute{Key: atom.String(k), Val: string(v)})
 }
 
 // passAttr reports whether the pass keeps the attribute named k of a

@@ -14,44 +14,56 @@ import (
 // resolved against the page's base, the diagnostics of their own value
 // and attribute, the text collapsed.
 func TestRepeats_EachLinkItsOwn(t *testing.T) {
-	const page = "http://example.org/dir/page.html"
 	src := "<a href=a.html>one  two</a><a href=a.html#x> one two </a><a href='a\tb.html'>tab</a>" +
 		"<img src='a\tb.html' alt=x><a href='a\tb.html'>tab</a><a href=a.html>\u00a0one two</a>" +
 		"<a href=http://0x7f.1/>o</a><a href=http://0x7f.1/ rel=next>o</a><a href=../up.html>up</a><a href=../up.html#f>up</a>" +
 		"<a href=a.html>   </a><a href=a.html>\u3000</a>"
-	pu, _ := url.Parse(page)
-	ex, _, _, err := ParseDocument([]byte(src), "text/html", pu, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := urls.NewResolver(page)
-	if err != nil {
-		t.Fatal(err)
-	}
 	wantText := []string{"one two", "one two", "tab", "x", "tab", "one two", "o", "o", "up", "up", "", ""}
-	if len(ex.Links) != len(wantText) {
-		t.Fatalf("%d links, want %d: %+v", len(ex.Links), len(wantText), ex.Links)
-	}
-	for i, l := range ex.Links {
-		u, warnings, err := res.Resolve(l.RawHref)
+	// Pages one after the other (and the tree's path, which the <base>
+	// takes): what one page resolved is not another's.
+	for _, tc := range []struct{ page, prefix string }{
+		{"http://example.org/dir/page.html", ""},
+		{"http://other.test/x/y/z.html", ""},
+		{"http://example.org/dir/page.html", "<base href=http://third.test/b/c/>"},
+		{"http://example.org/dir/page.html", ""},
+	} {
+		pu, _ := url.Parse(tc.page)
+		ex, _, _, err := ParseDocument([]byte(tc.prefix+src), "text/html", pu, nil, Options{})
 		if err != nil {
-			t.Fatalf("link %d: %q does not resolve: %v", i, l.RawHref, err)
+			t.Fatal(err)
 		}
-		if l.Href != u.String() {
-			t.Errorf("link %d (%s %s=%q): href %q, resolved alone %q", i, l.Element, l.Attr, l.RawHref, l.Href, u.String())
+		base := tc.page
+		if tc.prefix != "" {
+			base = "http://third.test/b/c/"
 		}
-		want := urlDiags(l.Attr, l.RawHref, u, warnings)
-		if fmt.Sprint(l.Diagnostics) != fmt.Sprint(want) && !(len(l.Diagnostics) == 0 && len(want) == 0) {
-			t.Errorf("link %d (%s %s=%q): diagnostics %v, alone %v", i, l.Element, l.Attr, l.RawHref, l.Diagnostics, want)
+		res, err := urls.NewResolver(base)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if l.Text != wantText[i] {
-			t.Errorf("link %d: text %q, want %q", i, l.Text, wantText[i])
+		if len(ex.Links) != len(wantText) {
+			t.Fatalf("%s: %d links, want %d: %+v", tc.page, len(ex.Links), len(wantText), ex.Links)
 		}
-	}
-	// The repeats with a diagnostic keep it, on every attribute.
-	for _, i := range []int{2, 3, 4, 6, 7} {
-		if len(ex.Links[i].Diagnostics) == 0 || ex.Links[i].Diagnostics[0].Field != ex.Links[i].Attr {
-			t.Errorf("link %d (%s=%q): diagnostics %v, want the lenient URL's on %s", i, ex.Links[i].Attr, ex.Links[i].RawHref, ex.Links[i].Diagnostics, ex.Links[i].Attr)
+		for i, l := range ex.Links {
+			u, warnings, err := res.Resolve(l.RawHref)
+			if err != nil {
+				t.Fatalf("%s: link %d: %q does not resolve: %v", base, i, l.RawHref, err)
+			}
+			if l.Href != u.String() {
+				t.Errorf("%s: link %d (%s %s=%q): href %q, resolved alone %q", base, i, l.Element, l.Attr, l.RawHref, l.Href, u.String())
+			}
+			want := urlDiags(l.Attr, l.RawHref, u, warnings)
+			if fmt.Sprint(l.Diagnostics) != fmt.Sprint(want) && !(len(l.Diagnostics) == 0 && len(want) == 0) {
+				t.Errorf("%s: link %d (%s %s=%q): diagnostics %v, alone %v", base, i, l.Element, l.Attr, l.RawHref, l.Diagnostics, want)
+			}
+			if l.Text != wantText[i] {
+				t.Errorf("%s: link %d: text %q, want %q", base, i, l.Text, wantText[i])
+			}
+		}
+		// The repeats with a diagnostic keep it, on every attribute.
+		for _, i := range []int{2, 3, 4, 6, 7} {
+			if len(ex.Links[i].Diagnostics) == 0 || ex.Links[i].Diagnostics[0].Field != ex.Links[i].Attr {
+				t.Errorf("%s: link %d (%s=%q): diagnostics %v, want the lenient URL's on %s", base, i, ex.Links[i].Attr, ex.Links[i].RawHref, ex.Links[i].Diagnostics, ex.Links[i].Attr)
+			}
 		}
 	}
 }
