@@ -928,7 +928,8 @@ func appendCollapsed(dst, b []byte) []byte {
 	return dst
 }
 
-// collapseBytes is collapse(string(b), max) with one copy of b.
+// collapseBytes is collapse(string(b), max) without copying b to a
+// string first: the rule linkText keeps (which remembers the results).
 func collapseBytes(b []byte, max int) string {
 	return truncate(string(appendCollapsed(make([]byte, 0, len(b)), b)), max)
 }
