@@ -556,35 +556,66 @@ func (cr *crawl) enqueue(u *url.URL, depth int, seed bool, from string) {
 // budget. It marks an admitted URL seen and returns it without fragment.
 // Seeds skip the scope, depth and trap filters.
 func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL, bool) {
+	u, ok, _ := cr.admitOnce(u, depth, seed, from)
+	return u, ok
+}
+
+// repeat is what admitting a URL again, linked from the same page at the
+// same depth, would do, as admitOnce learns it deciding the first time.
+type repeat uint8
+
+const (
+	// repeatDecide: the decision may differ or have effects (a trap
+	// guard counts or records, the budget, a distributed crawl's claim):
+	// decide again.
+	repeatDecide repeat = iota
+	// repeatNothing: refused again, with no effect (the URL does not
+	// normalize, is too deep, or is seen: the first time admitted it or
+	// found it seen, and seen URLs stay seen).
+	repeatNothing
+	// repeatOutOfScope: refused again as out of scope, which is counted
+	// (scope.reason depends on the URL only).
+	repeatOutOfScope
+)
+
+// admitOnce is admit, and what a repeat of the same decision would do
+// (for a link that is not a seed).
+func (cr *crawl) admitOnce(u *url.URL, depth int, seed bool, from string) (*url.URL, bool, repeat) {
 	u = stripFragment(u)
 	key, session, ok := cr.key(u)
 	if !ok {
-		return nil, false
+		return nil, false, repeatNothing
 	}
 	if !seed {
 		if r := cr.scope.reason(u); r != "" {
 			cr.mu.Lock()
 			cr.stats.OutOfScope++
 			cr.mu.Unlock()
-			return nil, false
+			return nil, false, repeatOutOfScope
 		}
 		if cr.opts.MaxDepth > 0 && depth > cr.opts.MaxDepth {
-			return nil, false
+			return nil, false, repeatNothing
 		}
 		if kind, pattern, start, limit := cr.traps.pathGuard(u); kind != "" {
 			cr.trapCut(kind, pattern, start, from, u, limit)
-			return nil, false
+			return nil, false, repeatDecide
 		}
 	}
 	if cr.unit != nil && !seed {
 		// A distributed crawl: the run's shared seen set decides.
 		if !cr.unit.claimKey(key) {
-			return nil, false
+			return nil, false, repeatDecide
 		}
 		if cr.admitter != nil {
 			cr.admitter.Admitted(u.String())
 		}
-		return u, true
+		return u, true, repeatDecide
+	}
+	// A seen URL is refused again with no effect unless its session
+	// parameter makes the refusal a trap record.
+	seenAgain := repeatDecide
+	if session == "" {
+		seenAgain = repeatNothing
 	}
 	cr.mu.Lock()
 	if cr.seen[key] {
@@ -594,13 +625,13 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 			p := sessionPattern(u, session)
 			cr.trapCut(audit.TrapSessionID, p, cr.traps.sessionStart(p), from, u, 0)
 		}
-		return nil, false
+		return nil, false, seenAgain
 	}
 	cr.mu.Unlock()
 	if !seed {
 		if pattern, start, ok := cr.traps.variant(u); !ok {
 			cr.trapCut(audit.TrapQueryVariants, pattern, start, from, u, cr.traps.lim.variants)
-			return nil, false
+			return nil, false, repeatDecide
 		}
 	}
 	if session != "" {
@@ -609,7 +640,7 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 	cr.mu.Lock()
 	if cr.seen[key] { // admitted meanwhile by another page
 		cr.mu.Unlock()
-		return nil, false
+		return nil, false, seenAgain
 	}
 	if cr.opts.MaxPages > 0 && cr.queued >= cr.opts.MaxPages {
 		cr.stats.BudgetHit = true
@@ -619,7 +650,7 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 		if logIt {
 			cr.opts.Logger.Warn("page budget reached; further pages are recorded as links only", "max_pages", cr.opts.MaxPages)
 		}
-		return nil, false
+		return nil, false, repeatDecide
 	}
 	if cr.admitter != nil {
 		cr.admitter.Admitted(u.String()) // before another page can find it taken
@@ -627,7 +658,7 @@ func (cr *crawl) admit(u *url.URL, depth int, seed bool, from string) (*url.URL,
 	cr.seen[key] = true
 	cr.queued++
 	cr.mu.Unlock()
-	return u, true
+	return u, true, seenAgain
 }
 
 // trapCut records a URL a trap guard cut, linked from page from; start is
@@ -785,20 +816,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	// the page is recorded (see Frontier.Queue), then scheduled.
 	var next []*url.URL
 	if cr.follow && p.Parsed {
-		for _, l := range p.Links {
-			// Pages are followed (links, iframes, refreshes, cites); in a
-			// directory every checked target is a file to read.
-			if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
-				continue
-			}
-			u, err := parseURL(l.Href)
-			if err != nil {
-				continue
-			}
-			if u, ok := cr.admit(u, r.Request.Depth+1, false, p.URL); ok {
-				next = append(next, u)
-			}
-		}
+		next = cr.follows(p, r.Request.Depth+1)
 	}
 	cr.queue(next, r.Request.Depth+1)
 	cr.record(p)
@@ -808,6 +826,49 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	for _, u := range next {
 		cr.schedule(u, r.Request.Depth+1)
 	}
+}
+
+// follows admits the pages page p links to (at depth) and returns them.
+func (cr *crawl) follows(p *audit.Page, depth int) []*url.URL {
+	var next []*url.URL
+	// A page links to the same URL again and again (python's docs: 7
+	// times on average, with other fragments): a repeat whose decision
+	// is known (repeats) is not parsed and decided again.
+	var repeats map[string]repeat
+	for _, l := range p.Links {
+		// Pages are followed (links, iframes, refreshes, cites); in a
+		// directory every checked target is a file to read.
+		if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
+			continue
+		}
+		rk, memo := repeatKey(l.Href)
+		memo = memo && cr.unit == nil
+		if memo {
+			if rep, ok := repeats[rk]; ok {
+				if rep == repeatOutOfScope {
+					cr.mu.Lock()
+					cr.stats.OutOfScope++
+					cr.mu.Unlock()
+				}
+				continue
+			}
+		}
+		u, err := parseURL(l.Href)
+		if err != nil {
+			continue
+		}
+		u, ok, rep := cr.admitOnce(u, depth, false, p.URL)
+		if ok {
+			next = append(next, u)
+		}
+		if memo && rep != repeatDecide {
+			if repeats == nil {
+				repeats = make(map[string]repeat)
+			}
+			repeats[rk] = rep
+		}
+	}
+	return next
 }
 
 // parse fills p from the body of r (h: its header): the links and
@@ -914,6 +975,27 @@ func parseURL(s string) (*url.URL, error) {
 		return nil, err
 	}
 	return u.NetURL(), nil
+}
+
+// repeatKey returns what a link's href is known by among the page's
+// links it repeats (its URL without the fragment), and false for an href
+// that could parse otherwise without its fragment: the URL parser trims
+// spaces and controls at the ends of a URL, drops tabs and newlines, and
+// refuses a URL of a certain length (urls.ParseURL). A resolved href has
+// none of these; the fragment cannot change how the rest parses.
+func repeatKey(href string) (string, bool) {
+	if len(href) >= 512 {
+		return "", false
+	}
+	for i := 0; i < len(href); i++ {
+		switch c := href[i]; {
+		case c <= ' ' || c == 0x7f:
+			return "", false
+		case c == '#':
+			return href[:i], true
+		}
+	}
+	return href, true
 }
 
 func stripFragment(u *url.URL) *url.URL {

@@ -175,6 +175,12 @@ func TestOnePass_Fixtures(t *testing.T) {
 // elements and end tags, tables, SVG, forms, hidden subtrees, raw text,
 // templates, markup after </body>): none falls back.
 var onePassModelled = []string{
+	// Repeats a page resolves or collapses once (the same href, with and
+	// without a fragment, with a diagnostic; the same text, spaced
+	// otherwise).
+	"<head><link rel=next href=a.html></head><body><a href=a.html>one  two</a><a href=a.html#x> one two </a>" +
+		"<a href='a\tb.html'>x</a><a href='a\tb.html'>x</a><a href=//o.test:0x1/>p</a><a href=//o.test:0x1/>p</a>" +
+		"<a href=a.html rel=next>\u00a0one two</a><img src=a.html alt=' one\ntwo '><a href=a.html#x>\u3000</a><a href=a.html#x>   </a>",
 	// "<base" that is no element: in a comment, a script, an attribute
 	// value, a title.
 	"<!-- <base href=http://other/> --><title><base href=t></title><a href=x title='<base href=y>'>x</a><script>s='<base href=z>'</script>",
@@ -200,6 +206,7 @@ var onePassModelled = []string{
 // onePassFallbacks are pages with a construct the pass leaves to the tree
 // (see docs/crawling.md): each falls back.
 var onePassFallbacks = []string{
+	"<base href=/sub/><a href=a.html>x</a><a href=a.html#y>x</a><a href='a\tb.html'>x</a><a href='a\tb.html'>x</a>", // <base>: the tree
 	"<p><b>unclosed<p>next",                       // reconstruction of formatting elements
 	"<a href=1><a href=2>x</a></a>",               // the adoption agency
 	"<table>text<a href=t>t</a></table>",          // foster parenting

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
 )
@@ -209,7 +210,7 @@ func (t *traps) stripSession(u *url.URL) (*url.URL, string) {
 	}
 	var name string
 	c := *u
-	if i := strings.Index(strings.ToLower(c.Path), ";jsessionid="); i >= 0 && t.lim.session["jsessionid"] {
+	if i := indexLower(c.Path, ";jsessionid="); i >= 0 && t.lim.session["jsessionid"] {
 		c.Path = c.Path[:i]
 		c.RawPath = ""
 		name = "jsessionid"
@@ -236,7 +237,36 @@ func (t *traps) stripSession(u *url.URL) (*url.URL, string) {
 	if name == "" {
 		return u, ""
 	}
-	return &c, name
+	out := new(url.URL) // only now: c itself stays off the heap
+	*out = c
+	return out, name
+}
+
+// indexLower is strings.Index(strings.ToLower(s), substr) for a
+// lower-case ASCII substr, without the copy when s is ASCII.
+func indexLower(s, substr string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Index(strings.ToLower(s), substr)
+		}
+	}
+	for i := 0; i+len(substr) <= len(s); i++ {
+		j := 0
+		for j < len(substr) && lowerASCII(s[i+j]) == substr[j] {
+			j++
+		}
+		if j == len(substr) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // isSession reports whether parameter k (lower-cased) with value v is a

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
@@ -195,6 +196,35 @@ func FuzzTrapGuards(f *testing.F) {
 		}
 		if p, _, ok := tr.variant(u); !ok && p == "" {
 			t.Fatalf("variant cut without a pattern")
+		}
+	})
+}
+
+// TestTraps_StripSessionNoneAllocs: a URL without a session parameter
+// (nearly every link) is returned as it is, without an allocation.
+func TestTraps_StripSessionNoneAllocs(t *testing.T) {
+	tr := newTraps(Options{}.trapLimits())
+	u, err := url.Parse("http://site.test/Docs/b.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		if got, name := tr.stripSession(u); got != u || name != "" {
+			t.Fatalf("stripSession(%s) = %s, %q", u, got, name)
+		}
+	}); allocs != 0 {
+		t.Fatalf("%v allocations, want 0", allocs)
+	}
+}
+
+// FuzzIndexLower: indexLower is strings.Index of the lower-cased string.
+func FuzzIndexLower(f *testing.F) {
+	for _, s := range []string{"/a;jsessionid=1", "/A;JSESSIONID=1", "/İ;JSessionID=x", ";jsessionid=", ";jsessionid", "", "/x;jsessionid=;jsessionid="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := indexLower(s, ";jsessionid="), strings.Index(strings.ToLower(s), ";jsessionid="); got != want {
+			t.Fatalf("indexLower(%q) = %d, want %d", s, got, want)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -145,6 +146,7 @@ func Page(root *html.Node, pageURL *url.URL, header http.Header, opt Options) au
 	// Secrets never leave the extractor: URL passwords in raw values,
 	// resolved URLs, messages and text become "***".
 	urls.RedactStrings(&x.ex)
+	x.release()
 	return x.ex
 }
 
@@ -173,6 +175,11 @@ type extractor struct {
 	textOnly  bool
 	pageText  strings.Builder
 	truncated bool
+	// memo is what the page repeats (nil until the first link; see
+	// memoOf and release).
+	memo *pageMemo
+	// textBuf is the link text being collapsed, reused from link to link.
+	textBuf []byte
 }
 
 func (x *extractor) diag(field, code, format string, args ...any) {
@@ -207,6 +214,10 @@ func (x *extractor) findBase(n *html.Node) {
 }
 
 func (x *extractor) setBase(v string) {
+	if x.memo != nil { // resolved against the base before
+		clear(x.memo.hrefs)
+		clear(x.memo.bases)
+	}
 	v = urls.RedactURLString(v)
 	u, warnings, err := x.docRes.Resolve(v)
 	if err != nil {
@@ -245,9 +256,75 @@ func (x *extractor) openText(idx int) *linkText {
 
 // closeText sets the link's Text from t and keeps t's buffer for the next.
 func (x *extractor) closeText(t *linkText) {
-	x.ex.Links[t.idx].Text = collapseBytes(t.buf, x.opt.MaxTextLen)
+	x.ex.Links[t.idx].Text = x.linkText(t.buf)
 	t.buf = t.buf[:0]
 	x.freeTexts = append(x.freeTexts, t)
+}
+
+// linkText returns collapseBytes(b, MaxTextLen), as the string made for
+// the same text of an earlier link of the page if there is one.
+func (x *extractor) linkText(b []byte) string {
+	x.textBuf = appendCollapsed(x.textBuf[:0], b)
+	if len(x.textBuf) == 0 {
+		return ""
+	}
+	if utf8.RuneCount(x.textBuf) > x.opt.MaxTextLen {
+		return truncate(string(x.textBuf), x.opt.MaxTextLen)
+	}
+	texts := x.memoOf().texts
+	if s, ok := texts[string(x.textBuf)]; ok {
+		return s
+	}
+	s := string(x.textBuf)
+	texts[s] = s
+	return s
+}
+
+// pageMemo is what an extractor remembers of the page's repeats, so that
+// a repeat takes the string already made: hrefs are the resolved hrefs
+// of the raw URL values that resolved without a diagnostic (against the
+// extractor's res), bases the resolved URLs without fragment of those
+// values with a fragment, by the value's part before its "#" (see
+// knownHref), texts the link texts.
+type pageMemo struct {
+	hrefs, bases, texts map[string]string
+}
+
+// memoPool keeps the maps of pages extracted for the next pages: grown
+// again for every page, they allocated more bytes than the strings
+// they save. A page's memo is cleared before another page takes it, so
+// that no string of a page outlives the page's links through it.
+var memoPool = sync.Pool{New: func() any {
+	return &pageMemo{hrefs: map[string]string{}, bases: map[string]string{}, texts: map[string]string{}}
+}}
+
+// maxPooledMemo bounds the entries of a memo kept for another page: the
+// maps of a page of many distinct links are left to the collector.
+const maxPooledMemo = 4096
+
+// memoOf returns the page's memo, taken from memoPool at the first use.
+func (x *extractor) memoOf() *pageMemo {
+	if x.memo == nil {
+		x.memo = memoPool.Get().(*pageMemo)
+	}
+	return x.memo
+}
+
+// release gives the page's memo back, cleared, once the page is
+// extracted; x does not use it again.
+func (x *extractor) release() {
+	m := x.memo
+	if m == nil {
+		return
+	}
+	x.memo = nil
+	if len(m.hrefs)+len(m.bases)+len(m.texts) > maxPooledMemo {
+		return
+	}
+	clear(m.hrefs)
+	clear(m.bases)
+	clear(m.texts)
+	memoPool.Put(m)
 }
 
 // walk extracts n and its descendants; text is the innermost open link's
@@ -467,14 +544,21 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodePWIDInHref,
 			Message: fmt.Sprintf("%s=%s is a pwid URI: it identifies an archived resource, but browsers cannot follow it; link to the archive's replay URL and keep the pwid in the text or data attributes", name, quote(trimmed))})
 		x.addPWID(&l, idx, trimmed, "href", name)
+	} else if href, ok := x.knownHref(raw); ok {
+		l.Href = href
+		hrefOK = true
 	} else if u, warnings, err := x.res.Resolve(raw); err != nil {
 		l.Href = trimmed
 		l.Diagnostics = append(l.Diagnostics, audit.Diagnostic{Field: name, Code: CodeInvalidURL,
 			Message: fmt.Sprintf("%s=%s is not a valid URL: %v", name, quote(raw), errText(err))})
 	} else {
 		l.Href = u.String()
-		l.Diagnostics = append(l.Diagnostics, urlDiags(name, raw, u, warnings)...)
+		diags := urlDiags(name, raw, u, warnings)
+		l.Diagnostics = append(l.Diagnostics, diags...)
 		hrefOK = true
+		if len(diags) == 0 {
+			x.knowHref(raw, l.Href, u)
+		}
 	}
 	if n.DataAtom == atom.Img || n.DataAtom == atom.Input {
 		if alt, ok := attr(n, "alt"); ok {
@@ -494,6 +578,68 @@ func (x *extractor) addLink(n *html.Node, spec *elementSpec, name, raw string, m
 	}
 	x.ex.Links = append(x.ex.Links, l)
 	return idx
+}
+
+// knownHref returns what raw resolves to when the page resolved it
+// before without a diagnostic (which urlDiags makes from raw and its URL
+// only, whatever the attribute), or resolved another value with the same
+// part before a fragment when raw's fragment is one that resolving keeps
+// as written and adds no diagnostic to (plainFragment). The part before
+// the first "#" is read alike whatever follows it; what the URL parser
+// does to a whole value (trims its ends, drops tabs and newlines, refuses
+// a long one) the fragment then does not need.
+func (x *extractor) knownHref(raw string) (string, bool) {
+	if x.memo == nil {
+		return "", false
+	}
+	if h, ok := x.memo.hrefs[raw]; ok {
+		return h, true
+	}
+	rest, frag, found := strings.Cut(raw, "#")
+	if !found || len(raw) >= maxKnownRef || !plainFragment(frag) {
+		return "", false
+	}
+	base, ok := x.memo.bases[rest]
+	if !ok {
+		return "", false
+	}
+	h := base + "#" + frag
+	x.memo.hrefs[raw] = h
+	return h, true
+}
+
+// knowHref remembers that raw resolved to u (href: its String) without a
+// diagnostic.
+func (x *extractor) knowHref(raw, href string, u urls.URL) {
+	m := x.memoOf()
+	m.hrefs[raw] = href
+	if rest, _, found := strings.Cut(raw, "#"); found && len(raw) < maxKnownRef {
+		m.bases[rest] = u.Unfragmented()
+	}
+}
+
+// maxKnownRef bounds the values knownHref derives from another: the URL
+// parser judges the length of a longer one (urls.ParseURL's limits).
+const maxKnownRef = 512
+
+// plainFragment reports whether frag, not empty, holds only URL code
+// points that the URL Standard's fragment state keeps as written and
+// without a validation error: no percent sign, no second "#", nothing
+// percent-encoded, removed or trimmed.
+func plainFragment(frag string) bool {
+	if frag == "" {
+		return false
+	}
+	for i := 0; i < len(frag); i++ {
+		c := frag[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:@/?", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // robust reads the Robust Links attributes (robust-links spec, section 3).
@@ -769,17 +915,23 @@ func collapse(s string, max int) string {
 	return truncate(s, max)
 }
 
-// collapseBytes is collapse(string(b), max) with one copy of b.
-func collapseBytes(b []byte, max int) string {
-	var sb strings.Builder
-	sb.Grow(len(b))
-	for f := range bytes.FieldsSeq(b) { // the fields of strings.Fields
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
+// appendCollapsed appends the fields of b (those of strings.Fields)
+// joined by single spaces to dst.
+func appendCollapsed(dst, b []byte) []byte {
+	start := len(dst)
+	for f := range bytes.FieldsSeq(b) {
+		if len(dst) > start {
+			dst = append(dst, ' ')
 		}
-		sb.Write(f)
+		dst = append(dst, f...)
 	}
-	return truncate(sb.String(), max)
+	return dst
+}
+
+// collapseBytes is collapse(string(b), max) without copying b to a
+// string first: the rule linkText keeps (which remembers the results).
+func collapseBytes(b []byte, max int) string {
+	return truncate(string(appendCollapsed(make([]byte, 0, len(b)), b)), max)
 }
 
 func truncate(s string, max int) string {

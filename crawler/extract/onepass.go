@@ -98,7 +98,9 @@ func runPass(decoded []byte, pageURL *url.URL, header http.Header, opt Options) 
 		return nil
 	}
 	p := newPass(decoded, pageURL, header, opt, false)
-	if !p.run() {
+	ok := p.run()
+	p.x.release()
+	if !ok {
 		return nil
 	}
 	return &passResult{ex: p.x.ex, facts: p.facts}
