@@ -813,9 +813,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 
 // parse fills p from the body of r (h: its header): the links and
 // robustness data of an HTML or Markdown page, and the evidence the
-// checker judges the page by. It is CPU work only (see onResponse).
-// parse reads the response's page into p, recording its links' targets
-// (setTargets) through keys.
+// checker judges the page by. It is CPU work only (see onResponse). The
+// links' targets are recorded through keys (setTargets), which then
+// holds the page's hrefs parsed for the links the crawl follows.
 func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header, keys *urls.TargetKeys) {
 	var doc *extract.Document // the parsed page, for the evidence
 	p.File = h.Get(headerFile)
