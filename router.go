@@ -275,10 +275,14 @@ func (r *router) key(u string) urlKey {
 	return urlKey{maphash.String(r.seeds[0], u), maphash.String(r.seeds[1], u)}
 }
 
-// targetURL is the key of the target a link's href makes (urls.TargetKey,
-// the store's rule too), or "".
-func targetURL(href string) string {
-	key, _, _ := urls.TargetKey(href)
+// targetURL is the key of the target l's href makes (urls.TargetKey, the
+// store's rule too), or "": the key the crawler recorded on the link
+// (audit.Link.Target), else computed.
+func targetURL(l *audit.Link) string {
+	if key, _, known := l.Target(); known {
+		return key
+	}
+	key, _, _ := urls.TargetKey(l.Href)
 	return key
 }
 
@@ -492,7 +496,7 @@ func (r *router) Add(p *audit.Page) {
 	links := make([]string, len(p.Links))
 	for i := range p.Links {
 		if p.Links[i].Checked() { // a connection hint is not checked
-			links[i] = targetURL(p.Links[i].Href)
+			links[i] = targetURL(&p.Links[i])
 		}
 	}
 	// The page goes to the writer before any check of its targets can,

@@ -220,6 +220,10 @@ type Link struct {
 	Column int `json:"column,omitempty"`
 	// LineHash is LineHash of the source line at Line ("" when unknown).
 	LineHash string `json:"-"`
+	// target is the key of the link's target for the Href it was
+	// computed from (SetTarget, Target): never encoded, so a Link read
+	// from JSON or from the store has none.
+	target linkTarget
 }
 
 // Extraction is everything linkrot reads from one HTML page. Its JSON form

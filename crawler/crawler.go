@@ -811,12 +811,13 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	// Parsing, extraction and the evidence are the crawl's CPU work: done
 	// holding a CPU slot (internal/cpuslot), so that a wave of responses
 	// does not starve the run's writer of the processors.
-	cpuslot.Do(func() { cr.parse(p, r, h) })
+	var keys urls.TargetKeys // each href of the page parsed once
+	cpuslot.Do(func() { cr.parse(p, r, h, &keys) })
 	// The links to follow are admitted and handed to the Frontier before
 	// the page is recorded (see Frontier.Queue), then scheduled.
 	var next []*url.URL
 	if cr.follow && p.Parsed {
-		next = cr.follows(p, r.Request.Depth+1)
+		next = cr.follows(p, r.Request.Depth+1, &keys)
 	}
 	cr.queue(next, r.Request.Depth+1)
 	cr.record(p)
@@ -828,8 +829,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	}
 }
 
-// follows admits the pages page p links to (at depth) and returns them.
-func (cr *crawl) follows(p *audit.Page, depth int) []*url.URL {
+// follows admits the pages page p links to (at depth) and returns them;
+// keys parses each href (it parsed the page's hrefs for their targets).
+func (cr *crawl) follows(p *audit.Page, depth int, keys *urls.TargetKeys) []*url.URL {
 	var next []*url.URL
 	// A page links to the same URL again and again (python's docs: 7
 	// times on average, with other fragments): a repeat whose decision
@@ -853,7 +855,7 @@ func (cr *crawl) follows(p *audit.Page, depth int) []*url.URL {
 				continue
 			}
 		}
-		u, err := parseURL(l.Href)
+		u, err := keys.NetURL(l.Href) // parseURL's
 		if err != nil {
 			continue
 		}
@@ -873,8 +875,10 @@ func (cr *crawl) follows(p *audit.Page, depth int) []*url.URL {
 
 // parse fills p from the body of r (h: its header): the links and
 // robustness data of an HTML or Markdown page, and the evidence the
-// checker judges the page by. It is CPU work only (see onResponse).
-func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
+// checker judges the page by. It is CPU work only (see onResponse). The
+// links' targets are recorded through keys (setTargets), which then
+// holds the page's hrefs parsed for the links the crawl follows.
+func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header, keys *urls.TargetKeys) {
 	var doc *extract.Document // the parsed page, for the evidence
 	p.File = h.Get(headerFile)
 	body := r.Body
@@ -911,7 +915,19 @@ func (cr *crawl) parse(p *audit.Page, r *colly.Response, h http.Header) {
 				Message: fmt.Sprintf("body exceeded --max-body %d bytes; links after the cap are missing", cr.opts.MaxBody)})
 		}
 	}
+	setTargets(p.Links, keys)
 	p.Evidence = cr.evidence(p, h, body, doc)
+}
+
+// setTargets records the key of each link's target (audit.Link.SetTarget)
+// through keys, which parses each of the page's hrefs once: the router
+// and the store's writer read it instead of parsing every href again, and
+// the links followed are parsed by keys too.
+func setTargets(links []audit.Link, keys *urls.TargetKeys) {
+	for i := range links {
+		l := &links[i]
+		l.SetTarget(keys.Key(l.Href))
+	}
 }
 
 func (cr *crawl) onError(r *colly.Response, err error) {

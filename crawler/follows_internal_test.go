@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/urls"
 )
 
 // followCrawl returns a crawl of http://site.test/ as runScoped sets one
@@ -91,7 +92,7 @@ func TestFollows_SameAsEachLink(t *testing.T) {
 			a, b := followCrawl(t, o), followCrawl(t, o)
 			for i, hrefs := range pages {
 				depth := 1 + i
-				got := a.follows(linkPage("http://site.test/p.html", hrefs...), depth)
+				got := a.follows(linkPage("http://site.test/p.html", hrefs...), depth, new(urls.TargetKeys))
 				want := b.followsEach(linkPage("http://site.test/p.html", hrefs...), depth)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("page %d: follows admitted %v, each link %v", i, got, want)
@@ -117,11 +118,16 @@ func TestFollows_Allocs(t *testing.T) {
 		hrefs = append(hrefs, fmt.Sprintf("http://site.test/lib/m%d.html#sec-%d", i%50, i))
 	}
 	p := linkPage("http://site.test/index.html", hrefs...)
-	if next := cr.follows(p, 1); len(next) != 50 {
+	// As the crawl does: the page's keys were made for its links' targets.
+	keys := new(urls.TargetKeys)
+	for _, l := range p.Links {
+		keys.Key(l.Href)
+	}
+	if next := cr.follows(p, 1, keys); len(next) != 50 {
 		t.Fatalf("first page: %d admitted, want 50", len(next))
 	}
 	allocs := testing.AllocsPerRun(20, func() {
-		if next := cr.follows(p, 1); len(next) != 0 {
+		if next := cr.follows(p, 1, keys); len(next) != 0 {
 			t.Fatalf("seen pages admitted again: %v", next)
 		}
 	})

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
@@ -77,8 +79,12 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		wanted  = make(map[string]bool)
 		resolve []rawTarget
 		queued  = make(map[rawTarget]bool)
+		addErr  error
 	)
-	add := func(raw string, httpOnly bool) {
+	// add adds the target of raw, the href of l when l is not nil (and
+	// httpOnly false): its key is then linkTargetKey's, and raw is parsed
+	// only for a target to create.
+	add := func(raw string, httpOnly bool, l *audit.Link) {
 		cache := s.byRaw
 		if httpOnly {
 			cache = s.byRawHTTP
@@ -90,7 +96,16 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		if queued[key] {
 			return
 		}
-		norm, u, ok := targetURLOf(raw, httpOnly)
+		var (
+			norm string
+			u    *url.URL
+			ok   bool
+		)
+		if l != nil {
+			norm, ok = linkTargetKey(l)
+		} else {
+			norm, u, ok = targetURLOf(raw, httpOnly)
+		}
 		if !ok {
 			cache[raw] = targetOf{}
 			return
@@ -111,12 +126,19 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 				return
 			}
 		}
+		if u == nil {
+			var err error
+			if u, err = hrefURL(raw, norm); err != nil {
+				addErr = cmp.Or(addErr, err)
+				return
+			}
+		}
 		wanted[norm] = true
 		want = append(want, newTarget{norm, u.Host, u.Scheme})
 	}
 	seen := make(map[string]bool, len(pages))
 	for _, p := range pages {
-		add(p.URL, false)
+		add(p.URL, false, nil)
 		if seen[p.URL] || stored[p.URL] {
 			continue // page skips it
 		}
@@ -124,19 +146,22 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		for i := range p.Links {
 			l := &p.Links[i]
 			if l.Checked() { // a connection hint has no target
-				add(l.Href, false)
+				add(l.Href, false, l)
 			}
 			if l.Robust != nil {
 				for _, sn := range l.Robust.Snapshots {
-					add(sn.URL, true)
+					add(sn.URL, true, nil)
 				}
 			}
 			if l.Mset != nil {
 				for _, c := range l.Mset.Copies {
-					add(c.URL, true)
+					add(c.URL, true, nil)
 				}
 			}
 		}
+	}
+	if addErr != nil {
+		return addErr
 	}
 	if err := s.createTargets(ctx, want); err != nil {
 		return err

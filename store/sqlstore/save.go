@@ -335,6 +335,14 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 	if !ok {
 		return targetOf{}, nil
 	}
+	return s.targetOfKey(ctx, raw, norm, u)
+}
+
+// targetOfKey returns the target norm, the key of raw, creating it if
+// needed; u is raw parsed (targetURLOf), or nil for a link's href whose
+// key the link carried (linkTarget): it is parsed then only to create the
+// target.
+func (s *saver) targetOfKey(ctx context.Context, raw, norm string, u *url.URL) (targetOf, error) {
 	if id, ok := s.byNorm[norm]; ok {
 		return targetOf{id, norm}, nil
 	}
@@ -342,6 +350,12 @@ func (s *saver) lookupTarget(ctx context.Context, raw string, httpOnly bool) (ta
 		if id, ok := s.shared.Get(norm); ok {
 			s.byNorm[norm] = id
 			return targetOf{id, norm}, nil
+		}
+	}
+	if u == nil {
+		var err error
+		if u, err = hrefURL(raw, norm); err != nil {
+			return targetOf{}, err
 		}
 	}
 	id, err := s.findOrInsertTarget(ctx, norm, u.Host, u.Scheme)
@@ -546,7 +560,7 @@ func (s *saver) linkArgs(ctx context.Context, args []any, pageID int64, ord int,
 	var t targetOf
 	if l.Checked() { // a connection hint is recorded without a target
 		var err error
-		if t, err = s.targetURL(ctx, l.Href, false); err != nil {
+		if t, err = s.linkTarget(ctx, l); err != nil {
 			return args, err
 		}
 	}
