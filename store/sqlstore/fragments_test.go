@@ -159,8 +159,9 @@ func TestRunFragments_Migrate(t *testing.T) {
 }
 
 // TestRunFragments_ReusedRunID: a run deleted and another created under
-// its ID (SQLite reuses the largest rowid) gets its pairs written, though
-// the writer remembered the same pairs of the deleted run.
+// its ID (SQLite reuses the largest rowid) gets its pairs and targets
+// written, though the writer remembered the same keys of the deleted run;
+// deleting a run deletes its keys.
 func TestRunFragments_ReusedRunID(t *testing.T) {
 	db := MustOpen(t)
 	run := mustCreateRun(t, db)
@@ -168,12 +169,20 @@ func TestRunFragments_ReusedRunID(t *testing.T) {
 	if _, err := db.write.Exec(`DELETE FROM runs WHERE id = $1`, run); err != nil {
 		t.Fatal(err)
 	}
+	for _, table := range []string{"run_fragments", "run_targets"} {
+		if n := count(t, db, `SELECT count(*) FROM `+table); n != 0 {
+			t.Fatalf("%s keeps %d rows of a deleted run", table, n)
+		}
+	}
 	if again := mustCreateRun(t, db); again != run {
 		t.Skipf("SQLite gave run ID %d, not the deleted %d: nothing to test", again, run)
 	}
 	mustSave(t, db, run, fragmentPages("p")...)
 	if got := runFragments(t, db); len(got) != 5 {
 		t.Errorf("run_fragments of the new run = %v, want its 5 pairs", got)
+	}
+	if got, _ := runTargetRows(t, db); len(got) != 2 {
+		t.Errorf("run_targets of the new run = %v, want its 2 targets", got)
 	}
 }
 

@@ -197,28 +197,6 @@ func TestRunTargets_Migrate(t *testing.T) {
 	}
 }
 
-// TestRunTargets_ReusedRunID: a run deleted and another created under its
-// ID gets its targets written, though the writer remembered the same
-// targets of the deleted run.
-func TestRunTargets_ReusedRunID(t *testing.T) {
-	db := MustOpen(t)
-	run := mustCreateRun(t, db)
-	mustSave(t, db, run, fragmentPages("p")...)
-	if _, err := db.write.Exec(`DELETE FROM runs WHERE id = $1`, run); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, `SELECT count(*) FROM run_targets`); n != 0 {
-		t.Fatalf("run_targets keeps %d rows of a deleted run", n)
-	}
-	if again := mustCreateRun(t, db); again != run {
-		t.Skipf("SQLite gave run ID %d, not the deleted %d: nothing to test", again, run)
-	}
-	mustSave(t, db, run, fragmentPages("p")...)
-	if got, _ := runTargetRows(t, db); len(got) != 2 {
-		t.Errorf("run_targets of the new run = %v, want its 2 targets", got)
-	}
-}
-
 // TestRunTargets_Plan: the readers of a run's targets and its counts use
 // run_targets' indexes and the partial link indexes: SQLite reads none of
 // the run's links for them.
@@ -242,18 +220,7 @@ func TestRunTargets_Plan(t *testing.T) {
 			"SEARCH run_targets USING COVERING INDEX run_targets_target (target_id=?)",
 		}},
 	} {
-		plan := queryPlan(t, db, c.query, c.args...)
-		joined := strings.Join(plan, "\n")
-		for _, w := range c.want {
-			if !slices.Contains(plan, w) {
-				t.Errorf("%s: query plan\n%s\nwant the step %q", c.name, joined, w)
-			}
-		}
-		for _, step := range plan {
-			if (strings.HasPrefix(step, "SCAN ") && !strings.HasPrefix(step, "SCAN CONSTANT ROW")) || strings.Contains(step, "TEMP B-TREE") {
-				t.Errorf("%s: query plan\n%s\nhas the step %q", c.name, joined, step)
-			}
-		}
+		assertIndexedPlan(t, db, c.name, c.query, c.args, c.want)
 	}
 }
 
