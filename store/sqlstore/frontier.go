@@ -23,7 +23,7 @@ func (db *DB) SaveCrawl(ctx context.Context, runID int64, pages []*audit.Page, q
 }
 
 func (db *DB) saveCrawl(ctx context.Context, runID int64, pages []*audit.Page, queued []audit.FrontierEntry) error {
-	tx, end, err := db.beginBatch(ctx)
+	tx, end, err := db.beginPagesBatch(ctx)
 	if err != nil {
 		return fmt.Errorf("save crawl: %w", err)
 	}

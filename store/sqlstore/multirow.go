@@ -324,6 +324,33 @@ func (n *newChecks) flush(ctx context.Context) error {
 // restored after it: VACUUM and large sorts on the write connection keep
 // their temporary files.
 func (db *DB) beginBatch(ctx context.Context) (*sql.Tx, func(), error) {
+	return db.beginBatchWith(ctx, false)
+}
+
+// beginPagesBatch is beginBatch for a batch of pages (writePages), which
+// on SQLite also runs without foreign-key enforcement (PRAGMA
+// foreign_keys, restored after it like temp_store).
+//
+// Such a batch only inserts, and every row it inserts refers to rows it
+// wrote itself or found in the same transaction: a page to its run
+// (checked first, selectRunSQL), a link to its page (just inserted), its
+// run and its target (inserted or looked up by URL in the transaction, or
+// remembered from a committed one: targets are never deleted), a
+// snapshot, pwid, identifier or diagnostic to its page or link, the
+// crawl's frontier and the run-keyed tables to the run and a target of
+// its links. SQLite would
+// look every one of them up again, three B-tree searches a link: 15% of
+// the writer's CPU on a documentation tree, and the writer is what the
+// crawl waits for. The batch deletes nothing, so no cascade is missed;
+// every other transaction, and every delete, runs with enforcement on,
+// and IntegrityCheck's foreign_key_check checks the whole file.
+// PostgreSQL keeps its foreign keys (its writer is not the benchmark's
+// critical path, and several workers may write one run).
+func (db *DB) beginPagesBatch(ctx context.Context) (*sql.Tx, func(), error) {
+	return db.beginBatchWith(ctx, true)
+}
+
+func (db *DB) beginBatchWith(ctx context.Context, noForeignKeys bool) (*sql.Tx, func(), error) {
 	if db.dialect == dialectPostgres {
 		tx, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
@@ -335,15 +362,19 @@ func (db *DB) beginBatch(ctx context.Context) (*sql.Tx, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	set, reset := `PRAGMA temp_store = MEMORY`, `PRAGMA temp_store = DEFAULT`
+	if noForeignKeys {
+		set, reset = set+`; PRAGMA foreign_keys = OFF`, reset+`; PRAGMA foreign_keys = ON`
+	}
 	restore := func() {
 		// Even when ctx is done; a connection left with temp_store=MEMORY
-		// is dropped from the pool.
-		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = DEFAULT`); err != nil {
+		// or without foreign keys is dropped from the pool.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), reset); err != nil {
 			conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 		conn.Close()
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); err != nil {
+	if _, err := conn.ExecContext(ctx, set); err != nil {
 		restore()
 		return nil, nil, err
 	}

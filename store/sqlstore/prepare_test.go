@@ -107,3 +107,80 @@ func TestPreparePage(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesBatch_ForeignKeys: a batch of pages runs without SQLite's
+// foreign-key lookups, and leaves the file as consistent as with them
+// (foreign_key_check finds nothing) and the write connection with them
+// on again, after a committed batch and after a failed one: a delete
+// after it still cascades.
+func TestPagesBatch_ForeignKeys(t *testing.T) {
+	ctx := t.Context()
+	db := MustOpen(t)
+	fkOn := func(when string) {
+		t.Helper()
+		var on int
+		if err := db.write.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		if on != 1 {
+			t.Fatalf("%s: the write connection has foreign_keys = %d", when, on)
+		}
+	}
+	fkOn("on open")
+	tx, end, err := db.beginPagesBatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inBatch int
+	if err := tx.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&inBatch); err != nil {
+		t.Fatal(err)
+	}
+	end()
+	if inBatch != 0 {
+		t.Errorf("a batch of pages runs with foreign_keys = %d", inBatch)
+	}
+	fkOn("after an empty batch")
+	run := mustCreateRun(t, db)
+	pages := append(fragmentPages("p"), secretPage(1), secretPage(2))
+	pages[0].Links = append(pages[0].Links, audit.Link{Element: "a", Attr: "href", Href: "https://example.org/r", RawHref: "https://example.org/r",
+		Robust: &audit.Robust{VersionURLRaw: "https://web.archive.org/web/2020/https://example.org/r",
+			Snapshots: []audit.Snapshot{{URL: "https://web.archive.org/web/2020/https://example.org/r"}}}})
+	pages[1].PWIDs = []audit.PWID{{Raw: "urn:pwid:archive.org:2020-01-01T00:00:00Z:page:https://example.org/", Link: -1}}
+	pages[1].Identifiers = []audit.Identifier{{Rel: "identifier", URL: "https://doi.org/10.1000/1", Source: "html"}}
+	if err := db.SaveCrawl(ctx, run, pages, []audit.FrontierEntry{{URL: "https://example.org/next", Depth: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	fkOn("after a batch of pages")
+	bad := fragmentPages("q")[:1]
+	bad[0].PWIDs = []audit.PWID{{Raw: "urn:pwid:x", Link: 99}} // no link 99: the batch fails
+	if err := db.SavePages(ctx, run, bad); err == nil {
+		t.Fatal("a page with a pwid of link 99 was saved")
+	}
+	fkOn("after a failed batch")
+	rows, err := db.write.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var table, parent string
+		var rowid, fk any
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("foreign_key_check: a row of %s (rowid %v) refers to a missing row of %s", table, rowid, parent)
+	}
+	rows.Close()
+	for _, table := range []string{"snapshots", "pwids", "identifiers", "crawl_frontier"} {
+		if n := count(t, db, `SELECT count(*) FROM `+table); n == 0 {
+			t.Errorf("no row in %s: the batch does not test its references", table)
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM runs WHERE id = $1`, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"pages", "links", "snapshots", "run_targets", "crawl_frontier"} {
+		if n := count(t, db, `SELECT count(*) FROM `+table); n != 0 {
+			t.Errorf("deleting the run left %d rows in %s: no cascade", n, table)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func (db *DB) SavePages(ctx context.Context, runID int64, pages []*audit.Page) e
 }
 
 func (db *DB) savePages(ctx context.Context, runID int64, pages []*audit.Page) error {
-	tx, end, err := db.beginBatch(ctx)
+	tx, end, err := db.beginPagesBatch(ctx)
 	if err != nil {
 		return err
 	}
