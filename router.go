@@ -275,14 +275,10 @@ func (r *router) key(u string) urlKey {
 	return urlKey{maphash.String(r.seeds[0], u), maphash.String(r.seeds[1], u)}
 }
 
-// targetURL is the key of the target l's href makes (urls.TargetKey, the
-// store's rule too), or "": the key the crawler recorded on the link
-// (audit.Link.Target), else computed.
+// targetURL is the key of the target l's href makes, or ""
+// (store.LinkTargetKey, the store's rule too).
 func targetURL(l *audit.Link) string {
-	if key, _, known := l.Target(); known {
-		return key
-	}
-	key, _, _ := urls.TargetKey(l.Href)
+	key, _ := store.LinkTargetKey(l)
 	return key
 }
 

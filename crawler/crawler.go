@@ -843,8 +843,9 @@ func (cr *crawl) follows(p *audit.Page, depth int, keys *urls.TargetKeys) []*url
 		if r := l.Rule(); !r.Page && !(cr.dirMode && r.Checked()) {
 			continue
 		}
-		rk, memo := repeatKey(l.Href)
-		memo = memo && cr.unit == nil
+		// Known by its href without fragment where that cannot change
+		// how it parses (urls.CutFragment).
+		rk, memo := urls.CutFragment(l.Href), cr.unit == nil
 		if memo {
 			if rep, ok := repeats[rk]; ok {
 				if rep == repeatOutOfScope {
@@ -991,27 +992,6 @@ func parseURL(s string) (*url.URL, error) {
 		return nil, err
 	}
 	return u.NetURL(), nil
-}
-
-// repeatKey returns what a link's href is known by among the page's
-// links it repeats (its URL without the fragment), and false for an href
-// that could parse otherwise without its fragment: the URL parser trims
-// spaces and controls at the ends of a URL, drops tabs and newlines, and
-// refuses a URL of a certain length (urls.ParseURL). A resolved href has
-// none of these; the fragment cannot change how the rest parses.
-func repeatKey(href string) (string, bool) {
-	if len(href) >= 512 {
-		return "", false
-	}
-	for i := 0; i < len(href); i++ {
-		switch c := href[i]; {
-		case c <= ' ' || c == 0x7f:
-			return "", false
-		case c == '#':
-			return href[:i], true
-		}
-	}
-	return href, true
 }
 
 func stripFragment(u *url.URL) *url.URL {

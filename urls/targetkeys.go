@@ -13,7 +13,7 @@ import (
 // Key(href) always returns what TargetKey(href) returns, and NetURL(href)
 // what ParseURL(href) and its NetURL do. hrefs that differ only in their
 // fragment share one entry when that cannot change the result (see
-// memoKey). The zero value is ready to use; a TargetKeys is not safe for
+// CutFragment). The zero value is ready to use; a TargetKeys is not safe for
 // concurrent use.
 type TargetKeys struct {
 	m map[string]*targetKeyResult
@@ -28,7 +28,7 @@ type targetKeyResult struct {
 
 // entry returns the entry of href, parsing it if there is none.
 func (t *TargetKeys) entry(href string) *targetKeyResult {
-	k := memoKey(href)
+	k := CutFragment(href)
 	if r, hit := t.m[k]; hit {
 		return r
 	}
@@ -66,9 +66,10 @@ func (t *TargetKeys) NetURL(href string) (*url.URL, error) {
 	return &c, nil
 }
 
-// memoKey returns the string TargetKeys computes href's key from: href
-// cut at its first "#" where TargetKey gives the same for both, else
-// href.
+// CutFragment returns href cut at its first "#" where that cannot change
+// how href parses (TargetKey's key and ParseURL's URL without fragment are
+// the same for both), else href: what TargetKeys computes href's key from,
+// and what the crawler knows a page's repeated links by.
 //
 // The URL parser reads the first "#" of its input as the start of the
 // fragment in every state, acting before it as it does at the end of the
@@ -84,8 +85,8 @@ func (t *TargetKeys) NetURL(href string) (*url.URL, error) {
 //   - the limits of tooCostly, which look at the length of the whole
 //     input once it is 512 bytes or more: href must be shorter.
 //
-// FuzzTargetKeys holds TargetKey(memoKey(s)) to TargetKey(s).
-func memoKey(href string) string {
+// FuzzTargetKeys holds TargetKey(CutFragment(s)) to TargetKey(s).
+func CutFragment(href string) string {
 	i := strings.IndexByte(href, '#')
 	if i <= 0 || len(href) >= 512 {
 		return href

@@ -10,7 +10,7 @@ import (
 // targetKeyHrefs are hrefs as links carry them: resolved (the extractor
 // writes an href it resolved in the parser's serialisation), with
 // fragments, credentials, IDNs, invalid, of other schemes, blank, and
-// pairs differing only in what memoKey looks at.
+// pairs differing only in what CutFragment looks at.
 var targetKeyHrefs = []string{
 	"https://example.org/a/b.html",
 	"https://example.org/a/b.html#sec",
@@ -149,13 +149,13 @@ func TestTargetKeysShares(t *testing.T) {
 		{"https://example.org/a#x", "https://example.org/a"},
 		{"https://example.org/a?q#x#y", "https://example.org/a?q"},
 	} {
-		if got := memoKey(tc.href); got != tc.key {
-			t.Errorf("memoKey(%q) = %q; want %q", tc.href, got, tc.key)
+		if got := CutFragment(tc.href); got != tc.key {
+			t.Errorf("CutFragment(%q) = %q; want %q", tc.href, got, tc.key)
 		}
 	}
 }
 
-// FuzzTargetKeys holds the memo to TargetKey and ParseURL: memoKey's cut
+// FuzzTargetKeys holds the memo to TargetKey and ParseURL: CutFragment's cut
 // gives the same key, and a memo filled by other hrefs (here the same
 // with other fragments and prefixes) answers their results.
 func FuzzTargetKeys(f *testing.F) {
@@ -167,7 +167,7 @@ func FuzzTargetKeys(f *testing.F) {
 			return // the limits that matter are at 512 bytes; keep the fuzzer fast
 		}
 		want, _, wantOK := TargetKey(href)
-		if k := memoKey(href); k != href {
+		if k := CutFragment(href); k != href {
 			if got, _, ok := TargetKey(k); got != want || ok != wantOK {
 				t.Fatalf("TargetKey(%q) = %q, %v; of its cut %q: %q, %v", href, want, wantOK, k, got, ok)
 			}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkrot/linkrot/audit"
+	"github.com/linkrot/linkrot/store"
 )
 
 // The targets a batch of pages needs are found and created together on
@@ -82,7 +83,7 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 		addErr  error
 	)
 	// add adds the target of raw, the href of l when l is not nil (and
-	// httpOnly false): its key is then linkTargetKey's, and raw is parsed
+	// httpOnly false): its key is then store.LinkTargetKey's, and raw is parsed
 	// only for a target to create.
 	add := func(raw string, httpOnly bool, l *audit.Link) {
 		cache := s.byRaw
@@ -102,7 +103,7 @@ func (s *saver) batchTargets(ctx context.Context, pages []*audit.Page) error {
 			ok   bool
 		)
 		if l != nil {
-			norm, ok = linkTargetKey(l)
+			norm, ok = store.LinkTargetKey(l)
 		} else {
 			norm, u, ok = targetURLOf(raw, httpOnly)
 		}

@@ -44,11 +44,12 @@ func saveFromCrawl(ctx context.Context, tx execer, c *audit.Check) error {
 // what linkrot wrote.
 const maxStoredText = 1 << 20
 
-// evidence stores the evidence e of the page p, stored as pageID (nothing
-// when e is nil).
+// evidence stores the evidence of the page p, stored as pageID (nothing
+// when it has none).
 // Its statement is prepared on first use, so that pages without evidence
 // can still be written to a database of an earlier schema (the fixtures).
-func (s *saver) evidence(ctx context.Context, pageID int64, p *audit.Page, e *audit.PageEvidence) error {
+func (s *saver) evidence(ctx context.Context, pageID int64, p *audit.Page) error {
+	e := p.Evidence
 	if e == nil {
 		return nil
 	}
@@ -67,7 +68,7 @@ func (s *saver) evidence(ctx context.Context, pageID int64, p *audit.Page, e *au
 	if err != nil {
 		return fmt.Errorf("anchors: %w", err)
 	}
-	text, err := packedText(p, e)
+	text, err := packedText(p)
 	if err != nil {
 		return fmt.Errorf("text: %w", err)
 	}

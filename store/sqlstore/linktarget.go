@@ -6,33 +6,23 @@ import (
 	"net/url"
 
 	"github.com/linkrot/linkrot/audit"
-	"github.com/linkrot/linkrot/urls"
+	"github.com/linkrot/linkrot/store"
 )
 
-// A link's target is found by its key, urls.TargetKey of its href, as the
+// A link's target is found by its key (store.LinkTargetKey), as the
 // pipeline's router finds it. The crawler records the key on the links it
 // makes (audit.Link.Target), so that this, on the writer's one goroutine,
 // does not parse every href again: an href is parsed here only for a link
 // without one, or to create its target (its host and scheme).
 
-// linkTargetKey returns the key of the target of l's href and whether it
-// has one (targetURLOf's norm and ok, without httpOnly).
-func linkTargetKey(l *audit.Link) (norm string, ok bool) {
-	if norm, ok, known := l.Target(); known {
-		return norm, ok
-	}
-	norm, _, ok = urls.TargetKey(l.Href)
-	return norm, ok
-}
-
 // linkTarget is targetURL(ctx, l.Href, false), the key from
-// linkTargetKey.
+// store.LinkTargetKey.
 func (s *saver) linkTarget(ctx context.Context, l *audit.Link) (targetOf, error) {
 	if t, ok := s.byRaw[l.Href]; ok {
 		return t, nil
 	}
 	t := targetOf{}
-	if norm, ok := linkTargetKey(l); ok {
+	if norm, ok := store.LinkTargetKey(l); ok {
 		var err error
 		if t, err = s.targetOfKey(ctx, l.Href, norm, nil); err != nil {
 			return targetOf{}, err

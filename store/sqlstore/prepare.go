@@ -39,9 +39,11 @@ func prepared(p *audit.Page) *preparedPage {
 	return prep
 }
 
-// packedText returns the deflated text of e, the evidence of the page p:
-// PreparePage's when it was computed from e as it is, else computed now.
-func packedText(p *audit.Page, e *audit.PageEvidence) ([]byte, error) {
+// packedText returns the deflated text of the evidence of the page p:
+// PreparePage's when it was computed from that evidence as it is, else
+// computed now.
+func packedText(p *audit.Page) ([]byte, error) {
+	e := p.Evidence
 	if prep := prepared(p); prep != nil && prep.evidence == e && prep.packed != nil && prep.text == e.Text {
 		return prep.packed, nil
 	}

@@ -505,7 +505,7 @@ func (s *saver) page(ctx context.Context, p *audit.Page) error {
 			return fmt.Errorf("redirect %d: %w", i, err)
 		}
 	}
-	if err := s.evidence(ctx, pageID, p, p.Evidence); err != nil {
+	if err := s.evidence(ctx, pageID, p); err != nil {
 		return fmt.Errorf("evidence: %w", err)
 	}
 	linkIDs := make([]int64, len(p.Links))
