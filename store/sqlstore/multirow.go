@@ -338,10 +338,9 @@ func (db *DB) beginBatch(ctx context.Context) (*sql.Tx, func(), error) {
 // remembered from a committed one: targets are never deleted), a
 // snapshot, pwid, identifier or diagnostic to its page or link, the
 // crawl's frontier and the run-keyed tables to the run and a target of
-// its links. SQLite would
-// look every one of them up again, three B-tree searches a link: 15% of
-// the writer's CPU on a documentation tree, and the writer is what the
-// crawl waits for. The batch deletes nothing, so no cascade is missed;
+// its links. SQLite would look every one of them up again, three B-tree
+// searches a link, on the one writer the crawl waits for (measured in
+// docs/performance.md). The batch deletes nothing, so no cascade is missed;
 // every other transaction, and every delete, runs with enforcement on,
 // and IntegrityCheck's foreign_key_check checks the whole file.
 // PostgreSQL keeps its foreign keys (its writer is not the benchmark's
