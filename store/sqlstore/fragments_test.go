@@ -31,31 +31,54 @@ func fragmentPages(prefix string) []*audit.Page {
 	return pages
 }
 
-// runFragments returns the rows of run_fragments as "run target#fragment"
-// (target by URL), in key order.
-func runFragments(t *testing.T, db *DB) []string {
+// rowStrings returns the rows of query, each as its columns joined by
+// spaces (NULL as "-").
+func rowStrings(t *testing.T, db *DB, query string, args ...any) []string {
 	t.Helper()
-	rows, err := db.read.Query(`SELECT rf.run_id, t.url, rf.fragment FROM run_fragments rf
-		JOIN targets t ON t.id = rf.target_id ORDER BY rf.run_id, rf.target_id, rf.fragment`)
+	rows, err := db.read.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	for rows.Next() {
-		var (
-			run         int64
-			u, fragment string
-		)
-		if err := rows.Scan(&run, &u, &fragment); err != nil {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fmt.Sprintf("%d %s#%s", run, u, fragment))
+		fields := make([]string, len(vals))
+		for i, v := range vals {
+			switch v := v.(type) {
+			case nil:
+				fields[i] = "-"
+			case []byte:
+				fields[i] = string(v)
+			default:
+				fields[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(fields, " "))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// runFragments returns the rows of run_fragments as "run target#fragment"
+// (target by URL), in key order.
+func runFragments(t *testing.T, db *DB) []string {
+	t.Helper()
+	return rowStrings(t, db, `SELECT rf.run_id, t.url || '#' || rf.fragment FROM run_fragments rf
+		JOIN targets t ON t.id = rf.target_id ORDER BY rf.run_id, rf.target_id, rf.fragment`)
 }
 
 func TestRunFragments_Writer(t *testing.T) { forEachBackend(t, testRunFragments_Writer) }

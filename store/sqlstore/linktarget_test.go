@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -48,31 +47,8 @@ func carriedPage(u string, keys bool) *audit.Page {
 // target's URL or "-" for none.
 func linkTargetRows(t *testing.T, db *DB, u string) []string {
 	t.Helper()
-	rows, err := db.read.Query(`SELECT l.ord, t.url FROM links l JOIN pages p ON p.id = l.page_id
+	return rowStrings(t, db, `SELECT l.ord, t.url FROM links l JOIN pages p ON p.id = l.page_id
 		LEFT JOIN targets t ON t.id = l.target_id WHERE p.url = $1 ORDER BY l.ord`, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var (
-			ord    int
-			target sql.NullString
-		)
-		if err := rows.Scan(&ord, &target); err != nil {
-			t.Fatal(err)
-		}
-		s := "-"
-		if target.Valid {
-			s = target.String
-		}
-		out = append(out, fmt.Sprintf("%d %s", ord, s))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSave_CarriedTargetKeys: the writer stores a link that carries its

@@ -16,30 +16,8 @@ import (
 // the same pairs as the links give them (SELECT DISTINCT over links).
 func runTargetRows(t *testing.T, db *DB) (stored, fromLinks []string) {
 	t.Helper()
-	read := func(q string) []string {
-		rows, err := db.read.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var (
-				run int64
-				u   string
-			)
-			if err := rows.Scan(&run, &u); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprintf("%d %s", run, u))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return read(`SELECT rt.run_id, t.url FROM run_targets rt JOIN targets t ON t.id = rt.target_id ORDER BY rt.run_id, rt.target_id`),
-		read(`SELECT run_id, url FROM (SELECT DISTINCT l.run_id, t.url, l.target_id FROM links l JOIN targets t ON t.id = l.target_id) d ORDER BY run_id, target_id`)
+	return rowStrings(t, db, `SELECT rt.run_id, t.url FROM run_targets rt JOIN targets t ON t.id = rt.target_id ORDER BY rt.run_id, rt.target_id`),
+		rowStrings(t, db, `SELECT run_id, url FROM (SELECT DISTINCT l.run_id, t.url, l.target_id FROM links l JOIN targets t ON t.id = l.target_id) d ORDER BY run_id, target_id`)
 }
 
 func TestRunTargets_Writer(t *testing.T) { forEachBackend(t, testRunTargets_Writer) }
