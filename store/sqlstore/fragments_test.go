@@ -46,12 +46,8 @@ func rowStrings(t *testing.T, db *DB, query string, args ...any) []string {
 	}
 	var out []string
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanAny(rows, len(cols))
+		if err != nil {
 			t.Fatal(err)
 		}
 		fields := make([]string, len(vals))

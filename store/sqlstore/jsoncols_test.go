@@ -250,12 +250,8 @@ func TestMigrate_0016(t *testing.T) {
 			}
 			cols, _ := rows.Columns()
 			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
+				vals, err := scanAny(rows, len(cols))
+				if err != nil {
 					t.Fatal(err)
 				}
 				line := make([]string, len(cols))

@@ -55,6 +55,17 @@ func multiRowPages() []*audit.Page {
 	return pages
 }
 
+// scanAny scans the current row of rows, of n columns, as the driver
+// gives the values.
+func scanAny(rows *sql.Rows, n int) ([]any, error) {
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, rows.Scan(ptrs...)
+}
+
 // tableRows returns every row of table in rowid order, each column as
 // the driver returns it, leaving out the columns in skip.
 func tableRows(t *testing.T, db *DB, table string, skip ...string) [][]any {
@@ -70,12 +81,8 @@ func tableRows(t *testing.T, db *DB, table string, skip ...string) [][]any {
 	}
 	var out [][]any
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanAny(rows, len(cols))
+		if err != nil {
 			t.Fatal(err)
 		}
 		var row []any
